@@ -1,0 +1,78 @@
+// The TOML training configuration: sections, validation against registered settings, overrides.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/result.hpp"
+#include "model/settings.hpp"
+
+namespace psgrad {
+
+struct TrainingSection {
+  std::int64_t iterations = 200;
+  std::int64_t batch_size = 128;
+  std::uint64_t seed = 0;
+  std::int64_t checkpoint_every = 0;  // 0: only at the end, when checkpoint_path is set
+  std::string checkpoint_path;        // empty: no checkpoints
+};
+
+struct EvaluationSection {
+  std::int64_t batch_size = 256;
+  std::int64_t frequency = 10;
+};
+
+struct ModelSection {
+  std::string architecture = "relu_relu_softmax.v1";  // "@layers"
+  Settings settings;                                   // every setting, defaults filled in
+};
+
+struct OptimizerSection {
+  std::string name = "Adam.v1";  // "@optimizers"
+  Settings settings;
+};
+
+struct DataSection {
+  std::string name = "mnist";  // a named data set ...
+  std::string path;            // ... or a folder of IDX files (wins when set)
+};
+
+struct ClusterSection {
+  std::int64_t num_workers = 2;
+  std::int64_t threads = 0;  // CAF scheduler threads; 0: the machine's cores
+  std::string mode = "sync";  // "sync" or "async"
+  std::string host = "127.0.0.1";
+  std::int64_t port = 0;  // 0: pick a free port
+  std::int64_t heartbeat_ms = 200;
+  std::int64_t connection_timeout_ms = 1000;
+  std::int64_t request_timeout_ms = 30000;
+};
+
+struct Config {
+  std::string source;  // file name, for messages
+  TrainingSection training;
+  EvaluationSection evaluation;
+  ModelSection model;
+  OptimizerSection optimizer;
+  DataSection data;
+  ClusterSection cluster;
+};
+
+// Parses and validates TOML text. overrides are "section.key=value" (value in TOML syntax; a bare word
+// is taken as a string) and are applied before validation, so they get the same checks. Every error is
+// one line: "<source>: <key path>: expected ..., got ...".
+Result<Config> parse_config(const std::string& text, const std::string& source,
+                            const std::vector<std::string>& overrides = {});
+Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The resolved config as TOML, every default filled in; parse_config(render_config(c)) gives c back.
+std::string render_config(const Config& config);
+
+// The settings each fixed section accepts (for validation and the generated config reference).
+const std::vector<SettingSpec>& training_settings();
+const std::vector<SettingSpec>& evaluation_settings();
+const std::vector<SettingSpec>& data_settings();
+const std::vector<SettingSpec>& cluster_settings();
+
+}  // namespace psgrad

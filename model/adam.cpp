@@ -1,0 +1,81 @@
+#include "model/adam.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/gradient_clip.hpp"
+
+namespace psgrad {
+
+Adam::Adam(const AdamSettings& settings, const ParameterLayout& layout)
+    : settings_(settings),
+      layout_(layout),
+      first_moment_(layout.total_size(), 0.0f),
+      second_moment_(layout.total_size(), 0.0f),
+      averages_(settings.use_averages ? layout.total_size() : 0, 0.0f),
+      clipped_(layout.total_size(), 0.0f),
+      steps_(layout.array_count(), 0) {}
+
+void Adam::apply_gradients(float* weights, const float* gradients) {
+  const auto b1 = static_cast<float>(settings_.beta1);
+  const auto b2 = static_cast<float>(settings_.beta2);
+  const auto eps = static_cast<float>(settings_.eps);
+  for (std::size_t a = 0; a < layout_.array_count(); ++a) {
+    const auto& array = layout_[a];
+    float* w = weights + array.offset;
+    const float* g_in = gradients + array.offset;
+    float* g = clipped_.data() + array.offset;
+    float* m = first_moment_.data() + array.offset;
+    float* v = second_moment_.data() + array.offset;
+    const std::size_t size = array.size();
+
+    // Coupled L2 joins the gradient before clipping, as in Thinc's Optimizer.__call__.
+    const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+    const auto l2 = static_cast<float>(settings_.L2);
+    for (std::size_t i = 0; i < size; ++i) g[i] = coupled_l2 ? g_in[i] + l2 * w[i] : g_in[i];
+    const float scale = clip_scale(g, size, settings_.grad_clip);
+
+    const auto t = static_cast<double>(++steps_[a]);
+    const auto lr_t = static_cast<float>(settings_.learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /
+                                         (1.0 - std::pow(settings_.beta1, t)));
+    for (std::size_t i = 0; i < size; ++i) {
+      const float gi = g[i] * scale;
+      m[i] = b1 * m[i] + (1.0f - b1) * gi;
+      v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
+      w[i] -= lr_t * m[i] / (std::sqrt(v[i]) + eps);
+    }
+    if (settings_.L2 != 0.0 && settings_.L2_is_weight_decay) {
+      const auto decay = static_cast<float>(settings_.learn_rate * settings_.L2);
+      for (std::size_t i = 0; i < size; ++i) w[i] -= decay * w[i];
+    }
+    if (settings_.use_averages) {
+      const double decay = std::min((1.0 + t) / (10.0 + t), 0.9999);
+      const auto keep = static_cast<float>(1.0 - decay);
+      float* average = averages_.data() + array.offset;
+      for (std::size_t i = 0; i < size; ++i) average[i] -= keep * (average[i] - w[i]);
+    }
+  }
+}
+
+OptimizerState Adam::state() const {
+  OptimizerState state;
+  state.buffers.reserve(first_moment_.size() * 2 + averages_.size());
+  state.buffers.insert(state.buffers.end(), first_moment_.begin(), first_moment_.end());
+  state.buffers.insert(state.buffers.end(), second_moment_.begin(), second_moment_.end());
+  state.buffers.insert(state.buffers.end(), averages_.begin(), averages_.end());
+  state.counts = steps_;
+  return state;
+}
+
+bool Adam::set_state(const OptimizerState& state) {
+  const std::size_t n = layout_.total_size();
+  if (state.buffers.size() != 2 * n + averages_.size() || state.counts.size() != steps_.size())
+    return false;
+  std::copy(state.buffers.begin(), state.buffers.begin() + n, first_moment_.begin());
+  std::copy(state.buffers.begin() + n, state.buffers.begin() + 2 * n, second_moment_.begin());
+  std::copy(state.buffers.begin() + 2 * n, state.buffers.end(), averages_.begin());
+  steps_ = state.counts;
+  return true;
+}
+
+}  // namespace psgrad

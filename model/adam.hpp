@@ -1,0 +1,44 @@
+// Thinc's Adam.v1: per-array gradient clipping, per-array step counters, bias correction folded into
+// the learning rate, eps added to the uncorrected sqrt(v), decoupled weight decay, optional averages.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/optimizer.hpp"
+
+namespace psgrad {
+
+struct AdamSettings {
+  double learn_rate = 0.001;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double L2 = 0.0;
+  double grad_clip = 1.0;  // 0 disables clipping
+  bool L2_is_weight_decay = true;
+  bool use_averages = false;
+};
+
+class Adam final : public Optimizer {
+ public:
+  Adam(const AdamSettings& settings, const ParameterLayout& layout);
+
+  std::string name() const override { return "Adam.v1"; }
+  void apply_gradients(float* weights, const float* gradients) override;
+  const float* averages() const override {
+    return settings_.use_averages ? averages_.data() : nullptr;
+  }
+  OptimizerState state() const override;
+  bool set_state(const OptimizerState& state) override;
+
+  std::uint64_t step_count(std::size_t array) const { return steps_[array]; }
+
+ private:
+  AdamSettings settings_;
+  ParameterLayout layout_;
+  std::vector<float> first_moment_, second_moment_, averages_, clipped_;
+  std::vector<std::uint64_t> steps_;
+};
+
+}  // namespace psgrad

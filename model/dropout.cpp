@@ -1,0 +1,42 @@
+#include "model/dropout.hpp"
+
+#include <stdexcept>
+
+namespace psgrad {
+
+Dropout::Dropout(std::size_t width, float rate) : width_(width), rate_(rate) {
+  if (!(rate >= 0.0f && rate < 1.0f)) throw std::invalid_argument("dropout rate must be in [0, 1)");
+}
+
+void Dropout::reserve(std::size_t max_batch) {
+  const auto rows = static_cast<Eigen::Index>(max_batch);
+  const auto cols = static_cast<Eigen::Index>(width_);
+  mask_.resize(rows, cols);
+  output_.resize(rows, cols);
+  d_input_.resize(rows, cols);
+}
+
+ConstMatrixMap Dropout::forward(const ConstMatrixMap& input, bool is_train, Random& rng) {
+  masked_ = is_train && rate_ > 0.0f;
+  rows_ = static_cast<std::size_t>(input.rows());
+  if (!masked_) return input;
+  const auto n = input.rows();
+  if (n > mask_.rows()) throw std::logic_error("Dropout::forward: batch larger than reserved");
+  const float keep_scale = 1.0f / (1.0f - rate_);
+  float* mask = mask_.data();
+  for (Eigen::Index i = 0; i < n * static_cast<Eigen::Index>(width_); ++i)
+    mask[i] = rng.uniform_float() >= rate_ ? keep_scale : 0.0f;
+  MatrixMap y(output_.data(), n, width_);
+  y = input.cwiseProduct(ConstMatrixMap(mask_.data(), n, width_));
+  return ConstMatrixMap(output_.data(), n, width_);
+}
+
+ConstMatrixMap Dropout::backward(const ConstMatrixMap& d_output, bool /*need_input_gradient*/) {
+  if (!masked_) return d_output;
+  const auto n = static_cast<Eigen::Index>(rows_);
+  MatrixMap d_x(d_input_.data(), n, width_);
+  d_x = d_output.cwiseProduct(ConstMatrixMap(mask_.data(), n, width_));
+  return ConstMatrixMap(d_input_.data(), n, width_);
+}
+
+}  // namespace psgrad

@@ -1,0 +1,18 @@
+// Weight initializers with Thinc's definitions.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "model/random.hpp"
+
+namespace psgrad {
+
+// U(-s, s), s = sqrt(6 / (nO + nI)), drawn in double and stored as float (Thinc's glorot_uniform_init).
+inline void glorot_uniform(float* w, std::size_t output_width, std::size_t input_width, Random& rng) {
+  const double scale = std::sqrt(6.0 / static_cast<double>(output_width + input_width));
+  for (std::size_t i = 0; i < output_width * input_width; ++i)
+    w[i] = static_cast<float>((2.0 * rng.uniform() - 1.0) * scale);
+}
+
+}  // namespace psgrad

@@ -1,0 +1,118 @@
+#include "model/model.hpp"
+
+#include <cmath>
+#include <map>
+#include <new>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace psgrad {
+
+Model::Model(LayerChain layers, std::string architecture)
+    : architecture_(std::move(architecture)), layers_(std::move(layers)) {
+  if (layers_.empty()) throw std::invalid_argument("a model needs at least one layer");
+  std::map<std::string, int> ordinals;
+  for (auto& layer : layers_) {
+    const auto kind = layer->kind();
+    layer->declare_parameters(fmt::format("{}{}", kind, ++ordinals[kind]), layout_);
+  }
+  weights_.assign(layout_.total_size(), 0.0f);
+  gradients_.assign(layout_.total_size(), 0.0f);
+  // The vectors are never resized again, so the layers' views stay valid (also across moves).
+  for (auto& layer : layers_) layer->bind(weights_.data(), gradients_.data(), layout_);
+}
+
+Result<Model> Model::build(const std::string& architecture, const Settings& settings,
+                           std::size_t input_width, std::size_t output_width) {
+  const auto* entry = find_architecture(architecture);
+  if (!entry) return Error{fmt::format("unknown architecture '{}'", architecture)};
+  Settings filled = settings;
+  if (auto missing = fill_defaults(entry->settings, filled))
+    return Error{fmt::format("architecture '{}': missing setting '{}'", architecture, *missing)};
+  for (const auto& spec : entry->settings)
+    if (auto expected = check_setting(spec, filled.at(spec.name)))
+      return Error{fmt::format("architecture '{}': {}: expected {}", architecture, spec.name,
+                               *expected)};
+  return Model(entry->build(filled, input_width, output_width), architecture);
+}
+
+void Model::initialize(std::uint64_t seed) {
+  Random rng(seed);
+  for (auto& layer : layers_) layer->initialize(rng);
+}
+
+void Model::reserve(std::size_t max_batch) {
+  if (max_batch <= reserved_rows_) return;
+  for (auto& layer : layers_) layer->reserve(max_batch);
+  d_logits_.resize(static_cast<Eigen::Index>(max_batch), static_cast<Eigen::Index>(output_width()));
+  reserved_rows_ = max_batch;
+}
+
+std::size_t Model::input_width() const { return layers_.front()->input_width(); }
+std::size_t Model::output_width() const { return layers_.back()->output_width(); }
+
+void Model::set_weights(const float* weights, std::size_t size) {
+  if (size != weights_.size())
+    throw std::invalid_argument(fmt::format("set_weights: got {} floats, the model has {}", size,
+                                            weights_.size()));
+  std::copy(weights, weights + size, weights_.begin());
+}
+
+ConstMatrixMap Model::forward(const ConstMatrixMap& inputs, bool is_train, Random& rng) {
+  if (static_cast<std::size_t>(inputs.cols()) != input_width())
+    throw std::invalid_argument(fmt::format("model expects {} input features, got {}",
+                                            input_width(), inputs.cols()));
+  reserve(static_cast<std::size_t>(inputs.rows()));
+  ConstMatrixMap activations = inputs;
+  for (auto& layer : layers_) new (&activations) ConstMatrixMap(layer->forward(activations, is_train, rng));
+  return activations;
+}
+
+float Model::compute_gradients(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
+                               Random& dropout_rng) {
+  const auto n = inputs.rows();
+  const ConstMatrixMap probs = forward(inputs, true, dropout_rng);
+  MatrixMap d_logits(d_logits_.data(), n, static_cast<Eigen::Index>(output_width()));
+  const float inverse_n = 1.0f / static_cast<float>(n);
+  d_logits = (probs - targets) * inverse_n;
+  // Cross-entropy of the true class only: log of a clamped probability keeps it finite.
+  const double loss =
+      -(targets.array() * probs.array().max(1e-12f).log()).cast<double>().sum() / static_cast<double>(n);
+  ConstMatrixMap gradient(d_logits.data(), n, d_logits.cols());
+  for (std::size_t i = layers_.size(); i-- > 0;)
+    new (&gradient) ConstMatrixMap(layers_[i]->backward(gradient, i > 0));
+  return static_cast<float>(loss);
+}
+
+ConstMatrixMap Model::predict(const ConstMatrixMap& inputs) {
+  return forward(inputs, false, no_dropout_rng_);
+}
+
+Evaluation Model::evaluate(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
+                           std::size_t batch_size) {
+  if (batch_size == 0) throw std::invalid_argument("evaluate: batch_size must be positive");
+  Evaluation result;
+  std::size_t correct = 0;
+  double loss_sum = 0.0;
+  const auto total = static_cast<std::size_t>(inputs.rows());
+  for (std::size_t start = 0; start < total; start += batch_size) {
+    const auto rows = static_cast<Eigen::Index>(std::min(batch_size, total - start));
+    const ConstMatrixMap x(inputs.data() + start * inputs.cols(), rows, inputs.cols());
+    const ConstMatrixMap y(targets.data() + start * targets.cols(), rows, targets.cols());
+    const ConstMatrixMap probs = predict(x);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      Eigen::Index guess, truth;
+      probs.row(r).maxCoeff(&guess);
+      y.row(r).maxCoeff(&truth);
+      correct += guess == truth;
+      loss_sum -= std::log(std::max(probs(r, truth), 1e-12f));
+    }
+  }
+  result.count = total;
+  result.accuracy = total ? static_cast<double>(correct) / static_cast<double>(total) : 0.0;
+  result.loss = total ? loss_sum / static_cast<double>(total) : 0.0;
+  return result;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,75 @@
+// A model: a chain of layers whose parameters live in one contiguous weight buffer and whose gradients
+// live in a second buffer of the same layout, so weights and gradients travel as single buffers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/matrix.hpp"
+#include "model/parameter_layout.hpp"
+#include "model/random.hpp"
+#include "model/registry.hpp"
+#include "model/result.hpp"
+
+namespace psgrad {
+
+struct Evaluation {
+  double accuracy = 0.0;
+  double loss = 0.0;  // mean cross-entropy
+  std::size_t count = 0;
+};
+
+class Model {
+ public:
+  Model(LayerChain layers, std::string architecture);
+  Model(Model&&) = default;
+  Model& operator=(Model&&) = default;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  // Builds a registered architecture from validated settings; unknown names are an error.
+  static Result<Model> build(const std::string& architecture, const Settings& settings,
+                             std::size_t input_width, std::size_t output_width);
+
+  // Draws initial weights from a generator seeded with seed.
+  void initialize(std::uint64_t seed);
+  // Sizes every activation buffer for batches up to max_batch (done on demand too, once).
+  void reserve(std::size_t max_batch);
+
+  const std::string& architecture() const { return architecture_; }
+  const ParameterLayout& layout() const { return layout_; }
+  std::size_t input_width() const;
+  std::size_t output_width() const;
+  std::size_t parameter_count() const { return layout_.total_size(); }
+
+  const std::vector<float>& weights() const { return weights_; }
+  float* weights_data() { return weights_.data(); }
+  void set_weights(const float* weights, std::size_t size);
+  const std::vector<float>& gradients() const { return gradients_; }
+
+  // Forward with dropout from dropout_rng, loss gradient (probs - targets) / n, backward. Overwrites
+  // the gradient buffer (fresh per batch, never accumulated) and returns the mean cross-entropy.
+  float compute_gradients(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
+                          Random& dropout_rng);
+  // Class probabilities without dropout; valid until the next call on this model.
+  ConstMatrixMap predict(const ConstMatrixMap& inputs);
+  // Accuracy (argmax agreement) and loss over all rows, in batches of batch_size.
+  Evaluation evaluate(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
+                      std::size_t batch_size);
+
+ private:
+  ConstMatrixMap forward(const ConstMatrixMap& inputs, bool is_train, Random& rng);
+
+  std::string architecture_;
+  LayerChain layers_;
+  ParameterLayout layout_;
+  std::vector<float> weights_;
+  std::vector<float> gradients_;
+  std::size_t reserved_rows_ = 0;
+  Matrix d_logits_;
+  Random no_dropout_rng_;
+};
+
+}  // namespace psgrad

@@ -1,0 +1,190 @@
+#include "model/registry.hpp"
+
+#include <map>
+#include <mutex>
+
+#include "model/adam.hpp"
+#include "model/dropout.hpp"
+#include "model/relu.hpp"
+#include "model/sgd.hpp"
+#include "model/softmax.hpp"
+
+namespace psgrad {
+
+namespace {
+
+SettingSpec dropout_spec() {
+  return {"dropout", SettingKind::number, SettingValue{0.2},
+          "Dropout rate applied after each hidden activation while training.", 0.0, 1.0, true};
+}
+
+// Relu(width, dropout) in Thinc is chain(Relu, Dropout): the dropout follows the activation.
+void add_hidden(LayerChain& chain, std::size_t width, std::size_t input_width, double dropout) {
+  chain.push_back(std::make_unique<Relu>(width, input_width));
+  if (dropout > 0.0) chain.push_back(std::make_unique<Dropout>(width, static_cast<float>(dropout)));
+}
+
+Architecture relu_relu_softmax() {
+  Architecture entry;
+  entry.name = "relu_relu_softmax.v1";
+  entry.description = "The tutorial's MLP: Relu(hidden_width, dropout) >> Relu(hidden_width, dropout) >> Softmax.";
+  entry.settings = {
+      {"hidden_width", SettingKind::integer, SettingValue{std::int64_t{128}},
+       "Width of both hidden Relu layers.", 1.0, 1 << 20},
+      dropout_spec(),
+  };
+  entry.build = [](const Settings& settings, std::size_t input_width, std::size_t output_width) {
+    const auto width = static_cast<std::size_t>(get_integer(settings, "hidden_width"));
+    const double dropout = get_number(settings, "dropout");
+    LayerChain chain;
+    add_hidden(chain, width, input_width, dropout);
+    add_hidden(chain, width, width, dropout);
+    chain.push_back(std::make_unique<Softmax>(output_width, width));
+    return chain;
+  };
+  return entry;
+}
+
+Architecture mlp() {
+  Architecture entry;
+  entry.name = "mlp.v1";
+  entry.description = "A general MLP: one Relu(width, dropout) per entry of widths, then Softmax.";
+  entry.settings = {
+      {"widths", SettingKind::integer_list, SettingValue{std::vector<std::int64_t>{128, 128}},
+       "Widths of the hidden layers, input side first.", 1.0, 1 << 20},
+      {"activation", SettingKind::text, SettingValue{std::string("relu")},
+       "Hidden activation.", std::nullopt, std::nullopt, false, false, {"relu"}},
+      dropout_spec(),
+  };
+  entry.build = [](const Settings& settings, std::size_t input_width, std::size_t output_width) {
+    const double dropout = get_number(settings, "dropout");
+    LayerChain chain;
+    std::size_t width_in = input_width;
+    for (auto width : get_integer_list(settings, "widths")) {
+      add_hidden(chain, static_cast<std::size_t>(width), width_in, dropout);
+      width_in = static_cast<std::size_t>(width);
+    }
+    chain.push_back(std::make_unique<Softmax>(output_width, width_in));
+    return chain;
+  };
+  return entry;
+}
+
+std::vector<SettingSpec> shared_optimizer_specs() {
+  return {
+      {"L2", SettingKind::number, SettingValue{0.0},
+       "L2 penalty; with L2_is_weight_decay it is decoupled decay w -= learn_rate * L2 * w.", 0.0},
+      {"grad_clip", SettingKind::number, SettingValue{1.0},
+       "Clip each parameter array's gradient to this Frobenius norm (0 disables).", 0.0},
+      {"L2_is_weight_decay", SettingKind::boolean, SettingValue{true},
+       "Apply L2 as decoupled weight decay after the step instead of adding it to the gradient."},
+  };
+}
+
+OptimizerEntry adam() {
+  OptimizerEntry entry;
+  entry.name = "Adam.v1";
+  entry.description = "Thinc's Adam with its Adam.v1 defaults.";
+  entry.settings = {
+      {"learn_rate", SettingKind::number, SettingValue{0.001}, "Step size.", 0.0, std::nullopt, false, true},
+      {"beta1", SettingKind::number, SettingValue{0.9}, "Decay of the first moment.", 0.0, 1.0, true},
+      {"beta2", SettingKind::number, SettingValue{0.999}, "Decay of the second moment.", 0.0, 1.0, true},
+      {"eps", SettingKind::number, SettingValue{1e-8}, "Added to sqrt(v) in the denominator.", 0.0,
+       std::nullopt, false, true},
+  };
+  for (auto& spec : shared_optimizer_specs()) entry.settings.push_back(spec);
+  entry.settings.push_back({"use_averages", SettingKind::boolean, SettingValue{false},
+                            "Keep an exponential moving average of the weights."});
+  entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
+    AdamSettings adam_settings;
+    adam_settings.learn_rate = get_number(settings, "learn_rate");
+    adam_settings.beta1 = get_number(settings, "beta1");
+    adam_settings.beta2 = get_number(settings, "beta2");
+    adam_settings.eps = get_number(settings, "eps");
+    adam_settings.L2 = get_number(settings, "L2");
+    adam_settings.grad_clip = get_number(settings, "grad_clip");
+    adam_settings.L2_is_weight_decay = get_boolean(settings, "L2_is_weight_decay");
+    adam_settings.use_averages = get_boolean(settings, "use_averages");
+    return std::make_unique<Adam>(adam_settings, layout);
+  };
+  return entry;
+}
+
+OptimizerEntry sgd() {
+  OptimizerEntry entry;
+  entry.name = "SGD.v1";
+  entry.description = "Plain stochastic gradient descent, as Thinc's SGD.v1.";
+  entry.settings = {{"learn_rate", SettingKind::number, std::nullopt, "Step size (required).", 0.0,
+                     std::nullopt, false, true}};
+  for (auto& spec : shared_optimizer_specs()) entry.settings.push_back(spec);
+  entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
+    SgdSettings sgd_settings;
+    sgd_settings.learn_rate = get_number(settings, "learn_rate");
+    sgd_settings.L2 = get_number(settings, "L2");
+    sgd_settings.grad_clip = get_number(settings, "grad_clip");
+    sgd_settings.L2_is_weight_decay = get_boolean(settings, "L2_is_weight_decay");
+    return std::make_unique<Sgd>(sgd_settings, layout);
+  };
+  return entry;
+}
+
+struct Registries {
+  std::mutex mutex;
+  std::map<std::string, Architecture> architectures;
+  std::map<std::string, OptimizerEntry> optimizers;
+  Registries() {
+    for (auto entry : {relu_relu_softmax(), mlp()}) architectures[entry.name] = entry;
+    for (auto entry : {adam(), sgd()}) optimizers[entry.name] = entry;
+  }
+};
+
+Registries& registries() {
+  static Registries instance;
+  return instance;
+}
+
+}  // namespace
+
+void register_architecture(Architecture architecture) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.architectures[architecture.name] = std::move(architecture);
+}
+
+const Architecture* find_architecture(const std::string& name) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.architectures.find(name);
+  return it == r.architectures.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> architecture_names() {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : r.architectures) names.push_back(name);
+  return names;
+}
+
+void register_optimizer(OptimizerEntry optimizer) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.optimizers[optimizer.name] = std::move(optimizer);
+}
+
+const OptimizerEntry* find_optimizer(const std::string& name) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.optimizers.find(name);
+  return it == r.optimizers.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> optimizer_names() {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : r.optimizers) names.push_back(name);
+  return names;
+}
+
+}  // namespace psgrad

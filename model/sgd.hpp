@@ -1,0 +1,32 @@
+// Thinc's SGD.v1: plain gradient descent with per-array clipping and optional L2 / weight decay.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/optimizer.hpp"
+
+namespace psgrad {
+
+struct SgdSettings {
+  double learn_rate = 0.1;
+  double L2 = 0.0;
+  double grad_clip = 1.0;
+  bool L2_is_weight_decay = true;
+};
+
+class Sgd final : public Optimizer {
+ public:
+  Sgd(const SgdSettings& settings, const ParameterLayout& layout);
+  std::string name() const override { return "SGD.v1"; }
+  void apply_gradients(float* weights, const float* gradients) override;
+  OptimizerState state() const override;
+  bool set_state(const OptimizerState& state) override;
+
+ private:
+  SgdSettings settings_;
+  ParameterLayout layout_;
+  std::vector<std::uint64_t> steps_;
+};
+
+}  // namespace psgrad

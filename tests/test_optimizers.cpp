@@ -1,0 +1,186 @@
+// Adam.v1 and SGD.v1 against values computed by hand from Thinc's formulas.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "model/adam.hpp"
+#include "model/registry.hpp"
+#include "model/sgd.hpp"
+
+using namespace psgrad;
+
+namespace {
+
+ParameterLayout two_arrays() {
+  ParameterLayout layout;
+  layout.add("a", "W", 1, 2);
+  layout.add("a", "b", 1, 1);
+  return layout;
+}
+
+// One Adam step on one array, done by hand in double with Thinc's formulas.
+struct HandAdam {
+  double lr = 0.001, b1 = 0.9, b2 = 0.999, eps = 1e-8, clip = 1.0, decay = 0.0;
+  std::vector<double> m, v;
+  int t = 0;
+  void step(std::vector<double>& w, std::vector<double> g) {
+    if (m.empty()) m.assign(w.size(), 0.0), v.assign(w.size(), 0.0);
+    double norm = 0;
+    for (double x : g) norm += x * x;
+    norm = std::sqrt(norm);
+    if (clip > 0 && norm >= clip)
+      for (double& x : g) x *= clip / norm;
+    ++t;
+    const double lr_t = lr * std::sqrt(1 - std::pow(b2, t)) / (1 - std::pow(b1, t));
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      m[i] = b1 * m[i] + (1 - b1) * g[i];
+      v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
+      w[i] -= lr_t * m[i] / (std::sqrt(v[i]) + eps);
+      w[i] -= lr * decay * w[i];
+    }
+  }
+};
+
+void check_close(const float* actual, const std::vector<double>& expected) {
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    CHECK(double(actual[i]) == doctest::Approx(expected[i]).epsilon(1e-5));
+}
+
+}  // namespace
+
+TEST_CASE("adam matches hand-computed steps with and without clipping") {
+  const auto layout = two_arrays();
+  Adam adam(AdamSettings{}, layout);
+  std::vector<float> w = {0.5f, -0.25f, 0.1f};
+  HandAdam hand_w, hand_b;
+  std::vector<double> expected_w = {0.5, -0.25}, expected_b = {0.1};
+  // W's gradient norm is 5 (clipped to 1) then 0.5 (not clipped); b's is small then large.
+  const std::vector<std::vector<float>> gradients = {{3.0f, 4.0f, 0.2f}, {0.3f, -0.4f, -2.0f}, {0.0f, 0.1f, 0.05f}};
+  for (const auto& g : gradients) {
+    adam.apply_gradients(w.data(), g.data());
+    hand_w.step(expected_w, {g[0], g[1]});
+    hand_b.step(expected_b, {g[2]});
+    check_close(w.data(), expected_w);
+    check_close(w.data() + 2, expected_b);
+  }
+  // The first step of Adam moves each weight by about lr whatever the gradient's size.
+  CHECK(adam.step_count(0) == 3);
+  CHECK(adam.step_count(1) == 3);
+}
+
+TEST_CASE("adam clips each parameter array by its own norm") {
+  ParameterLayout layout;
+  layout.add("a", "W", 1, 2);
+  layout.add("b", "W", 1, 2);
+  AdamSettings settings;
+  settings.beta1 = 0.0;  // m = g, so the step reveals the clipped gradient's direction
+  settings.beta2 = 0.0;
+  Adam adam(settings, layout);
+  std::vector<float> w(4, 0.0f);
+  const std::vector<float> g = {30.0f, 40.0f, 0.03f, 0.04f};
+  adam.apply_gradients(w.data(), g.data());
+  // With beta1 = beta2 = 0: w = -lr * g / (|g| + eps) elementwise, unaffected by the other array.
+  CHECK(w[0] == doctest::Approx(-0.001).epsilon(1e-4));
+  CHECK(w[3] == doctest::Approx(-0.001 * 0.04 / (0.04 + 1e-8)).epsilon(1e-4));
+}
+
+TEST_CASE("adam with a zero gradient still counts the step") {
+  const auto layout = two_arrays();
+  Adam adam(AdamSettings{}, layout);
+  std::vector<float> w = {1.0f, 2.0f, 3.0f};
+  const std::vector<float> zero(3, 0.0f);
+  adam.apply_gradients(w.data(), zero.data());
+  CHECK(w == std::vector<float>{1.0f, 2.0f, 3.0f});
+  CHECK(adam.step_count(0) == 1);
+  // The second step's bias correction uses t = 2.
+  const std::vector<float> g = {0.5f, 0.0f, 0.0f};
+  adam.apply_gradients(w.data(), g.data());
+  HandAdam hand;
+  std::vector<double> expected = {1.0, 2.0};
+  hand.step(expected, {0.0, 0.0});
+  hand.step(expected, {0.5, 0.0});
+  check_close(w.data(), expected);
+}
+
+TEST_CASE("adam weight decay is decoupled: w -= lr * L2 * w after the step") {
+  const auto layout = two_arrays();
+  AdamSettings settings;
+  settings.L2 = 0.1;
+  Adam adam(settings, layout);
+  std::vector<float> w = {1.0f, -2.0f, 0.5f};
+  const std::vector<float> g = {0.1f, 0.2f, 0.0f};
+  adam.apply_gradients(w.data(), g.data());
+  HandAdam hand;
+  hand.decay = 0.1;
+  std::vector<double> expected = {1.0, -2.0};
+  hand.step(expected, {0.1, 0.2});
+  check_close(w.data(), expected);
+  CHECK(double(w[2]) == doctest::Approx(0.5 * (1 - 0.001 * 0.1)).epsilon(1e-6));
+}
+
+TEST_CASE("adam averages follow Thinc's EMA from zero") {
+  ParameterLayout layout;
+  layout.add("a", "W", 1, 1);
+  AdamSettings settings;
+  settings.use_averages = true;
+  Adam adam(settings, layout);
+  std::vector<float> w = {1.0f};
+  const std::vector<float> g = {0.5f};
+  double ema = 0.0;
+  for (int t = 1; t <= 3; ++t) {
+    adam.apply_gradients(w.data(), g.data());
+    const double decay = std::min((1.0 + t) / (10.0 + t), 0.9999);
+    ema -= (1 - decay) * (ema - double(w[0]));
+    CHECK(double(adam.averages()[0]) == doctest::Approx(ema).epsilon(1e-6));
+  }
+  Adam without(AdamSettings{}, layout);
+  CHECK(without.averages() == nullptr);
+}
+
+TEST_CASE("adam state round-trips so a restored optimizer continues identically") {
+  const auto layout = two_arrays();
+  Adam first(AdamSettings{}, layout), second(AdamSettings{}, layout);
+  std::vector<float> w1 = {0.1f, 0.2f, 0.3f};
+  const std::vector<float> g = {0.4f, -0.3f, 0.2f};
+  first.apply_gradients(w1.data(), g.data());
+  REQUIRE(second.set_state(first.state()));
+  std::vector<float> w2 = w1;
+  first.apply_gradients(w1.data(), g.data());
+  second.apply_gradients(w2.data(), g.data());
+  CHECK(w1 == w2);
+  ParameterLayout other;
+  other.add("x", "W", 2, 2);
+  Adam mismatched(AdamSettings{}, other);
+  CHECK_FALSE(mismatched.set_state(first.state()));
+}
+
+TEST_CASE("sgd steps by learn_rate times the clipped gradient") {
+  const auto layout = two_arrays();
+  SgdSettings settings;
+  settings.learn_rate = 0.5;
+  Sgd sgd(settings, layout);
+  std::vector<float> w = {0.0f, 0.0f, 1.0f};
+  const std::vector<float> g = {3.0f, 4.0f, 0.5f};
+  sgd.apply_gradients(w.data(), g.data());
+  CHECK(w[0] == doctest::Approx(-0.5 * 0.6));
+  CHECK(w[1] == doctest::Approx(-0.5 * 0.8));
+  CHECK(w[2] == doctest::Approx(1.0 - 0.25));
+}
+
+TEST_CASE("the optimizer registry builds Adam.v1 with Thinc's defaults") {
+  const auto* entry = find_optimizer("Adam.v1");
+  REQUIRE(entry != nullptr);
+  Settings settings;
+  REQUIRE_FALSE(fill_defaults(entry->settings, settings).has_value());
+  CHECK(get_number(settings, "learn_rate") == 0.001);
+  CHECK(get_number(settings, "beta1") == 0.9);
+  CHECK(get_number(settings, "beta2") == 0.999);
+  CHECK(get_number(settings, "eps") == 1e-8);
+  CHECK(get_number(settings, "L2") == 0.0);
+  CHECK(get_number(settings, "grad_clip") == 1.0);
+  CHECK(get_boolean(settings, "L2_is_weight_decay"));
+  CHECK_FALSE(get_boolean(settings, "use_averages"));
+  CHECK(entry->build(settings, two_arrays())->name() == "Adam.v1");
+  Settings sgd_settings;
+  CHECK(fill_defaults(find_optimizer("SGD.v1")->settings, sgd_settings) == std::optional<std::string>("learn_rate"));
+}
