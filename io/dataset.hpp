@@ -1,4 +1,4 @@
-// An in-memory classification data set, and the named data sets psgrad knows how to find.
+// Loading data sets from IDX files, and the named data sets psgrad knows how to find.
 #pragma once
 
 #include <cstddef>
@@ -7,20 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "model/dataset.hpp"
 #include "model/result.hpp"
 
 namespace psgrad {
 
-struct Dataset {
-  std::size_t count = 0;
-  std::size_t width = 0;        // features per example (rows * cols for images)
-  std::size_t num_classes = 0;  // one-hot width
-  std::size_t image_rows = 0;
-  std::size_t image_cols = 0;
-  std::vector<float> inputs;          // count x width, row-major, pixel bytes / 255
-  std::vector<float> targets;         // count x num_classes, one-hot
-  std::vector<std::uint8_t> labels;   // count
-};
 
 struct DataSplit {
   std::shared_ptr<const Dataset> train;

@@ -63,4 +63,15 @@ class Random {
   State state_{};
 };
 
+// Separate streams for one run's uses of randomness, so that, e.g., worker 0's data order is not
+// drawn from the same sequence as the initial weights.
+enum class RandomStream : std::uint64_t { initial_weights = 1, data_order = 2, dropout = 3 };
+
+inline std::uint64_t derive_seed(std::uint64_t seed, RandomStream stream) {
+  std::uint64_t z = seed ^ (static_cast<std::uint64_t>(stream) * 0xd1b54a32d192ed03ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 }  // namespace psgrad

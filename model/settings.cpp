@@ -1,6 +1,8 @@
 #include "model/settings.hpp"
 
 #include <cmath>
+
+#include <fmt/format.h>
 #include <sstream>
 #include <stdexcept>
 
@@ -19,11 +21,7 @@ std::string kind_name(SettingKind kind) {
 
 namespace {
 
-std::string format_bound(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
+std::string format_bound(double x) { return fmt::format("{}", x); }
 
 bool within(const SettingSpec& spec, double x) {
   if (spec.minimum && (spec.minimum_exclusive ? x <= *spec.minimum : x < *spec.minimum)) return false;
@@ -85,7 +83,7 @@ std::optional<std::string> check_setting(const SettingSpec& spec, const SettingV
     }
     case SettingKind::integer_list: {
       auto* list = std::get_if<std::vector<std::int64_t>>(&value);
-      if (!list || list->empty()) return expected + " (not empty)";
+      if (!list || list->empty()) return "a non-empty " + expected.substr(3);
       for (auto x : *list)
         if (!within(spec, static_cast<double>(x))) return expected;
       return std::nullopt;

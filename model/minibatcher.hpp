@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "io/dataset.hpp"
+#include "model/dataset.hpp"
 #include "model/matrix.hpp"
 #include "model/random.hpp"
 

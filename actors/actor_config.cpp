@@ -1,0 +1,27 @@
+#include "actors/actor_config.hpp"
+
+#include <thread>
+
+#include "caf/io/middleman.hpp"
+#include "actors/interfaces.hpp"
+#include "actors/messages.hpp"
+
+namespace psgrad {
+
+ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
+  add_message_type<Weights>("psgrad::Weights");
+  add_message_type<Gradients>("psgrad::Gradients");
+  add_message_type<EvaluationReport>("psgrad::EvaluationReport");
+  add_message_type<TrainingSummary>("psgrad::TrainingSummary");
+  add_message_type<DataWorkerActor>("psgrad::DataWorkerActor");
+  add_message_type<ParameterServerActor>("psgrad::ParameterServerActor");
+  load<caf::io::middleman>();
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  set("scheduler.max-threads", threads);
+  set("middleman.heartbeat-interval", caf::timespan{network.heartbeat_interval});
+  set("middleman.connection-timeout", caf::timespan{network.connection_timeout});
+  // CAF prints to the console only what psgrad reports itself.
+  set("logger.console-verbosity", caf::atom("quiet"));
+}
+
+}  // namespace psgrad

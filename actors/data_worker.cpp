@@ -1,0 +1,80 @@
+#include "actors/data_worker.hpp"
+
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "caf/result.hpp"
+#include "caf/sec.hpp"
+#include "actors/float_buffer.hpp"
+#include "model/minibatcher.hpp"
+
+namespace psgrad {
+
+namespace {
+
+class DataWorker : public DataWorkerActor::base {
+ public:
+  DataWorker(caf::actor_config& config, std::shared_ptr<DataWorkerSetup> setup,
+             std::shared_ptr<Model> model)
+      : DataWorkerActor::base(config),
+        setup_(std::move(setup)),
+        model_(std::move(model)),
+        batches_(setup_->train, setup_->job.batch_size,
+                 worker_data_seed(setup_->job.seed, setup_->worker_index)),
+        dropout_rng_(worker_dropout_seed(setup_->job.seed, setup_->worker_index)),
+        pool_(model_->parameter_count()) {
+    model_->reserve(setup_->job.batch_size);
+  }
+
+  behavior_type make_behavior() override {
+    return {
+        [this](compute_atom, const Weights& weights) -> caf::result<Gradients> {
+          return compute_gradients(weights);
+        },
+    };
+  }
+
+ private:
+  caf::result<Gradients> compute_gradients(const Weights& weights) {
+    const auto& layout = model_->layout();
+    if (weights.layout_hash != layout.hash() || weights.values.size() != layout.total_size())
+      return caf::make_error(caf::sec::invalid_argument,
+                             fmt::format("worker {}: weights do not fit the model layout ({} floats, "
+                                         "expected {})",
+                                         setup_->worker_index, weights.values.size(), layout.total_size()));
+    model_->set_weights(weights.values.data(), weights.values.size());
+    const auto batch = batches_.next();
+    Gradients gradients;
+    gradients.version = weights.version;
+    gradients.layout_hash = layout.hash();
+    gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
+    gradients.samples = static_cast<std::uint32_t>(batch.size);
+    gradients.loss = model_->compute_gradients(batch.inputs, batch.targets, dropout_rng_);
+    auto buffer = pool_.acquire();
+    std::copy(model_->gradients().begin(), model_->gradients().end(), buffer->begin());
+    gradients.values = FloatBuffer(std::move(buffer));
+    if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
+    return gradients;
+  }
+
+  std::shared_ptr<DataWorkerSetup> setup_;
+  std::shared_ptr<Model> model_;
+  Minibatcher batches_;
+  Random dropout_rng_;
+  BufferPool pool_;
+};
+
+}  // namespace
+
+Result<DataWorkerActor> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup) {
+  if (!setup.train || setup.train->count == 0) return Error{"worker has no training data"};
+  auto model = build_model(setup.job, setup.train->width, setup.train->num_classes);
+  if (!model) return Error{model.error()};
+  auto shared_model = std::make_shared<Model>(std::move(model).value());
+  return system.spawn<DataWorker>(std::make_shared<DataWorkerSetup>(std::move(setup)),
+                                  std::move(shared_model));
+}
+
+}  // namespace psgrad

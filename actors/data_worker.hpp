@@ -1,0 +1,26 @@
+// The DataWorker actor: a model copy and its own shuffled data stream; computes gradients from the
+// weights it is given.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "caf/actor_system.hpp"
+#include "actors/interfaces.hpp"
+#include "actors/training_job.hpp"
+#include "model/dataset.hpp"
+
+namespace psgrad {
+
+struct DataWorkerSetup {
+  TrainingJob job;
+  std::size_t worker_index = 0;
+  std::shared_ptr<const Dataset> train;
+  std::chrono::milliseconds delay{0};  // extra time per gradient, to simulate a slow machine
+};
+
+// Fails when the job's architecture cannot be built for the data set.
+Result<DataWorkerActor> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup);
+
+}  // namespace psgrad

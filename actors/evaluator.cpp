@@ -1,0 +1,61 @@
+#include "actors/evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "caf/result.hpp"
+#include "caf/sec.hpp"
+
+namespace psgrad {
+
+namespace {
+
+class Evaluator : public EvaluatorActor::base {
+ public:
+  Evaluator(caf::actor_config& config, std::shared_ptr<Model> model, std::shared_ptr<const Dataset> dev,
+            std::size_t batch_size, ReportCallback on_report)
+      : EvaluatorActor::base(config),
+        model_(std::move(model)),
+        dev_(std::move(dev)),
+        batch_size_(batch_size),
+        on_report_(std::move(on_report)) {}
+
+  behavior_type make_behavior() override {
+    return {
+        [this](evaluate_atom, const Weights& weights, std::uint64_t iteration,
+               bool final) -> caf::result<EvaluationReport> {
+          if (weights.values.size() != model_->parameter_count())
+            return caf::make_error(caf::sec::invalid_argument, "evaluator: weights do not fit the model");
+          model_->set_weights(weights.values.data(), weights.values.size());
+          const auto n = static_cast<Eigen::Index>(dev_->count);
+          const auto result = model_->evaluate(
+              ConstMatrixMap(dev_->inputs.data(), n, static_cast<Eigen::Index>(dev_->width)),
+              ConstMatrixMap(dev_->targets.data(), n, static_cast<Eigen::Index>(dev_->num_classes)),
+              batch_size_);
+          EvaluationReport report{iteration, weights.version, result.accuracy, result.loss, final};
+          if (on_report_) on_report_(report);
+          return report;
+        },
+    };
+  }
+
+ private:
+  std::shared_ptr<Model> model_;
+  std::shared_ptr<const Dataset> dev_;
+  std::size_t batch_size_;
+  ReportCallback on_report_;
+};
+
+}  // namespace
+
+Result<EvaluatorActor> spawn_evaluator(caf::actor_system& system, const TrainingJob& job,
+                                       std::shared_ptr<const Dataset> dev, ReportCallback on_report) {
+  if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
+  auto model = build_model(job, dev->width, dev->num_classes);
+  if (!model) return Error{model.error()};
+  // Detached: its own thread, so a long evaluation never queues a worker behind it.
+  return system.spawn<Evaluator, caf::detached>(std::make_shared<Model>(std::move(model).value()), std::move(dev),
+                                 job.eval_batch_size, std::move(on_report));
+}
+
+}  // namespace psgrad

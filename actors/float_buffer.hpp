@@ -1,0 +1,88 @@
+// A shared, immutable float buffer that CAF messages carry without copying inside a process and that
+// crosses the network as one raw byte block (CAF 0.17 would otherwise write float by float and garble
+// NaN/Inf).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "caf/deserializer.hpp"
+#include "caf/error.hpp"
+#include "caf/meta/type_name.hpp"
+#include "caf/sec.hpp"
+#include "caf/serializer.hpp"
+
+namespace psgrad {
+
+class FloatBuffer {
+ public:
+  FloatBuffer() = default;
+  explicit FloatBuffer(std::shared_ptr<const std::vector<float>> values) : values_(std::move(values)) {}
+  static FloatBuffer copy_of(const float* data, std::size_t size) {
+    return FloatBuffer(std::make_shared<const std::vector<float>>(data, data + size));
+  }
+
+  std::size_t size() const { return values_ ? values_->size() : 0; }
+  const float* data() const { return values_ ? values_->data() : nullptr; }
+  bool empty() const { return size() == 0; }
+  const std::vector<float>& values() const;
+  // How many holders share the buffer (messages, actors): 0 for an empty buffer.
+  long use_count() const { return values_.use_count(); }
+
+  // Byte-exact equality (NaN payloads included).
+  bool operator==(const FloatBuffer& other) const {
+    return size() == other.size() && (size() == 0 || std::memcmp(data(), other.data(), size() * 4) == 0);
+  }
+
+ private:
+  std::shared_ptr<const std::vector<float>> values_;
+};
+
+// The largest buffer a peer may send; a declared size beyond it is refused before any allocation.
+constexpr std::uint64_t max_float_buffer_size = std::uint64_t{1} << 28;
+// Guards against a peer with another float format or byte order.
+constexpr std::uint32_t float_buffer_magic = 0x70734642;  // "psFB"
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, FloatBuffer& x) {
+  if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
+    std::uint32_t magic = float_buffer_magic;
+    std::uint64_t count = x.size();
+    if (auto err = f(magic, count)) return err;
+    if (count == 0) return caf::error{};
+    return f.apply_raw(count * sizeof(float), const_cast<float*>(x.data()));
+  } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
+    std::uint32_t magic = 0;
+    std::uint64_t count = 0;
+    if (auto err = f(magic, count)) return err;
+    if (magic != float_buffer_magic || count > max_float_buffer_size)
+      return caf::make_error(caf::sec::invalid_argument, "float buffer header rejected");
+    auto values = std::make_shared<std::vector<float>>(count);
+    if (count > 0)
+      if (auto err = f.apply_raw(count * sizeof(float), values->data())) return err;
+    x = FloatBuffer(std::move(values));
+    return caf::error{};
+  } else {
+    auto count = static_cast<std::uint64_t>(x.size());
+    return f(caf::meta::type_name("FloatBuffer"), count);
+  }
+}
+
+// Reuses buffers nobody else holds any more, so steady-state training does not allocate.
+class BufferPool {
+ public:
+  explicit BufferPool(std::size_t size) : size_(size) {}
+  // A buffer of the pool's size that only the caller may write until it is shared.
+  std::shared_ptr<std::vector<float>> acquire();
+  std::size_t buffers_created() const { return buffers_.size(); }
+
+ private:
+  std::size_t size_;
+  std::vector<std::shared_ptr<std::vector<float>>> buffers_;
+};
+
+}  // namespace psgrad

@@ -1,0 +1,62 @@
+#include "actors/local_training.hpp"
+
+#include "caf/scoped_actor.hpp"
+#include "actors/data_worker.hpp"
+#include "actors/parameter_server.hpp"
+#include "actors/training_driver.hpp"
+
+namespace psgrad {
+
+Result<std::shared_ptr<ParameterServerState>> initial_server_state(const TrainingJob& job,
+                                                                  std::size_t input_width,
+                                                                  std::size_t output_width) {
+  auto model = build_initialized_model(job, input_width, output_width);
+  if (!model) return Error{model.error()};
+  auto optimizer = build_optimizer(job, model->layout());
+  if (!optimizer) return Error{optimizer.error()};
+  auto state = std::make_shared<ParameterServerState>();
+  state->layout = model->layout();
+  state->weights = model->weights();
+  state->optimizer = std::move(optimizer).value();
+  return state;
+}
+
+Result<TrainingSummary> train_in_process(caf::actor_system& system, const TrainingJob& job,
+                                         std::shared_ptr<const Dataset> train,
+                                         std::shared_ptr<const Dataset> dev, ReportCallback on_report) {
+  if (job.num_workers == 0) return Error{"at least one worker is needed"};
+  auto state = initial_server_state(job, train->width, train->num_classes);
+  if (!state) return Error{state.error()};
+  auto server = spawn_parameter_server(system, std::move(state).value());
+  std::vector<DataWorkerActor> workers;
+  for (std::size_t k = 0; k < job.num_workers; ++k) {
+    auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train});
+    if (!worker) return Error{worker.error()};
+    workers.push_back(std::move(worker).value());
+  }
+  auto evaluator = spawn_evaluator(system, job, std::move(dev), std::move(on_report));
+  if (!evaluator) return Error{evaluator.error()};
+  auto driver = spawn_training_driver(system, job, server, workers, evaluator.value());
+  auto summary = run_driver(system, driver);
+  // Local actors would otherwise live on until the system shuts down.
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  for (auto& worker : workers) caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(evaluator.value(), caf::exit_reason::user_shutdown);
+  return summary;
+}
+
+Result<TrainingSummary> run_driver(caf::actor_system& system, const caf::actor& driver) {
+  caf::scoped_actor self{system};
+  Result<TrainingSummary> outcome = Error{"training did not report back"};
+  self->request(driver, caf::infinite, run_atom::value)
+      .receive([&](TrainingSummary& summary) { outcome = std::move(summary); },
+               [&](caf::error& error) {
+                 auto context = error.context();
+                 std::string text = system.render(error);
+                 if (context.match_elements<std::string>()) text = context.get_as<std::string>(0);
+                 outcome = Error{text};
+               });
+  return outcome;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,28 @@
+// Training with every actor in this process: spawn the server, workers, evaluator and driver, run.
+#pragma once
+
+#include <memory>
+
+#include "caf/actor.hpp"
+#include "caf/actor_system.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
+#include "actors/parameter_server.hpp"
+#include "actors/training_job.hpp"
+#include "model/dataset.hpp"
+
+namespace psgrad {
+
+// The server's starting state: the initialized model's weights, its layout and a fresh optimizer.
+Result<std::shared_ptr<ParameterServerState>> initial_server_state(const TrainingJob& job,
+                                                                         std::size_t input_width,
+                                                                         std::size_t output_width);
+
+Result<TrainingSummary> train_in_process(caf::actor_system& system, const TrainingJob& job,
+                                         std::shared_ptr<const Dataset> train,
+                                         std::shared_ptr<const Dataset> dev, ReportCallback on_report);
+
+// Sends the driver its run request and blocks until the summary (or the error) comes back.
+Result<TrainingSummary> run_driver(caf::actor_system& system, const caf::actor& driver);
+
+}  // namespace psgrad

@@ -1,0 +1,83 @@
+// The atoms and payloads that travel between psgrad's actors (and across the network).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caf/atom.hpp"
+#include "caf/meta/type_name.hpp"
+#include "actors/float_buffer.hpp"
+
+namespace psgrad {
+
+using apply_atom = caf::atom_constant<caf::atom("apply")>;
+using weights_atom = caf::atom_constant<caf::atom("weights")>;
+using compute_atom = caf::atom_constant<caf::atom("compute")>;
+using evaluate_atom = caf::atom_constant<caf::atom("evaluate")>;
+using run_atom = caf::atom_constant<caf::atom("run")>;
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
+
+// Model weights after `version` optimizer steps.
+struct Weights {
+  std::uint64_t version = 0;
+  std::uint64_t layout_hash = 0;
+  FloatBuffer values;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Weights& x) {
+  return f(caf::meta::type_name("Weights"), x.version, x.layout_hash, x.values);
+}
+
+// One worker's gradient of one batch, computed from the weights of `version`.
+struct Gradients {
+  std::uint64_t version = 0;
+  std::uint64_t layout_hash = 0;
+  std::uint32_t worker = 0;
+  std::uint32_t samples = 0;
+  float loss = 0.0f;
+  FloatBuffer values;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Gradients& x) {
+  return f(caf::meta::type_name("Gradients"), x.version, x.layout_hash, x.worker, x.samples, x.loss,
+           x.values);
+}
+
+// What the evaluator reports for one snapshot.
+struct EvaluationReport {
+  std::uint64_t iteration = 0;  // the training loop's index i, as the tutorial prints it
+  std::uint64_t version = 0;
+  double accuracy = 0.0;
+  double loss = 0.0;
+  bool final = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, EvaluationReport& x) {
+  return f(caf::meta::type_name("EvaluationReport"), x.iteration, x.version, x.accuracy, x.loss, x.final);
+}
+
+// The outcome of one training run.
+struct TrainingSummary {
+  std::string mode;
+  std::uint64_t steps = 0;  // optimizer steps
+  std::uint64_t samples = 0;
+  double final_accuracy = 0.0;
+  double wall_seconds = 0.0;
+  double training_seconds = 0.0;  // without the final evaluation
+  double staleness_min = 0.0, staleness_mean = 0.0, staleness_max = 0.0;
+  std::vector<std::uint64_t> gradients_per_worker;
+  Weights final_weights;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TrainingSummary& x) {
+  return f(caf::meta::type_name("TrainingSummary"), x.mode, x.steps, x.samples, x.final_accuracy,
+           x.wall_seconds, x.training_seconds, x.staleness_min, x.staleness_mean, x.staleness_max,
+           x.gradients_per_worker, x.final_weights);
+}
+
+}  // namespace psgrad

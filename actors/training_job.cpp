@@ -1,0 +1,42 @@
+#include "actors/training_job.hpp"
+
+#include <fmt/format.h>
+
+#include "model/registry.hpp"
+
+namespace psgrad {
+
+std::string mode_name(TrainingMode mode) { return mode == TrainingMode::sync ? "sync" : "async"; }
+
+Result<Model> build_model(const TrainingJob& job, std::size_t input_width, std::size_t output_width) {
+  return Model::build(job.architecture, job.model_settings, input_width, output_width);
+}
+
+Result<Model> build_initialized_model(const TrainingJob& job, std::size_t input_width,
+                                      std::size_t output_width) {
+  auto model = build_model(job, input_width, output_width);
+  if (model) model->initialize(derive_seed(job.seed, RandomStream::initial_weights));
+  return model;
+}
+
+Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const ParameterLayout& layout) {
+  const auto* entry = find_optimizer(job.optimizer);
+  if (!entry) return Error{fmt::format("unknown optimizer '{}'", job.optimizer)};
+  Settings settings = job.optimizer_settings;
+  if (auto missing = fill_defaults(entry->settings, settings))
+    return Error{fmt::format("optimizer '{}': missing setting '{}'", job.optimizer, *missing)};
+  for (const auto& spec : entry->settings)
+    if (auto expected = check_setting(spec, settings.at(spec.name)))
+      return Error{fmt::format("optimizer '{}': {}: expected {}", job.optimizer, spec.name, *expected)};
+  return entry->build(settings, layout);
+}
+
+std::uint64_t worker_data_seed(std::uint64_t seed, std::size_t worker) {
+  return derive_seed(seed + worker, RandomStream::data_order);
+}
+
+std::uint64_t worker_dropout_seed(std::uint64_t seed, std::size_t worker) {
+  return derive_seed(seed + worker, RandomStream::dropout);
+}
+
+}  // namespace psgrad

@@ -1,0 +1,45 @@
+// What one training run needs to know, independent of where its settings came from.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "model/model.hpp"
+#include "model/optimizer.hpp"
+#include "model/result.hpp"
+#include "model/settings.hpp"
+
+namespace psgrad {
+
+enum class TrainingMode { sync, async };
+
+struct TrainingJob {
+  std::string architecture = "relu_relu_softmax.v1";
+  Settings model_settings;
+  std::string optimizer = "Adam.v1";
+  Settings optimizer_settings;
+  TrainingMode mode = TrainingMode::sync;
+  std::uint64_t iterations = 200;
+  std::size_t batch_size = 128;
+  std::size_t eval_batch_size = 256;
+  std::uint64_t eval_frequency = 10;
+  std::uint64_t seed = 0;
+  std::size_t num_workers = 2;
+  std::chrono::milliseconds request_timeout{30000};
+};
+
+std::string mode_name(TrainingMode mode);
+
+// The model every participant builds: the server's is initialized from the run's seed.
+Result<Model> build_model(const TrainingJob& job, std::size_t input_width, std::size_t output_width);
+Result<Model> build_initialized_model(const TrainingJob& job, std::size_t input_width,
+                                      std::size_t output_width);
+Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const ParameterLayout& layout);
+
+// Worker k's data order and dropout masks come from their own streams of seed + k.
+std::uint64_t worker_data_seed(std::uint64_t seed, std::size_t worker);
+std::uint64_t worker_dropout_seed(std::uint64_t seed, std::size_t worker);
+
+}  // namespace psgrad

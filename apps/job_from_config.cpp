@@ -1,0 +1,27 @@
+#include "apps/job_from_config.hpp"
+
+namespace psgrad {
+
+TrainingJob job_from_config(const Config& config) {
+  TrainingJob job;
+  job.architecture = config.model.architecture;
+  job.model_settings = config.model.settings;
+  job.optimizer = config.optimizer.name;
+  job.optimizer_settings = config.optimizer.settings;
+  job.mode = config.cluster.mode == "async" ? TrainingMode::async : TrainingMode::sync;
+  job.iterations = static_cast<std::uint64_t>(config.training.iterations);
+  job.batch_size = static_cast<std::size_t>(config.training.batch_size);
+  job.eval_batch_size = static_cast<std::size_t>(config.evaluation.batch_size);
+  job.eval_frequency = static_cast<std::uint64_t>(config.evaluation.frequency);
+  job.seed = config.training.seed;
+  job.num_workers = static_cast<std::size_t>(config.cluster.num_workers);
+  job.request_timeout = std::chrono::milliseconds(config.cluster.request_timeout_ms);
+  return job;
+}
+
+NetworkSettings network_from_config(const Config& config) {
+  return NetworkSettings{std::chrono::milliseconds(config.cluster.heartbeat_ms),
+                         std::chrono::milliseconds(config.cluster.connection_timeout_ms)};
+}
+
+}  // namespace psgrad
