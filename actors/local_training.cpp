@@ -16,7 +16,7 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(const Trainin
   if (!optimizer) return Error{optimizer.error()};
   auto state = std::make_shared<ParameterServerState>();
   state->layout = model->layout();
-  state->weights = model->weights();
+  state->weights.assign(model->weights().begin(), model->weights().end());
   state->optimizer = std::move(optimizer).value();
   return state;
 }
@@ -30,7 +30,8 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   auto server = spawn_parameter_server(system, std::move(state).value());
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.num_workers; ++k) {
-    auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train});
+    const auto delay = k < job.worker_delays.size() ? job.worker_delays[k] : std::chrono::milliseconds{0};
+    auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, delay});
     if (!worker) return Error{worker.error()};
     workers.push_back(std::move(worker).value());
   }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/model.hpp"
 #include "model/optimizer.hpp"
@@ -28,6 +29,8 @@ struct TrainingJob {
   std::uint64_t seed = 0;
   std::size_t num_workers = 2;
   std::chrono::milliseconds request_timeout{30000};
+  // Extra time per gradient for worker k (missing entries: none), to study slow machines.
+  std::vector<std::chrono::milliseconds> worker_delays;
 };
 
 std::string mode_name(TrainingMode mode);

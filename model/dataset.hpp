@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/aligned_floats.hpp"
+
 namespace psgrad {
 
 struct Dataset {
@@ -13,8 +15,8 @@ struct Dataset {
   std::size_t num_classes = 0;  // one-hot width
   std::size_t image_rows = 0;
   std::size_t image_cols = 0;
-  std::vector<float> inputs;          // count x width, row-major, pixel bytes / 255
-  std::vector<float> targets;         // count x num_classes, one-hot
+  AlignedFloats inputs;               // count x width, row-major, pixel bytes / 255
+  AlignedFloats targets;              // count x num_classes, one-hot
   std::vector<std::uint8_t> labels;   // count
 };
 

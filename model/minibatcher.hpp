@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "model/aligned_floats.hpp"
 #include "model/dataset.hpp"
 #include "model/matrix.hpp"
 #include "model/random.hpp"
@@ -45,8 +46,8 @@ class Minibatcher {
   std::vector<std::uint32_t> order_;
   std::size_t cursor_ = 0;
   std::uint64_t epoch_ = 0;
-  std::vector<float> inputs_;
-  std::vector<float> targets_;
+  AlignedFloats inputs_;
+  AlignedFloats targets_;
 };
 
 }  // namespace psgrad

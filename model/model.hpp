@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/aligned_floats.hpp"
 #include "model/matrix.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/random.hpp"
@@ -44,10 +45,10 @@ class Model {
   std::size_t output_width() const;
   std::size_t parameter_count() const { return layout_.total_size(); }
 
-  const std::vector<float>& weights() const { return weights_; }
+  const AlignedFloats& weights() const { return weights_; }
   float* weights_data() { return weights_.data(); }
   void set_weights(const float* weights, std::size_t size);
-  const std::vector<float>& gradients() const { return gradients_; }
+  const AlignedFloats& gradients() const { return gradients_; }
 
   // Forward with dropout from dropout_rng, loss gradient (probs - targets) / n, backward. Overwrites
   // the gradient buffer (fresh per batch, never accumulated) and returns the mean cross-entropy.
@@ -65,8 +66,8 @@ class Model {
   std::string architecture_;
   LayerChain layers_;
   ParameterLayout layout_;
-  std::vector<float> weights_;
-  std::vector<float> gradients_;
+  AlignedFloats weights_;
+  AlignedFloats gradients_;
   std::size_t reserved_rows_ = 0;
   Matrix d_logits_;
   Random no_dropout_rng_;

