@@ -15,6 +15,9 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<TrainingSummary>("psgrad::TrainingSummary");
   add_message_type<DataWorkerActor>("psgrad::DataWorkerActor");
   add_message_type<ParameterServerActor>("psgrad::ParameterServerActor");
+  add_message_type<JoinOffer>("psgrad::JoinOffer");
+  add_message_type<JoinRequest>("psgrad::JoinRequest");
+  add_message_type<CoordinatorActor>("psgrad::CoordinatorActor");
   load<caf::io::middleman>();
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   set("scheduler.max-threads", threads);

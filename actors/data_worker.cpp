@@ -33,6 +33,10 @@ class DataWorker : public DataWorkerActor::base {
         [this](compute_atom, const Weights& weights) -> caf::result<Gradients> {
           return compute_gradients(weights);
         },
+        [this](stop_atom) {
+          quit();
+          return true;
+        },
     };
   }
 

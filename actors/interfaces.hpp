@@ -16,11 +16,39 @@ using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, std::vector<Gradients>>::with<Weights>,
     caf::replies_to<weights_atom>::with<Weights>>;
 
-// Holds a model copy and its own data stream; answers with the gradient of its next batch.
-using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>::with<Gradients>>;
+// Holds a model copy and its own data stream; answers with the gradient of its next batch. "stop"
+// is acknowledged before the worker quits, so a remote process knows its job is done.
+using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>::with<Gradients>,
+                                         caf::replies_to<stop_atom>::with<bool>>;
 
 // Evaluates weight snapshots on the dev set; a request (rather than a send) gets the report back.
 using EvaluatorActor = caf::typed_actor<
     caf::replies_to<evaluate_atom, Weights, std::uint64_t, bool>::with<EvaluationReport>>;
+
+// What a joining worker process tells the server about itself once it has built its model.
+struct JoinRequest {
+  std::uint32_t worker_index = 0;
+  DataWorkerActor worker;
+  std::uint64_t layout_hash = 0;
+  std::uint64_t input_width = 0;
+  std::uint64_t num_classes = 0;
+  std::uint64_t train_count = 0;
+  std::string host;  // for messages
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, JoinRequest& x) {
+  return f(caf::meta::type_name("JoinRequest"), x.worker_index, x.worker, x.layout_hash, x.input_width,
+           x.num_classes, x.train_count, x.host);
+}
+
+// Accepts worker processes: "hello" (protocol version, join token, host) reserves a worker index and
+// answers with the run's configuration; "join" registers the worker's DataWorker after checking that
+// its model layout and data shape match the server's; "wait" answers with the workers and their
+// hosts once all have joined.
+using CoordinatorActor = caf::typed_actor<
+    caf::replies_to<hello_atom, std::uint32_t, std::string, std::string>::with<JoinOffer>,
+    caf::replies_to<join_atom, JoinRequest>::with<std::uint32_t>,
+    caf::replies_to<wait_atom>::with<std::vector<DataWorkerActor>, std::vector<std::string>>>;
 
 }  // namespace psgrad

@@ -2,6 +2,7 @@
 
 #include "caf/scoped_actor.hpp"
 #include "actors/data_worker.hpp"
+#include "actors/error_text.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/training_driver.hpp"
 
@@ -51,12 +52,7 @@ Result<TrainingSummary> run_driver(caf::actor_system& system, const caf::actor& 
   Result<TrainingSummary> outcome = Error{"training did not report back"};
   self->request(driver, caf::infinite, run_atom::value)
       .receive([&](TrainingSummary& summary) { outcome = std::move(summary); },
-               [&](caf::error& error) {
-                 auto context = error.context();
-                 std::string text = system.render(error);
-                 if (context.match_elements<std::string>()) text = context.get_as<std::string>(0);
-                 outcome = Error{text};
-               });
+               [&](caf::error& error) { outcome = Error{error_text(system, error)}; });
   return outcome;
 }
 

@@ -17,6 +17,25 @@ using compute_atom = caf::atom_constant<caf::atom("compute")>;
 using evaluate_atom = caf::atom_constant<caf::atom("evaluate")>;
 using run_atom = caf::atom_constant<caf::atom("run")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
+using hello_atom = caf::atom_constant<caf::atom("hello")>;
+using join_atom = caf::atom_constant<caf::atom("join")>;
+using wait_atom = caf::atom_constant<caf::atom("wait")>;
+
+// Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
+constexpr std::uint32_t protocol_version = 1;
+
+// The server's answer to a worker's "hello": everything the worker needs to build its part.
+struct JoinOffer {
+  std::uint32_t protocol = protocol_version;
+  std::uint32_t worker_index = 0;
+  std::uint32_t num_workers = 0;
+  std::string config;  // the resolved configuration, as TOML
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, JoinOffer& x) {
+  return f(caf::meta::type_name("JoinOffer"), x.protocol, x.worker_index, x.num_workers, x.config);
+}
 
 // Model weights after `version` optimizer steps.
 struct Weights {

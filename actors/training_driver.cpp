@@ -9,6 +9,7 @@
 #include "caf/all.hpp"
 #include "caf/response_promise.hpp"
 #include "caf/send.hpp"
+#include "actors/error_text.hpp"
 
 namespace psgrad {
 
@@ -19,8 +20,10 @@ using Clock = std::chrono::steady_clock;
 class TrainingDriver : public caf::event_based_actor {
  public:
   TrainingDriver(caf::actor_config& config, TrainingJob job, ParameterServerActor server,
-                 std::vector<DataWorkerActor> workers, EvaluatorActor evaluator)
+                 std::vector<DataWorkerActor> workers, EvaluatorActor evaluator,
+                 std::vector<std::string> names)
       : caf::event_based_actor(config),
+        names_(std::move(names)),
         job_(std::move(job)),
         server_(std::move(server)),
         workers_(std::move(workers)),
@@ -31,6 +34,14 @@ class TrainingDriver : public caf::event_based_actor {
   }
 
   caf::behavior make_behavior() override {
+    // A remote worker's process may die with our request pending: the down message fails the run at
+    // once instead of waiting for the request timeout.
+    for (auto& worker : workers_) monitor(worker);
+    set_down_handler([this](caf::down_msg& down) {
+      for (std::size_t k = 0; k < workers_.size(); ++k)
+        if (workers_[k].address() == down.source)
+          fail(fmt::format("{} is gone", worker_name(k)), down.reason);
+    });
     return {
         [this](run_atom) {
           promise_ = make_response_promise();
@@ -57,7 +68,7 @@ class TrainingDriver : public caf::event_based_actor {
                   gradients_[k] = std::move(gradients);
                   if (--pending_ == 0) sync_apply();
                 },
-                [this, k](caf::error& error) { fail(fmt::format("worker {}", k), error); });
+                [this, k](caf::error& error) { fail(worker_name(k), error); });
     }
   }
 
@@ -90,7 +101,7 @@ class TrainingDriver : public caf::event_based_actor {
     ++issued_;
     request(workers_[k], job_.request_timeout, compute_atom::value, current_)
         .then([this, k](Gradients& gradients) { async_apply(k, std::move(gradients)); },
-              [this, k](caf::error& error) { fail(fmt::format("worker {}", k), error); });
+              [this, k](caf::error& error) { fail(worker_name(k), error); });
   }
 
   void async_apply(std::size_t k, Gradients gradients) {
@@ -138,14 +149,20 @@ class TrainingDriver : public caf::event_based_actor {
               [this](caf::error& error) { fail("evaluator", error); });
   }
 
+  std::string worker_name(std::size_t k) const {
+    return k < names_.size() && !names_[k].empty() ? fmt::format("worker {} ({})", k, names_[k])
+                                                   : fmt::format("worker {}", k);
+  }
+
   void fail(const std::string& who, const caf::error& error) {
     if (failed_) return;
     failed_ = true;
     promise_.deliver(caf::make_error(caf::sec::runtime_error,
-                                     fmt::format("{} failed: {}", who, system().render(error))));
+                                     fmt::format("{}: {}", who, error_text(system(), error))));
     quit();
   }
 
+  std::vector<std::string> names_;
   TrainingJob job_;
   ParameterServerActor server_;
   std::vector<DataWorkerActor> workers_;
@@ -167,8 +184,9 @@ class TrainingDriver : public caf::event_based_actor {
 
 caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
-                                 EvaluatorActor evaluator) {
-  return system.spawn<TrainingDriver>(job, std::move(server), std::move(workers), std::move(evaluator));
+                                 EvaluatorActor evaluator, std::vector<std::string> names) {
+  return system.spawn<TrainingDriver>(job, std::move(server), std::move(workers), std::move(evaluator),
+                                      std::move(names));
 }
 
 }  // namespace psgrad

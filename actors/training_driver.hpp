@@ -2,6 +2,7 @@
 // the workers, sends snapshots to the evaluator, and answers its "run" request with a summary.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "caf/actor.hpp"
@@ -12,8 +13,9 @@
 namespace psgrad {
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits.
+// names label the workers in messages (e.g. their hosts).
 caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
-                                 EvaluatorActor evaluator);
+                                 EvaluatorActor evaluator, std::vector<std::string> names = {});
 
 }  // namespace psgrad

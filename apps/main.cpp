@@ -1,24 +1,56 @@
-// The psgrad command line: train, data preparation (and, as they come, serve / work / config).
+// The psgrad command line: train, serve, work, and data preparation.
 #include <CLI/CLI.hpp>
 
 #include "apps/data_command.hpp"
+#include "apps/serve_command.hpp"
 #include "apps/train_command.hpp"
+#include "apps/work_command.hpp"
+
+namespace {
+
+// The options `train` and `serve` share.
+void add_run_options(CLI::App& command, psgrad::RunOptions& options) {
+  command.add_option("--config", options.config_path, "TOML config file")->required();
+  command.add_option("--mode", options.mode, "sync or async (overrides cluster.mode)")
+      ->check(CLI::IsMember({"sync", "async"}));
+  command.add_option("--workers", options.workers, "number of workers (overrides cluster.num_workers)")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--set", options.overrides, "override a config value: section.key=value (repeatable)")
+      ->allow_extra_args(false);
+  command.add_option("--data-dir", options.data_dir, "data folder (default $PSGRAD_DATA, else ./data)");
+  command.add_option("--save-weights", options.save_weights, "write the final weights to this file");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"psgrad: data-parallel neural-network training with a parameter server"};
   app.require_subcommand(1);
 
   psgrad::TrainOptions train;
-  auto* train_command = app.add_subcommand("train", "Train with every actor in this process");
-  train_command->add_option("--config", train.config_path, "TOML config file")->required();
-  train_command->add_option("--mode", train.mode, "sync or async (overrides cluster.mode)")
-      ->check(CLI::IsMember({"sync", "async"}));
-  train_command->add_option("--workers", train.workers, "number of workers (overrides cluster.num_workers)")
-      ->check(CLI::PositiveNumber);
-  train_command->add_option("--set", train.overrides, "override a config value: section.key=value")
-      ->allow_extra_args(false);
-  train_command->add_option("--data-dir", train.data_dir, "data folder (default $PSGRAD_DATA or ./data)");
-  train_command->add_option("--save-weights", train.save_weights, "write the final weights to this file");
+  auto* train_command = app.add_subcommand("train", "Train: every actor in this process, or worker processes");
+  add_run_options(*train_command, train);
+  train_command->add_flag("--processes", train.processes,
+                          "run each worker as its own process on this machine, over loopback");
+
+  psgrad::ServeOptions serve;
+  auto* serve_command = app.add_subcommand("serve", "Serve a run: parameter server, driver and evaluator; "
+                                                    "workers join with `psgrad work`");
+  add_run_options(*serve_command, serve);
+  serve_command->add_option("--bind", serve.bind, "address to listen on (default cluster.host, 127.0.0.1)");
+  serve_command->add_option("--port", serve.port, "port to listen on; 0 picks a free one (default cluster.port)")
+      ->check(CLI::Range(0, 65535));
+  serve_command->add_option("--token", serve.token, "join token workers must present");
+
+  psgrad::WorkOptions work;
+  auto* work_command = app.add_subcommand("work", "Join a server with one DataWorker");
+  work_command->add_option("--connect", work.connect, "server address HOST:PORT")->required();
+  work_command->add_option("--threads", work.threads, "CAF scheduler threads (default: cores)")
+      ->check(CLI::NonNegativeNumber);
+  work_command->add_option("--data", work.data, "data folder of IDX files, or the folder of named data sets");
+  work_command->add_option("--token", work.token, "join token the server expects");
+  work_command->add_flag("--retry", work.retry, "keep retrying to reach the server (with backoff)");
+  work_command->add_flag("--quiet", work.quiet, "print errors only");
 
   std::string npm_dir, out_dir;
   auto* data_command = app.add_subcommand("data", "Data set preparation");
@@ -30,6 +62,8 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (train_command->parsed()) return psgrad::run_train_command(train);
+  if (serve_command->parsed()) return psgrad::run_serve_command(serve);
+  if (work_command->parsed()) return psgrad::run_work_command(work);
   if (prepare->parsed()) return psgrad::run_data_prepare(npm_dir, out_dir);
   return 2;
 }

@@ -1,18 +1,12 @@
-// `psgrad train`: one process, every actor local.
+// `psgrad train`: every actor in this process, or (--processes) worker processes on this machine.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "apps/run_setup.hpp"
 
 namespace psgrad {
 
-struct TrainOptions {
-  std::string config_path;
-  std::string mode;  // empty: the config's
-  int workers = 0;   // 0: the config's
-  std::vector<std::string> overrides;
-  std::string data_dir;
-  std::string save_weights;  // raw final weights, for tests and tools
+struct TrainOptions : RunOptions {
+  bool processes = false;  // run the workers as local processes over loopback
 };
 
 int run_train_command(const TrainOptions& options);

@@ -135,6 +135,7 @@ DataWorkerActor::behavior_type probe_worker(DataWorkerActor::pointer, std::share
         return Gradients{weights.version, weights.layout_hash, index, 1, 0.0f,
                          FloatBuffer::copy_of(zero.data(), zero.size())};
       },
+      [](stop_atom) { return true; },
   };
 }
 

@@ -1,0 +1,138 @@
+#include "actors/coordinator.hpp"
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+
+namespace psgrad {
+
+namespace {
+
+struct Slot {
+  bool reserved = false;
+  caf::actor_addr reserved_by;  // the process's actor that said hello
+  DataWorkerActor worker;       // set once joined
+  std::string host;
+};
+
+class Coordinator : public CoordinatorActor::base {
+ public:
+  Coordinator(caf::actor_config& config, CoordinatorSetup setup)
+      : CoordinatorActor::base(config), setup_(std::move(setup)), slots_(setup_.num_workers) {
+    set_down_handler([this](caf::down_msg& down) { on_down(down); });
+  }
+
+  behavior_type make_behavior() override {
+    return {
+        [this](hello_atom, std::uint32_t protocol, const std::string& token,
+               const std::string& host) -> caf::result<JoinOffer> { return hello(protocol, token, host); },
+        [this](join_atom, const JoinRequest& request) -> caf::result<std::uint32_t> { return join(request); },
+        [this](wait_atom) -> caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> {
+          waiting_ = make_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>>();
+          maybe_start();
+          return waiting_;
+        },
+    };
+  }
+
+ private:
+  caf::error refuse(const std::string& host, const std::string& reason) {
+    event(fmt::format("refused worker from {}: {}", host, reason));
+    return caf::make_error(caf::sec::request_receiver_down, reason);
+  }
+
+  caf::result<JoinOffer> hello(std::uint32_t protocol, const std::string& token, const std::string& host) {
+    if (protocol != protocol_version)
+      return refuse(host, fmt::format("protocol version {} does not match the server's {}", protocol,
+                                      protocol_version));
+    if (token != setup_.token) return refuse(host, "wrong join token");
+    if (started_) return refuse(host, "training has already started; join the next run");
+    for (std::uint32_t k = 0; k < slots_.size(); ++k) {
+      if (slots_[k].reserved) continue;
+      slots_[k].reserved = true;
+      slots_[k].reserved_by = caf::actor_cast<caf::actor_addr>(current_sender());
+      slots_[k].host = host;
+      monitor(caf::actor_cast<caf::actor>(current_sender()));
+      return JoinOffer{protocol_version, k, setup_.num_workers, setup_.config};
+    }
+    return refuse(host, fmt::format("the run already has its {} workers", setup_.num_workers));
+  }
+
+  caf::result<std::uint32_t> join(const JoinRequest& request) {
+    const auto host = request.host;
+    if (started_) return refuse(host, "training has already started; join the next run");
+    if (request.worker_index >= slots_.size() || !slots_[request.worker_index].reserved ||
+        slots_[request.worker_index].worker)
+      return refuse(host, fmt::format("worker index {} was not offered to this worker", request.worker_index));
+    auto& slot = slots_[request.worker_index];
+    std::string mismatch;
+    if (request.input_width != setup_.input_width || request.num_classes != setup_.num_classes)
+      mismatch = fmt::format("data set shape {} inputs x {} classes differs from the server's {} x {}",
+                             request.input_width, request.num_classes, setup_.input_width,
+                             setup_.num_classes);
+    else if (request.layout_hash != setup_.layout_hash)
+      mismatch = fmt::format("model layout {:016x} differs from the server's {:016x}", request.layout_hash,
+                             setup_.layout_hash);
+    else if (request.train_count == 0)
+      mismatch = "the worker has no training data";
+    else if (!request.worker)
+      mismatch = "no worker actor";
+    if (!mismatch.empty()) {
+      release(request.worker_index);
+      return refuse(host, mismatch);
+    }
+    slot.worker = request.worker;
+    monitor(slot.worker);
+    ++joined_;
+    event(fmt::format("worker {} joined from {} ({} of {})", request.worker_index, host, joined_,
+                      setup_.num_workers));
+    maybe_start();
+    return joined_;
+  }
+
+  void maybe_start() {
+    if (started_ || joined_ < slots_.size() || !waiting_.pending()) return;
+    started_ = true;
+    std::vector<DataWorkerActor> workers;
+    std::vector<std::string> hosts;
+    for (const auto& slot : slots_) {
+      workers.push_back(slot.worker);
+      hosts.push_back(slot.host);
+    }
+    waiting_.deliver(std::move(workers), std::move(hosts));
+  }
+
+  void release(std::uint32_t k) {
+    if (slots_[k].worker) --joined_;
+    slots_[k] = Slot{};
+  }
+
+  void on_down(const caf::down_msg& down) {
+    if (started_) return;  // from now on the driver watches the workers
+    for (std::uint32_t k = 0; k < slots_.size(); ++k) {
+      const bool was_worker = slots_[k].worker && slots_[k].worker.address() == down.source;
+      if (slots_[k].reserved && (slots_[k].reserved_by == down.source || was_worker)) {
+        event(fmt::format("worker {} from {} left before training started", k, slots_[k].host));
+        release(k);
+      }
+    }
+  }
+
+  void event(const std::string& line) {
+    if (setup_.on_event) setup_.on_event(line);
+  }
+
+  CoordinatorSetup setup_;
+  std::vector<Slot> slots_;
+  std::uint32_t joined_ = 0;
+  bool started_ = false;
+  caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> waiting_;
+};
+
+}  // namespace
+
+CoordinatorActor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup) {
+  return system.spawn<Coordinator>(std::move(setup));
+}
+
+}  // namespace psgrad

@@ -1,0 +1,154 @@
+#include "actors/remote_training.hpp"
+
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "caf/io/all.hpp"
+#include "actors/coordinator.hpp"
+#include "actors/error_text.hpp"
+#include "actors/local_training.hpp"
+#include "actors/parameter_server.hpp"
+#include "actors/training_driver.hpp"
+
+namespace psgrad {
+
+namespace {
+
+void stop_workers(caf::actor_system& system, const std::vector<DataWorkerActor>& workers) {
+  caf::scoped_actor self{system};
+  // Acknowledged stops: the workers' processes learn the job is done before we go away.
+  for (const auto& worker : workers)
+    self->request(worker, std::chrono::seconds(5), stop_atom::value)
+        .receive([](bool) {}, [](caf::error&) {});
+}
+
+}  // namespace
+
+Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup) {
+  const auto& job = setup.job;
+  auto state = initial_server_state(job, setup.dev->width, setup.dev->num_classes);
+  if (!state) return Error{state.error()};
+  CoordinatorSetup coordinator_setup{setup.config,
+                                     static_cast<std::uint32_t>(job.num_workers),
+                                     setup.token,
+                                     state.value()->layout.hash(),
+                                     setup.dev->width,
+                                     setup.dev->num_classes,
+                                     setup.on_event};
+  auto coordinator = spawn_coordinator(system, std::move(coordinator_setup));
+  auto shutdown = [&](const std::vector<caf::actor>& others) {
+    for (const auto& other : others) caf::anon_send_exit(other, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(coordinator, caf::exit_reason::user_shutdown);
+  };
+  // Always with an address: CAF 0.17 listens on every interface when given none.
+  auto port = system.middleman().publish(coordinator, setup.port, setup.host.c_str(), true);
+  if (!port) {
+    shutdown({});
+    return Error{fmt::format("cannot listen on {}:{}: {}", setup.host, setup.port,
+                             error_text(system, port.error()))};
+  }
+  if (setup.on_listening) setup.on_listening(*port);
+
+  std::vector<DataWorkerActor> workers;
+  std::vector<std::string> names;
+  Result<TrainingSummary> summary = Error{"no workers joined"};
+  {
+    caf::scoped_actor self{system};
+    bool ready = false;
+    self->request(coordinator, setup.join_timeout, wait_atom::value)
+        .receive([&](std::vector<DataWorkerActor>& joined, std::vector<std::string>& hosts) {
+                   workers = std::move(joined);
+                   names = std::move(hosts);
+                   ready = true;
+                 },
+                 [&](caf::error& error) {
+                   summary = Error{fmt::format("waiting for {} workers: {}", job.num_workers,
+                                               error == caf::sec::request_timeout
+                                                   ? "timed out"
+                                                   : error_text(system, error))};
+                 });
+    if (!ready) {
+      system.middleman().unpublish(coordinator, *port);
+      shutdown({});
+      return summary;
+    }
+  }
+  auto server = spawn_parameter_server(system, std::move(state).value());
+  auto evaluator = spawn_evaluator(system, job, setup.dev, setup.on_report);
+  if (!evaluator) {
+    shutdown({caf::actor_cast<caf::actor>(server)});
+    return Error{evaluator.error()};
+  }
+  auto driver = spawn_training_driver(system, job, server, workers, evaluator.value(), names);
+  summary = run_driver(system, driver);
+  stop_workers(system, workers);
+  system.middleman().unpublish(coordinator, *port);
+  shutdown({caf::actor_cast<caf::actor>(server), caf::actor_cast<caf::actor>(evaluator.value())});
+  return summary;
+}
+
+Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::string& host,
+                                           std::uint16_t port, const std::string& token,
+                                           const std::string& self_name, const RetryPolicy& retry,
+                                           const std::function<void(const std::string&)>& on_retry) {
+  auto& system = self->system();
+  auto delay = retry.first_delay;
+  std::string last_error;
+  for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
+    auto coordinator = system.middleman().remote_actor<CoordinatorActor>(host, port);
+    if (coordinator) {
+      Result<ServerConnection> outcome = Error{"no answer"};
+      self->request(*coordinator, std::chrono::seconds(10), hello_atom::value, protocol_version, token,
+                    self_name)
+          .receive([&](JoinOffer& offer) { outcome = ServerConnection{*coordinator, std::move(offer)}; },
+                   [&](caf::error& error) {
+                     outcome = Error{fmt::format("server {}:{} refused this worker: {}", host, port,
+                                                 error_text(system, error))};
+                   });
+      return outcome;
+    }
+    last_error = error_text(system, coordinator.error());
+    if (attempt == retry.attempts) break;
+    if (on_retry)
+      on_retry(fmt::format("cannot reach {}:{} ({}); retrying in {} ms", host, port, last_error,
+                           delay.count()));
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, retry.max_delay);
+  }
+  return Error{fmt::format("cannot reach server {}:{} after {} attempts: {}", host, port, retry.attempts,
+                           last_error)};
+}
+
+Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActor& coordinator,
+                                  const JoinRequest& request) {
+  auto& system = self->system();
+  Result<std::uint32_t> outcome = Error{"no answer"};
+  self->request(coordinator, std::chrono::seconds(10), join_atom::value, request)
+      .receive([&](std::uint32_t joined) { outcome = joined; },
+               [&](caf::error& error) { outcome = Error{"server refused this worker: " + error_text(system, error)}; });
+  return outcome;
+}
+
+Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
+                           const DataWorkerActor& worker) {
+  self->monitor(coordinator);
+  self->monitor(worker);
+  Status outcome = success();
+  bool done = false;
+  while (!done) {
+    self->receive([&](const caf::down_msg& down) {
+      if (down.source == worker.address()) {
+        done = true;
+      } else if (down.source == coordinator.address()) {
+        outcome = Error{"lost the connection to the server before training finished"};
+        caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+        done = true;
+      }
+    });
+  }
+  return outcome;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,106 @@
+#include "apps/serve_command.hpp"
+
+#include <cstdio>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caf/actor_system.hpp"
+#include "actors/remote_training.hpp"
+#include "apps/job_from_config.hpp"
+#include "apps/report_printer.hpp"
+
+extern char** environ;
+
+namespace psgrad {
+
+namespace {
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+// Starts `psgrad work --connect 127.0.0.1:port` children of this very binary.
+std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const RunOptions& options) {
+  std::vector<pid_t> children;
+  for (std::size_t k = 0; k < count; ++k) {
+    std::vector<std::string> args = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port),
+                                     "--quiet"};
+    if (!options.data_dir.empty()) {
+      args.push_back("--data");
+      args.push_back(options.data_dir);
+    }
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) == 0)
+      children.push_back(pid);
+    else
+      fmt::print(stderr, "psgrad: could not start worker process {}\n", k);
+  }
+  return children;
+}
+
+int wait_for(const std::vector<pid_t>& children) {
+  int failures = 0;
+  for (pid_t pid : children) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
+  }
+  if (failures) fmt::print(stderr, "psgrad: {} worker process(es) failed\n", failures);
+  return failures;
+}
+
+}  // namespace
+
+int run_serve_command(const ServeOptions& options) {
+  RunOptions run_options = options;
+  if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
+  if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
+  if (options.spawn_local_workers) {
+    run_options.overrides.push_back("cluster.host=\"127.0.0.1\"");
+    run_options.overrides.push_back("cluster.port=0");
+  }
+  auto run = prepare_run(run_options);
+  if (!run) {
+    fmt::print(stderr, "psgrad: {}\n", run.error());
+    return 2;
+  }
+  print_run_header(*run);
+  ActorConfig actor_config(static_cast<std::size_t>(run->config.cluster.threads),
+                           network_from_config(run->config));
+  caf::actor_system system{actor_config};
+
+  std::vector<pid_t> children;
+  ServeSetup setup;
+  setup.job = run->job;
+  setup.config = render_config(run->config);
+  setup.dev = run->data.dev;
+  setup.host = run->config.cluster.host;
+  setup.port = static_cast<std::uint16_t>(run->config.cluster.port);
+  setup.token = options.token;
+  setup.on_report = print_reports();
+  setup.on_event = [](const std::string& line) {
+    fmt::print(stderr, "psgrad serve: {}\n", line);
+    std::fflush(stderr);
+  };
+  setup.on_listening = [&](std::uint16_t port) {
+    fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
+               run->job.num_workers);
+    if (!is_loopback(setup.host))
+      fmt::print(stderr, "psgrad serve: warning: plain connections on {} are unauthenticated and "
+                         "unencrypted; use them on trusted networks only\n", setup.host);
+    std::fflush(stderr);
+    if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options);
+  };
+  const auto summary = serve_training(system, setup);
+  const int code = finish_run(summary, *run, options);
+  const int child_failures = wait_for(children);
+  return code != 0 ? code : (child_failures ? 1 : 0);
+}
+
+}  // namespace psgrad

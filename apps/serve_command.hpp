@@ -1,0 +1,19 @@
+// `psgrad serve`: the server side of a multi-process run (ParameterServer, driver, evaluator).
+#pragma once
+
+#include <string>
+
+#include "apps/run_setup.hpp"
+
+namespace psgrad {
+
+struct ServeOptions : RunOptions {
+  std::string bind;  // empty: the config's cluster.host
+  int port = -1;     // -1: the config's cluster.port; 0 picks a free one
+  std::string token;
+  bool spawn_local_workers = false;  // `train --processes`: start the workers as child processes
+};
+
+int run_serve_command(const ServeOptions& options);
+
+}  // namespace psgrad

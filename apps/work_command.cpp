@@ -1,0 +1,98 @@
+#include "apps/work_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "caf/actor_system.hpp"
+#include "caf/scoped_actor.hpp"
+#include "caf/send.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/data_worker.hpp"
+#include "actors/remote_training.hpp"
+#include "apps/host_port.hpp"
+#include "apps/job_from_config.hpp"
+#include "io/config.hpp"
+#include "io/dataset.hpp"
+
+namespace psgrad {
+
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return fmt::format("{} (pid {})", name, getpid());
+}
+
+Result<DataSplit> load_worker_data(const Config& config, const std::string& data_option) {
+  if (data_option.empty()) return load_data_shared(config.data.name, config.data.path, default_data_dir());
+  // A folder of IDX files stands in for the server's data path; otherwise it holds named sets.
+  const bool is_idx_folder = load_data_folder(data_option).ok();
+  if (is_idx_folder || !config.data.path.empty()) return load_data_shared("", data_option, "");
+  return load_data_shared(config.data.name, "", data_option);
+}
+
+}  // namespace
+
+int run_work_command(const WorkOptions& options) {
+  const auto address = parse_host_port(options.connect);
+  if (!address) {
+    fmt::print(stderr, "psgrad work: --connect: {}\n", address.error());
+    return 2;
+  }
+  auto say = [&](const std::string& line) {
+    if (!options.quiet) fmt::print(stderr, "psgrad work: {}\n", line);
+  };
+  ActorConfig actor_config(static_cast<std::size_t>(options.threads));
+  caf::actor_system system{actor_config};
+  RetryPolicy retry;
+  if (options.retry) retry.attempts = 200;
+  caf::scoped_actor self{system};
+  auto connection = connect_to_server(self, address->host, address->port, options.token, host_name(),
+                                      retry, say);
+  if (!connection) {
+    fmt::print(stderr, "psgrad work: {}\n", connection.error());
+    return 1;
+  }
+  const auto& offer = connection->offer;
+  const auto source = fmt::format("config from server {}", options.connect);
+  auto config = parse_config(offer.config, source);
+  if (!config) {
+    fmt::print(stderr, "psgrad work: {}\n", config.error());
+    return 1;
+  }
+  auto data = load_worker_data(*config, options.data);
+  if (!data) {
+    fmt::print(stderr, "psgrad work: {}\n", data.error());
+    return 1;
+  }
+  const auto job = job_from_config(*config);
+  auto worker = spawn_data_worker(system, DataWorkerSetup{job, offer.worker_index, data->train});
+  if (!worker) {
+    fmt::print(stderr, "psgrad work: {}\n", worker.error());
+    return 1;
+  }
+  const auto layout = build_model(job, data->train->width, data->train->num_classes);
+  JoinRequest request{offer.worker_index, *worker, layout->layout().hash(), data->train->width,
+                      data->train->num_classes, data->train->count, host_name()};
+  auto joined = join_server(self, connection->coordinator, request);
+  if (!joined) {
+    fmt::print(stderr, "psgrad work: {}\n", joined.error());
+    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
+    return 1;
+  }
+  say(fmt::format("joined {} as worker {} of {} (data {})", options.connect, offer.worker_index,
+                  offer.num_workers, data->description));
+  auto done = serve_until_stopped(self, connection->coordinator, *worker);
+  if (!done) {
+    fmt::print(stderr, "psgrad work: {}\n", done.error());
+    return 1;
+  }
+  say("training finished");
+  return 0;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,104 @@
+// The join handshake: who the Coordinator admits, who it refuses, and when it releases the workers.
+#include <doctest/doctest.h>
+
+#include <variant>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/coordinator.hpp"
+#include "actors/error_text.hpp"
+
+using namespace psgrad;
+
+namespace {
+
+struct Handshake {
+  ActorConfig config{2};
+  caf::actor_system system{config};
+  caf::scoped_actor self{system};
+  CoordinatorActor coordinator;
+  explicit Handshake(std::uint32_t workers, std::string token = "") {
+    coordinator = spawn_coordinator(system, CoordinatorSetup{"[training]\n", workers, std::move(token), 0xabc,
+                                                             784, 10, nullptr});
+  }
+  ~Handshake() { caf::anon_send_exit(coordinator, caf::exit_reason::user_shutdown); }
+
+  // The offer's worker index, or the refusal text.
+  std::variant<std::uint32_t, std::string> hello(std::uint32_t protocol, const std::string& token) {
+    std::variant<std::uint32_t, std::string> outcome = std::string("no answer");
+    self->request(coordinator, std::chrono::seconds(5), hello_atom::value, protocol, token, std::string("test"))
+        .receive([&](const JoinOffer& offer) { outcome = offer.worker_index; },
+                 [&](caf::error& error) { outcome = error_text(system, error); });
+    return outcome;
+  }
+  std::string join(JoinRequest request) {
+    std::string outcome = "no answer";
+    self->request(coordinator, std::chrono::seconds(5), join_atom::value, request)
+        .receive([&](std::uint32_t) { outcome = "joined"; },
+                 [&](caf::error& error) { outcome = error_text(system, error); });
+    return outcome;
+  }
+  DataWorkerActor fake_worker() {
+    return system.spawn([]() -> DataWorkerActor::behavior_type {
+      return {[](compute_atom, const Weights&) { return Gradients{}; }, [](stop_atom) { return true; }};
+    });
+  }
+  JoinRequest request(std::uint32_t index) {
+    return JoinRequest{index, fake_worker(), 0xabc, 784, 10, 100, "test"};
+  }
+};
+
+bool contains(const std::variant<std::uint32_t, std::string>& outcome, const std::string& text) {
+  return std::holds_alternative<std::string>(outcome) &&
+         std::get<std::string>(outcome).find(text) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("coordinator refuses a worker speaking another protocol version") {
+  Handshake h(1);
+  CHECK(contains(h.hello(protocol_version + 1, ""), "protocol version"));
+}
+
+TEST_CASE("coordinator refuses a worker without the join token") {
+  Handshake h(1, "secret");
+  CHECK(contains(h.hello(protocol_version, "guess"), "wrong join token"));
+  CHECK(h.hello(protocol_version, "secret") == std::variant<std::uint32_t, std::string>(0u));
+}
+
+TEST_CASE("coordinator refuses a worker whose model layout or data shape differs") {
+  Handshake h(2);
+  REQUIRE(h.hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(0u));
+  auto wrong_layout = h.request(0);
+  wrong_layout.layout_hash = 0xdef;
+  CHECK(h.join(wrong_layout).find("model layout") != std::string::npos);
+  // The refused worker's place is free again.
+  REQUIRE(h.hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(0u));
+  auto wrong_shape = h.request(0);
+  wrong_shape.input_width = 64;
+  CHECK(h.join(wrong_shape).find("data set shape 64 inputs") != std::string::npos);
+}
+
+TEST_CASE("coordinator hands out distinct worker indices and refuses one too many") {
+  Handshake h(2);
+  CHECK(h.hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(0u));
+  CHECK(h.hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(1u));
+  CHECK(contains(h.hello(protocol_version, ""), "already has its 2 workers"));
+}
+
+TEST_CASE("coordinator releases the workers once all have joined, then refuses late joiners") {
+  Handshake h(2);
+  h.hello(protocol_version, "");
+  h.hello(protocol_version, "");
+  CHECK(h.join(h.request(1)) == "joined");
+  CHECK(h.join(h.request(0)) == "joined");
+  std::size_t released = 0;
+  h.self->request(h.coordinator, std::chrono::seconds(5), wait_atom::value)
+      .receive([&](const std::vector<DataWorkerActor>& workers, const std::vector<std::string>& hosts) {
+                 released = workers.size();
+                 CHECK(hosts == std::vector<std::string>{"test", "test"});
+               },
+               [&](caf::error&) {});
+  CHECK(released == 2);
+  CHECK(contains(h.hello(protocol_version, ""), "training has already started"));
+}
