@@ -22,8 +22,8 @@ class Evaluator : public EvaluatorActor::base {
 
   behavior_type make_behavior() override {
     return {
-        [this](evaluate_atom, const Weights& weights, std::uint64_t iteration,
-               bool final) -> caf::result<EvaluationReport> {
+        [this](evaluate_atom, const Weights& weights,
+               const TrainingProgress& progress) -> caf::result<EvaluationReport> {
           if (weights.values.size() != model_->parameter_count())
             return caf::make_error(caf::sec::invalid_argument, "evaluator: weights do not fit the model");
           model_->set_weights(weights.values.data(), weights.values.size());
@@ -32,7 +32,8 @@ class Evaluator : public EvaluatorActor::base {
               ConstMatrixMap(dev_->inputs.data(), n, static_cast<Eigen::Index>(dev_->width)),
               ConstMatrixMap(dev_->targets.data(), n, static_cast<Eigen::Index>(dev_->num_classes)),
               batch_size_);
-          EvaluationReport report{iteration, weights.version, result.accuracy, result.loss, final};
+          EvaluationReport report{progress.iteration, weights.version, result.accuracy, result.loss,
+                                  progress.final, progress};
           if (on_report_) on_report_(report);
           return report;
         },

@@ -23,7 +23,7 @@ using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>:
 
 // Evaluates weight snapshots on the dev set; a request (rather than a send) gets the report back.
 using EvaluatorActor = caf::typed_actor<
-    caf::replies_to<evaluate_atom, Weights, std::uint64_t, bool>::with<EvaluationReport>>;
+    caf::replies_to<evaluate_atom, Weights, TrainingProgress>::with<EvaluationReport>>;
 
 // What a joining worker process tells the server about itself once it has built its model.
 struct JoinRequest {

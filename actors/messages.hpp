@@ -65,18 +65,39 @@ typename Inspector::result_type inspect(Inspector& f, Gradients& x) {
            x.values);
 }
 
-// What the evaluator reports for one snapshot.
-struct EvaluationReport {
+// Where training stood when a snapshot was taken; the driver fills it in, the evaluator passes it on.
+struct TrainingProgress {
   std::uint64_t iteration = 0;  // the training loop's index i, as the tutorial prints it
-  std::uint64_t version = 0;
-  double accuracy = 0.0;
-  double loss = 0.0;
+  std::uint64_t total_iterations = 0;
+  std::uint64_t samples = 0;   // training examples consumed so far
+  double wall_seconds = 0.0;   // since training started
+  double train_loss = 0.0;     // mean batch loss since the previous snapshot
+  double staleness_mean = 0.0; // so far (async)
+  double staleness_max = 0.0;
+  std::vector<std::uint64_t> gradients_per_worker;
   bool final = false;
 };
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TrainingProgress& x) {
+  return f(caf::meta::type_name("TrainingProgress"), x.iteration, x.total_iterations, x.samples,
+           x.wall_seconds, x.train_loss, x.staleness_mean, x.staleness_max, x.gradients_per_worker, x.final);
+}
+
+// What the evaluator reports for one snapshot.
+struct EvaluationReport {
+  std::uint64_t iteration = 0;  // = progress.iteration
+  std::uint64_t version = 0;
+  double accuracy = 0.0;
+  double loss = 0.0;  // dev mean cross-entropy
+  bool final = false;
+  TrainingProgress progress;
+};
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, EvaluationReport& x) {
-  return f(caf::meta::type_name("EvaluationReport"), x.iteration, x.version, x.accuracy, x.loss, x.final);
+  return f(caf::meta::type_name("EvaluationReport"), x.iteration, x.version, x.accuracy, x.loss, x.final,
+           x.progress);
 }
 
 // The outcome of one training run.

@@ -75,6 +75,7 @@ class TrainingDriver : public caf::event_based_actor {
   void sync_apply() {
     for (std::size_t k = 0; k < workers_.size(); ++k) {
       summary_.samples += gradients_[k].samples;
+      record_loss(gradients_[k].loss);
       ++summary_.gradients_per_worker[k];
     }
     request(server_, job_.request_timeout, apply_atom::value, gradients_)
@@ -106,6 +107,7 @@ class TrainingDriver : public caf::event_based_actor {
 
   void async_apply(std::size_t k, Gradients gradients) {
     summary_.samples += gradients.samples;
+    record_loss(gradients.loss);
     ++summary_.gradients_per_worker[k];
     const auto computed_from = gradients.version;
     request(server_, job_.request_timeout, apply_atom::value, std::move(gradients))
@@ -132,14 +134,35 @@ class TrainingDriver : public caf::event_based_actor {
   void maybe_evaluate(std::uint64_t index) {
     // A plain send without a sender: the evaluator's report goes to its callback, not back here.
     if (job_.eval_frequency > 0 && index % job_.eval_frequency == 0)
-      caf::anon_send(evaluator_, evaluate_atom::value, current_, index, false);
+      caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
+  }
+
+  TrainingProgress progress(std::uint64_t index, bool final) {
+    TrainingProgress p;
+    p.iteration = index;
+    p.total_iterations = job_.mode == TrainingMode::sync ? job_.iterations : job_.iterations * workers_.size();
+    p.samples = summary_.samples;
+    p.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    p.train_loss = loss_count_ ? loss_sum_ / static_cast<double>(loss_count_) : 0.0;
+    loss_sum_ = 0.0;
+    loss_count_ = 0;
+    p.staleness_mean = summary_.staleness_mean;
+    p.staleness_max = summary_.staleness_max;
+    p.gradients_per_worker = summary_.gradients_per_worker;
+    p.final = final;
+    return p;
+  }
+
+  void record_loss(float loss) {
+    loss_sum_ += loss;
+    ++loss_count_;
   }
 
   void finish() {
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     summary_.final_weights = current_;
     // Requests reach the evaluator after every snapshot sent before, so this report comes last.
-    request(evaluator_, caf::infinite, evaluate_atom::value, current_, summary_.steps, true)
+    request(evaluator_, caf::infinite, evaluate_atom::value, current_, progress(summary_.steps, true))
         .then([this](EvaluationReport& report) {
                 summary_.final_accuracy = report.accuracy;
                 summary_.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
@@ -175,6 +198,8 @@ class TrainingDriver : public caf::event_based_actor {
   std::uint64_t issued_ = 0;
   std::uint64_t total_steps_ = 0;
   double staleness_sum_ = 0.0;
+  double loss_sum_ = 0.0;
+  std::uint64_t loss_count_ = 0;
   bool failed_ = false;
   Clock::time_point start_;
   TrainingSummary summary_;
