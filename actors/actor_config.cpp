@@ -17,6 +17,8 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<DataWorkerActor>("psgrad::DataWorkerActor");
   add_message_type<ParameterServerActor>("psgrad::ParameterServerActor");
   add_message_type<JoinOffer>("psgrad::JoinOffer");
+  add_message_type<WorkerStreamState>("psgrad::WorkerStreamState");
+  add_message_type<ServerState>("psgrad::ServerState");
   add_message_type<JoinRequest>("psgrad::JoinRequest");
   add_message_type<CoordinatorActor>("psgrad::CoordinatorActor");
   load<caf::io::middleman>();

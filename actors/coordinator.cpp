@@ -27,6 +27,7 @@ class Coordinator : public CoordinatorActor::base {
         [this](hello_atom, std::uint32_t protocol, const std::string& token,
                const std::string& host) -> caf::result<JoinOffer> { return hello(protocol, token, host); },
         [this](join_atom, const JoinRequest& request) -> caf::result<std::uint32_t> { return join(request); },
+        [this](driver_atom, const caf::actor& driver) { driver_ = driver; },
         [this](wait_atom) -> caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> {
           waiting_ = make_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>>();
           maybe_start();
@@ -46,21 +47,30 @@ class Coordinator : public CoordinatorActor::base {
       return refuse(host, fmt::format("protocol version {} does not match the server's {}", protocol,
                                       protocol_version));
     if (token != setup_.token) return refuse(host, "wrong join token");
-    if (started_) return refuse(host, "training has already started; join the next run");
+    if (started_ && !setup_.elastic) return refuse(host, "training has already started; join the next run");
+    // An elastic job that is running grows by one place per newcomer.
+    if (started_ && std::none_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.reserved; }))
+      slots_.emplace_back();
     for (std::uint32_t k = 0; k < slots_.size(); ++k) {
       if (slots_[k].reserved) continue;
       slots_[k].reserved = true;
       slots_[k].reserved_by = caf::actor_cast<caf::actor_addr>(current_sender());
       slots_[k].host = host;
       monitor(caf::actor_cast<caf::actor>(current_sender()));
-      return JoinOffer{protocol_version, k, setup_.num_workers, setup_.config};
+      JoinOffer offer{protocol_version, k, static_cast<std::uint32_t>(slots_.size()), setup_.config};
+      for (const auto& stream : setup_.resume_streams)
+        if (stream.worker == k) {
+          offer.resume = true;
+          offer.stream = stream;
+        }
+      return offer;
     }
     return refuse(host, fmt::format("the run already has its {} workers", setup_.num_workers));
   }
 
   caf::result<std::uint32_t> join(const JoinRequest& request) {
     const auto host = request.host;
-    if (started_) return refuse(host, "training has already started; join the next run");
+    if (started_ && !setup_.elastic) return refuse(host, "training has already started; join the next run");
     if (request.worker_index >= slots_.size() || !slots_[request.worker_index].reserved ||
         slots_[request.worker_index].worker)
       return refuse(host, fmt::format("worker index {} was not offered to this worker", request.worker_index));
@@ -84,6 +94,11 @@ class Coordinator : public CoordinatorActor::base {
     slot.worker = request.worker;
     monitor(slot.worker);
     ++joined_;
+    if (started_) {
+      event(fmt::format("worker {} joined the running job from {}", request.worker_index, host));
+      if (driver_) caf::anon_send(driver_, add_worker_atom::value, slot.worker, host, request.worker_index);
+      return joined_;
+    }
     event(fmt::format("worker {} joined from {} ({} of {})", request.worker_index, host, joined_,
                       setup_.num_workers));
     maybe_start();
@@ -91,11 +106,12 @@ class Coordinator : public CoordinatorActor::base {
   }
 
   void maybe_start() {
-    if (started_ || joined_ < slots_.size() || !waiting_.pending()) return;
+    if (started_ || joined_ < setup_.num_workers || !waiting_.pending()) return;
     started_ = true;
     std::vector<DataWorkerActor> workers;
     std::vector<std::string> hosts;
     for (const auto& slot : slots_) {
+      if (!slot.worker) continue;
       workers.push_back(slot.worker);
       hosts.push_back(slot.host);
     }
@@ -127,6 +143,7 @@ class Coordinator : public CoordinatorActor::base {
   std::uint32_t joined_ = 0;
   bool started_ = false;
   caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> waiting_;
+  caf::actor driver_;
 };
 
 }  // namespace

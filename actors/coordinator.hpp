@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "caf/actor_system.hpp"
 #include "actors/interfaces.hpp"
@@ -18,6 +19,8 @@ struct CoordinatorSetup {
   std::uint64_t input_width = 0;
   std::uint64_t num_classes = 0;
   std::function<void(const std::string&)> on_event;  // one line per join, refusal or loss
+  bool elastic = false;  // admit workers while training runs, handing them to the driver
+  std::vector<WorkerStreamState> resume_streams;  // by worker index, when resuming a checkpoint
 };
 
 CoordinatorActor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);

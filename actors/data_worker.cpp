@@ -26,12 +26,20 @@ class DataWorker : public DataWorkerActor::base {
         dropout_rng_(worker_dropout_seed(setup_->job.seed, setup_->worker_index)),
         pool_(model_->parameter_count()) {
     model_->reserve(setup_->job.batch_size);
+    if (setup_->resume) {
+      batches_.restore(setup_->resume->data);
+      dropout_rng_.set_state(setup_->resume->dropout);
+    }
   }
 
   behavior_type make_behavior() override {
     return {
         [this](compute_atom, const Weights& weights) -> caf::result<Gradients> {
           return compute_gradients(weights);
+        },
+        [this](state_atom) -> WorkerStreamState {
+          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index), batches_.position(),
+                                   dropout_rng_.state()};
         },
         [this](stop_atom) {
           quit();

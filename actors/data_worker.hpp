@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "caf/actor_system.hpp"
 #include "actors/interfaces.hpp"
@@ -18,6 +19,7 @@ struct DataWorkerSetup {
   std::size_t worker_index = 0;
   std::shared_ptr<const Dataset> train;
   std::chrono::milliseconds delay{0};  // extra time per gradient, to simulate a slow machine
+  std::optional<WorkerStreamState> resume;  // continue a checkpointed data stream
 };
 
 // Fails when the job's architecture cannot be built for the data set.

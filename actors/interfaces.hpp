@@ -14,12 +14,15 @@ namespace psgrad {
 using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, Gradients>::with<Weights>,
     caf::replies_to<apply_atom, std::vector<Gradients>>::with<Weights>,
-    caf::replies_to<weights_atom>::with<Weights>>;
+    caf::replies_to<weights_atom>::with<Weights>,
+    caf::replies_to<state_atom>::with<ServerState>>;
 
 // Holds a model copy and its own data stream; answers with the gradient of its next batch. "stop"
 // is acknowledged before the worker quits, so a remote process knows its job is done.
+// "state" reports where its data stream and dropout generator stand, for checkpoints.
 using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>::with<Gradients>,
-                                         caf::replies_to<stop_atom>::with<bool>>;
+                                         caf::replies_to<stop_atom>::with<bool>,
+                                         caf::replies_to<state_atom>::with<WorkerStreamState>>;
 
 // Evaluates weight snapshots on the dev set; a request (rather than a send) gets the report back.
 using EvaluatorActor = caf::typed_actor<
@@ -45,10 +48,11 @@ typename Inspector::result_type inspect(Inspector& f, JoinRequest& x) {
 // Accepts worker processes: "hello" (protocol version, join token, host) reserves a worker index and
 // answers with the run's configuration; "join" registers the worker's DataWorker after checking that
 // its model layout and data shape match the server's; "wait" answers with the workers and their
-// hosts once all have joined.
+// hosts once all have joined; "driver" names the actor that takes workers joining a running job.
 using CoordinatorActor = caf::typed_actor<
     caf::replies_to<hello_atom, std::uint32_t, std::string, std::string>::with<JoinOffer>,
     caf::replies_to<join_atom, JoinRequest>::with<std::uint32_t>,
-    caf::replies_to<wait_atom>::with<std::vector<DataWorkerActor>, std::vector<std::string>>>;
+    caf::replies_to<wait_atom>::with<std::vector<DataWorkerActor>, std::vector<std::string>>,
+    caf::reacts_to<driver_atom, caf::actor>>;
 
 }  // namespace psgrad

@@ -1,5 +1,7 @@
 #include "actors/local_training.hpp"
 
+#include <fmt/format.h>
+
 #include "caf/scoped_actor.hpp"
 #include "actors/data_worker.hpp"
 #include "actors/error_text.hpp"
@@ -8,9 +10,9 @@
 
 namespace psgrad {
 
-Result<std::shared_ptr<ParameterServerState>> initial_server_state(const TrainingJob& job,
-                                                                  std::size_t input_width,
-                                                                  std::size_t output_width) {
+Result<std::shared_ptr<ParameterServerState>> initial_server_state(
+    const TrainingJob& job, std::size_t input_width, std::size_t output_width,
+    const std::optional<TrainingCheckpoint>& resume) {
   auto model = build_initialized_model(job, input_width, output_width);
   if (!model) return Error{model.error()};
   auto optimizer = build_optimizer(job, model->layout());
@@ -19,26 +21,47 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(const Trainin
   state->layout = model->layout();
   state->weights.assign(model->weights().begin(), model->weights().end());
   state->optimizer = std::move(optimizer).value();
+  if (resume) {
+    if (resume->layout_hash != state->layout.hash() || resume->weights.size() != state->weights.size())
+      return Error{fmt::format("checkpoint is for another model: layout {:016x} with {} weights, this "
+                               "model has layout {:016x} with {}",
+                               resume->layout_hash, resume->weights.size(), state->layout.hash(),
+                               state->weights.size())};
+    if (!state->optimizer->set_state(resume->optimizer))
+      return Error{fmt::format("checkpoint's optimizer state does not fit {}", job.optimizer)};
+    state->weights = resume->weights;
+    state->version = resume->version;
+  }
   return state;
+}
+
+std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
+                                                std::size_t worker) {
+  if (!resume) return std::nullopt;
+  for (const auto& stream : resume->workers)
+    if (stream.worker == worker) return stream;
+  return std::nullopt;
 }
 
 Result<TrainingSummary> train_in_process(caf::actor_system& system, const TrainingJob& job,
                                          std::shared_ptr<const Dataset> train,
-                                         std::shared_ptr<const Dataset> dev, ReportCallback on_report) {
+                                         std::shared_ptr<const Dataset> dev, ReportCallback on_report,
+                                         DriverHooks hooks, const std::optional<TrainingCheckpoint>& resume) {
   if (job.num_workers == 0) return Error{"at least one worker is needed"};
-  auto state = initial_server_state(job, train->width, train->num_classes);
+  auto state = initial_server_state(job, train->width, train->num_classes, resume);
   if (!state) return Error{state.error()};
   auto server = spawn_parameter_server(system, std::move(state).value());
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.num_workers; ++k) {
-    const auto delay = k < job.worker_delays.size() ? job.worker_delays[k] : std::chrono::milliseconds{0};
-    auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, delay});
+    auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k),
+                                                            resumed_stream(resume, k)});
     if (!worker) return Error{worker.error()};
     workers.push_back(std::move(worker).value());
   }
   auto evaluator = spawn_evaluator(system, job, std::move(dev), std::move(on_report));
   if (!evaluator) return Error{evaluator.error()};
-  auto driver = spawn_training_driver(system, job, server, workers, evaluator.value());
+  if (resume) hooks.start_iteration = resume->iteration;
+  auto driver = spawn_training_driver(system, job, server, workers, evaluator.value(), std::move(hooks));
   auto summary = run_driver(system, driver);
   // Local actors would otherwise live on until the system shuts down.
   caf::anon_send_exit(server, caf::exit_reason::user_shutdown);

@@ -2,25 +2,35 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "caf/actor.hpp"
 #include "caf/actor_system.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/parameter_server.hpp"
+#include "actors/training_driver.hpp"
 #include "actors/training_job.hpp"
 #include "model/dataset.hpp"
 
 namespace psgrad {
 
 // The server's starting state: the initialized model's weights, its layout and a fresh optimizer.
-Result<std::shared_ptr<ParameterServerState>> initial_server_state(const TrainingJob& job,
-                                                                         std::size_t input_width,
-                                                                         std::size_t output_width);
+// With resume, the checkpoint's weights, optimizer state and step count instead, once its layout
+// has been checked against the job's model.
+Result<std::shared_ptr<ParameterServerState>> initial_server_state(
+    const TrainingJob& job, std::size_t input_width, std::size_t output_width,
+    const std::optional<TrainingCheckpoint>& resume = std::nullopt);
+
+// The stream a resumed worker continues, if the checkpoint has one for it.
+std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
+                                                std::size_t worker);
 
 Result<TrainingSummary> train_in_process(caf::actor_system& system, const TrainingJob& job,
                                          std::shared_ptr<const Dataset> train,
-                                         std::shared_ptr<const Dataset> dev, ReportCallback on_report);
+                                         std::shared_ptr<const Dataset> dev, ReportCallback on_report,
+                                         DriverHooks hooks = {},
+                                         const std::optional<TrainingCheckpoint>& resume = std::nullopt);
 
 // Sends the driver its run request and blocks until the summary (or the error) comes back.
 Result<TrainingSummary> run_driver(caf::actor_system& system, const caf::actor& driver);

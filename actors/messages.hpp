@@ -8,6 +8,8 @@
 #include "caf/atom.hpp"
 #include "caf/meta/type_name.hpp"
 #include "actors/float_buffer.hpp"
+#include "model/checkpoint.hpp"
+#include "model/optimizer.hpp"
 
 namespace psgrad {
 
@@ -20,9 +22,28 @@ using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using hello_atom = caf::atom_constant<caf::atom("hello")>;
 using join_atom = caf::atom_constant<caf::atom("join")>;
 using wait_atom = caf::atom_constant<caf::atom("wait")>;
+using state_atom = caf::atom_constant<caf::atom("state")>;
+using driver_atom = caf::atom_constant<caf::atom("driver")>;
+using add_worker_atom = caf::atom_constant<caf::atom("addworker")>;
+using rejoin_atom = caf::atom_constant<caf::atom("rejoin")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
 constexpr std::uint32_t protocol_version = 1;
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
+  return f(caf::meta::type_name("DataPosition"), x.epoch, x.cursor, x.epoch_rng);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WorkerStreamState& x) {
+  return f(caf::meta::type_name("WorkerStreamState"), x.worker, x.data, x.dropout);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, OptimizerState& x) {
+  return f(caf::meta::type_name("OptimizerState"), x.buffers, x.counts);
+}
 
 // The server's answer to a worker's "hello": everything the worker needs to build its part.
 struct JoinOffer {
@@ -30,12 +51,16 @@ struct JoinOffer {
   std::uint32_t worker_index = 0;
   std::uint32_t num_workers = 0;
   std::string config;  // the resolved configuration, as TOML
+  bool resume = false;  // continue the data stream below instead of starting it from the seed
+  WorkerStreamState stream;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, JoinOffer& x) {
-  return f(caf::meta::type_name("JoinOffer"), x.protocol, x.worker_index, x.num_workers, x.config);
+  return f(caf::meta::type_name("JoinOffer"), x.protocol, x.worker_index, x.num_workers, x.config, x.resume,
+           x.stream);
 }
+
 
 // Model weights after `version` optimizer steps.
 struct Weights {
@@ -63,6 +88,17 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Gradients& x) {
   return f(caf::meta::type_name("Gradients"), x.version, x.layout_hash, x.worker, x.samples, x.loss,
            x.values);
+}
+
+// The server's whole state, for checkpoints (stays inside the server's process).
+struct ServerState {
+  Weights weights;
+  OptimizerState optimizer;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ServerState& x) {
+  return f(caf::meta::type_name("ServerState"), x.weights, x.optimizer);
 }
 
 // Where training stood when a snapshot was taken; the driver fills it in, the evaluator passes it on.

@@ -42,6 +42,7 @@ class ParameterServer : public ParameterServerActor::base {
           return snapshot();
         },
         [this](weights_atom) -> Weights { return snapshot(); },
+        [this](state_atom) -> ServerState { return ServerState{snapshot(), state_->optimizer->state()}; },
     };
   }
 

@@ -14,21 +14,9 @@
 
 namespace psgrad {
 
-namespace {
-
-void stop_workers(caf::actor_system& system, const std::vector<DataWorkerActor>& workers) {
-  caf::scoped_actor self{system};
-  // Acknowledged stops: the workers' processes learn the job is done before we go away.
-  for (const auto& worker : workers)
-    self->request(worker, std::chrono::seconds(5), stop_atom::value)
-        .receive([](bool) {}, [](caf::error&) {});
-}
-
-}  // namespace
-
 Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup) {
   const auto& job = setup.job;
-  auto state = initial_server_state(job, setup.dev->width, setup.dev->num_classes);
+  auto state = initial_server_state(job, setup.dev->width, setup.dev->num_classes, setup.resume);
   if (!state) return Error{state.error()};
   CoordinatorSetup coordinator_setup{setup.config,
                                      static_cast<std::uint32_t>(job.num_workers),
@@ -36,7 +24,9 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                      state.value()->layout.hash(),
                                      setup.dev->width,
                                      setup.dev->num_classes,
-                                     setup.on_event};
+                                     setup.on_event,
+                                     job.elastic,
+                                     setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{}};
   auto coordinator = spawn_coordinator(system, std::move(coordinator_setup));
   auto shutdown = [&](const std::vector<caf::actor>& others) {
     for (const auto& other : others) caf::anon_send_exit(other, caf::exit_reason::user_shutdown);
@@ -81,9 +71,14 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
     shutdown({caf::actor_cast<caf::actor>(server)});
     return Error{evaluator.error()};
   }
-  auto driver = spawn_training_driver(system, job, server, workers, evaluator.value(), names);
-  summary = run_driver(system, driver);
-  stop_workers(system, workers);
+  DriverHooks hooks;
+  hooks.worker_names = names;
+  hooks.on_event = setup.on_event;
+  hooks.on_checkpoint = setup.on_checkpoint;
+  if (setup.resume) hooks.start_iteration = setup.resume->iteration;
+  auto driver = spawn_training_driver(system, job, server, workers, evaluator.value(), std::move(hooks));
+  caf::anon_send(coordinator, driver_atom::value, driver);
+  summary = run_driver(system, driver);  // the driver stops the workers before it answers
   system.middleman().unpublish(coordinator, *port);
   shutdown({caf::actor_cast<caf::actor>(server), caf::actor_cast<caf::actor>(evaluator.value())});
   return summary;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "caf/actor_system.hpp"
@@ -13,6 +14,7 @@
 #include "actors/evaluator.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/training_job.hpp"
+#include "model/checkpoint.hpp"
 #include "model/dataset.hpp"
 
 namespace psgrad {
@@ -28,6 +30,8 @@ struct ServeSetup {
   std::function<void(std::uint16_t port)> on_listening;
   std::function<void(const std::string&)> on_event;
   ReportCallback on_report;
+  std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints
+  std::optional<TrainingCheckpoint> resume;
 };
 
 // Publishes, waits for job.num_workers workers, trains, stops the workers, unpublishes.

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
-#include "caf/response_promise.hpp"
-#include "caf/send.hpp"
 #include "actors/error_text.hpp"
 
 namespace psgrad {
@@ -17,92 +15,217 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+struct WorkerSlot {
+  DataWorkerActor handle;
+  std::string name;
+  bool alive = true;
+  bool busy = false;       // a compute request, or (async) the apply of its answer, is outstanding
+  bool applying = false;   // async: its gradient arrived and is being applied
+  std::uint64_t round = 0; // which request the outstanding one is, to ignore stale answers
+};
+
 class TrainingDriver : public caf::event_based_actor {
  public:
   TrainingDriver(caf::actor_config& config, TrainingJob job, ParameterServerActor server,
-                 std::vector<DataWorkerActor> workers, EvaluatorActor evaluator,
-                 std::vector<std::string> names)
+                 std::vector<DataWorkerActor> workers, EvaluatorActor evaluator, DriverHooks hooks)
       : caf::event_based_actor(config),
-        names_(std::move(names)),
         job_(std::move(job)),
         server_(std::move(server)),
-        workers_(std::move(workers)),
         evaluator_(std::move(evaluator)),
-        gradients_(workers_.size()) {
+        hooks_(std::move(hooks)) {
+    for (std::size_t k = 0; k < workers.size(); ++k) add_slot(k, std::move(workers[k]), name_from_hooks(k));
     summary_.mode = mode_name(job_.mode);
-    summary_.gradients_per_worker.assign(workers_.size(), 0);
+    iteration_ = hooks_.start_iteration;
+    summary_.steps = job_.mode == TrainingMode::async ? hooks_.start_iteration : 0;
+    total_steps_ = job_.iterations * std::max<std::size_t>(1, job_.num_workers);
   }
 
   caf::behavior make_behavior() override {
-    // A remote worker's process may die with our request pending: the down message fails the run at
-    // once instead of waiting for the request timeout.
-    for (auto& worker : workers_) monitor(worker);
+    // A remote worker's process may die with our request pending: the down message drops it at once
+    // instead of waiting for the request timeout.
     set_down_handler([this](caf::down_msg& down) {
-      for (std::size_t k = 0; k < workers_.size(); ++k)
-        if (workers_[k].address() == down.source)
-          fail(fmt::format("{} is gone", worker_name(k)), down.reason);
+      for (std::size_t k = 0; k < slots_.size(); ++k)
+        if (slots_[k].handle.address() == down.source)
+          lose(k, down_reason(down.reason));
     });
     return {
         [this](run_atom) {
           promise_ = make_response_promise();
           start_ = Clock::now();
           request(server_, job_.request_timeout, weights_atom::value)
-              .then([this](Weights& weights) {
-                current_ = std::move(weights);
-                if (job_.mode == TrainingMode::sync) sync_iteration();
-                else async_start();
-              },
-              [this](caf::error& error) { fail("parameter server", error); });
+              .then(
+                  [this](Weights& weights) {
+                    current_ = std::move(weights);
+                    if (job_.mode == TrainingMode::sync) sync_iteration();
+                    else async_start();
+                  },
+                  [this](caf::error& error) { fail("parameter server", error); });
+        },
+        [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
+          add_slot(index, std::move(worker), host);
+          event(fmt::format("{} takes part from the next step", worker_name(index)));
+          if (waiting_for_workers_) {
+            waiting_for_workers_ = false;
+            if (job_.mode == TrainingMode::sync) sync_iteration();
+            else if (issued_ < total_steps_) async_issue(index);
+          } else if (job_.mode == TrainingMode::async && started_async_ && issued_ < total_steps_) {
+            async_issue(index);
+          }
+        },
+        [this](rejoin_atom, std::uint64_t wait_round) {
+          if (waiting_for_workers_ && wait_round == wait_round_)
+            fail("training", caf::make_error(caf::sec::runtime_error,
+                                             fmt::format("every worker was lost and none joined within {} ms",
+                                                         job_.rejoin_timeout.count())));
         },
     };
   }
 
  private:
+  // -- workers -----------------------------------------------------------------------------------
+  std::string name_from_hooks(std::size_t k) const {
+    return k < hooks_.worker_names.size() ? hooks_.worker_names[k] : std::string();
+  }
+
+  void add_slot(std::size_t k, DataWorkerActor handle, std::string name) {
+    if (slots_.size() <= k) {
+      slots_.resize(k + 1, WorkerSlot{DataWorkerActor{}, {}, false});
+      gradients_.resize(k + 1);
+      summary_.gradients_per_worker.resize(k + 1, 0);
+    }
+    monitor(handle);
+    slots_[k] = WorkerSlot{std::move(handle), std::move(name), true};
+  }
+
+  std::size_t alive_count() const {
+    return static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](const WorkerSlot& s) { return s.alive; }));
+  }
+
+  std::string worker_name(std::size_t k) const {
+    return k < slots_.size() && !slots_[k].name.empty() ? fmt::format("worker {} on {}", k, slots_[k].name)
+                                                        : fmt::format("worker {}", k);
+  }
+
+  void lose(std::size_t k, const std::string& reason) {
+    auto& slot = slots_[k];
+    if (!slot.alive || finished_) return;
+    slot.alive = false;
+    ++slot.round;  // whatever it still answers is ignored
+    event(fmt::format("{} lost: {}; continuing with {} worker(s)", worker_name(k), reason, alive_count()));
+    const bool was_busy = slot.busy;
+    slot.busy = false;
+    if (job_.mode == TrainingMode::sync) {
+      gradients_[k] = Gradients{};
+      if (was_busy && --pending_ == 0) return sync_apply();
+    } else if (was_busy && !slot.applying) {
+      --issued_;  // its step is taken over by whoever answers next
+    }
+    slot.applying = false;
+    if (alive_count() == 0) all_lost();
+  }
+
+  std::string down_reason(const caf::error& reason) {
+    if (reason == caf::exit_reason::remote_link_unreachable)
+      return "its connection dropped (the process died, froze or lost the network)";
+    return reason ? error_text(system(), reason) : std::string("it stopped");
+  }
+
+  void worker_failed(std::size_t k, std::uint64_t round, const caf::error& error) {
+    if (round != slots_[k].round) return;
+    lose(k, error == caf::sec::request_timeout
+                ? fmt::format("no answer within {} ms", job_.request_timeout.count())
+                : error_text(system(), error));
+  }
+
+  void all_lost() {
+    if (waiting_for_workers_ || failed_) return;
+    waiting_for_workers_ = true;
+    auto next = [this] {
+      if (!job_.elastic || job_.rejoin_timeout.count() == 0)
+        return fail("training", caf::make_error(caf::sec::runtime_error, "every worker was lost"));
+      event(fmt::format("every worker was lost; waiting {} ms for a worker to join", job_.rejoin_timeout.count()));
+      delayed_send(this, job_.rejoin_timeout, rejoin_atom::value, ++wait_round_);
+    };
+    // Nothing is lost: the server's state goes to disk before we wait or give up.
+    if (hooks_.on_checkpoint) take_checkpoint(next);
+    else next();
+  }
+
   // -- synchronous: every worker computes from the same weights, one step from their sum ----------
   void sync_iteration() {
-    if (iteration_ == job_.iterations) return finish();
-    pending_ = workers_.size();
-    for (std::size_t k = 0; k < workers_.size(); ++k) {
-      request(workers_[k], job_.request_timeout, compute_atom::value, current_)
-          .then([this, k](Gradients& gradients) {
-                  gradients_[k] = std::move(gradients);
-                  if (--pending_ == 0) sync_apply();
-                },
-                [this, k](caf::error& error) { fail(worker_name(k), error); });
+    if (iteration_ >= job_.iterations) return finish();
+    if (alive_count() == 0) return all_lost();
+    pending_ = 0;
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+      auto& slot = slots_[k];
+      if (!slot.alive) continue;
+      ++pending_;
+      slot.busy = true;
+      const auto round = ++slot.round;
+      request(slot.handle, job_.request_timeout, compute_atom::value, current_)
+          .then(
+              [this, k, round](Gradients& gradients) {
+                if (round != slots_[k].round) return;
+                slots_[k].busy = false;
+                gradients_[k] = std::move(gradients);
+                if (--pending_ == 0) sync_apply();
+              },
+              [this, k, round](caf::error& error) { worker_failed(k, round, error); });
     }
   }
 
   void sync_apply() {
-    for (std::size_t k = 0; k < workers_.size(); ++k) {
+    // In worker order, so that the sum (and the run) is deterministic.
+    std::vector<Gradients> received;
+    for (std::size_t k = 0; k < gradients_.size(); ++k) {
+      if (gradients_[k].values.empty()) continue;
       summary_.samples += gradients_[k].samples;
       record_loss(gradients_[k].loss);
       ++summary_.gradients_per_worker[k];
+      received.push_back(std::move(gradients_[k]));
+      gradients_[k] = Gradients{};
     }
-    request(server_, job_.request_timeout, apply_atom::value, gradients_)
-        .then([this](Weights& weights) {
-                current_ = std::move(weights);
-                for (auto& gradients : gradients_) gradients.values = FloatBuffer();
-                ++summary_.steps;
-                record_staleness(0);
-                maybe_evaluate(iteration_);
-                ++iteration_;
+    if (received.empty()) return all_lost();
+    request(server_, job_.request_timeout, apply_atom::value, std::move(received))
+        .then(
+            [this](Weights& weights) {
+              current_ = std::move(weights);
+              ++summary_.steps;
+              record_staleness(0);
+              maybe_evaluate(iteration_);
+              ++iteration_;
+              if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
+                take_checkpoint([this] { sync_iteration(); });
+              else
                 sync_iteration();
-              },
-              [this](caf::error& error) { fail("parameter server", error); });
+            },
+            [this](caf::error& error) { fail("parameter server", error); });
   }
 
   // -- asynchronous: each gradient is applied when it arrives; its worker gets the newest weights --
   void async_start() {
-    total_steps_ = job_.iterations * workers_.size();
-    for (std::size_t k = 0; k < workers_.size() && issued_ < total_steps_; ++k) async_issue(k);
-    if (total_steps_ == 0) finish();
+    started_async_ = true;
+    issued_ = summary_.steps;
+    for (std::size_t k = 0; k < slots_.size() && issued_ < total_steps_; ++k)
+      if (slots_[k].alive) async_issue(k);
+    if (summary_.steps >= total_steps_) finish();
   }
 
   void async_issue(std::size_t k) {
+    auto& slot = slots_[k];
+    if (!slot.alive || slot.busy) return;
     ++issued_;
-    request(workers_[k], job_.request_timeout, compute_atom::value, current_)
-        .then([this, k](Gradients& gradients) { async_apply(k, std::move(gradients)); },
-              [this, k](caf::error& error) { fail(worker_name(k), error); });
+    slot.busy = true;
+    const auto round = ++slot.round;
+    request(slot.handle, job_.request_timeout, compute_atom::value, current_)
+        .then(
+            [this, k, round](Gradients& gradients) {
+              if (round != slots_[k].round) return;
+              // Still busy until its gradient is applied: it then gets the weights that include it.
+              slots_[k].applying = true;
+              async_apply(k, std::move(gradients));
+            },
+            [this, k, round](caf::error& error) { worker_failed(k, round, error); });
   }
 
   void async_apply(std::size_t k, Gradients gradients) {
@@ -111,36 +234,83 @@ class TrainingDriver : public caf::event_based_actor {
     ++summary_.gradients_per_worker[k];
     const auto computed_from = gradients.version;
     request(server_, job_.request_timeout, apply_atom::value, std::move(gradients))
-        .then([this, k, computed_from](Weights& weights) {
-                // The server was at weights.version - 1 when it applied this gradient.
-                record_staleness(static_cast<double>(weights.version - 1 - computed_from));
-                current_ = std::move(weights);
-                const auto step = summary_.steps++;
-                maybe_evaluate(step);
-                if (issued_ < total_steps_) async_issue(k);
-                if (summary_.steps == total_steps_) finish();
+        .then(
+            [this, k, computed_from](Weights& weights) {
+              // The server was at weights.version - 1 when it applied this gradient.
+              record_staleness(static_cast<double>(weights.version - 1 - computed_from));
+              current_ = std::move(weights);
+              slots_[k].busy = false;
+              slots_[k].applying = false;
+              const auto step = summary_.steps++;
+              maybe_evaluate(step);
+              if (summary_.steps >= total_steps_) return finish();
+              if (checkpoint_due(summary_.steps)) take_checkpoint([] {});
+              if (issued_ < total_steps_) async_issue(k);
+              // A worker lost earlier left its step to the others: hand it to any idle one.
+              for (std::size_t other = 0; other < slots_.size() && issued_ < total_steps_; ++other)
+                if (slots_[other].alive && !slots_[other].busy) async_issue(other);
+            },
+            [this](caf::error& error) { fail("parameter server", error); });
+  }
+
+  // -- checkpoints -----------------------------------------------------------------------------------
+  bool checkpoint_due(std::uint64_t done) const {
+    return hooks_.on_checkpoint && job_.checkpoint_every > 0 && done % job_.checkpoint_every == 0;
+  }
+
+  // Collects the server's state and every live worker's stream position, hands them to the hook,
+  // then continues with `then`. In sync mode the workers are idle here, so the positions are exact.
+  void take_checkpoint(std::function<void()> then) {
+    auto checkpoint = std::make_shared<TrainingCheckpoint>();
+    checkpoint->iteration = job_.mode == TrainingMode::sync ? iteration_ : summary_.steps;
+    auto pending = std::make_shared<std::size_t>(1 + alive_count());
+    auto done = [this, checkpoint, pending, then] {
+      if (--*pending != 0) return;
+      std::sort(checkpoint->workers.begin(), checkpoint->workers.end(),
+                [](const WorkerStreamState& a, const WorkerStreamState& b) { return a.worker < b.worker; });
+      hooks_.on_checkpoint(*checkpoint);
+      then();
+    };
+    request(server_, job_.request_timeout, state_atom::value)
+        .then(
+            [checkpoint, done](ServerState& state) {
+              checkpoint->version = state.weights.version;
+              checkpoint->layout_hash = state.weights.layout_hash;
+              checkpoint->weights = state.weights.values.values();
+              checkpoint->optimizer = std::move(state.optimizer);
+              done();
+            },
+            [this](caf::error& error) { fail("parameter server", error); });
+    for (auto& slot : slots_) {
+      if (!slot.alive) continue;
+      request(slot.handle, job_.request_timeout, state_atom::value)
+          .then(
+              [checkpoint, done](WorkerStreamState& stream) {
+                checkpoint->workers.push_back(stream);
+                done();
               },
-              [this](caf::error& error) { fail("parameter server", error); });
+              [done](caf::error&) { done(); });  // a worker lost meanwhile restarts from its seed
+    }
   }
 
   // -- shared ----------------------------------------------------------------------------------------
   void record_staleness(double staleness) {
-    summary_.staleness_min = summary_.steps == 1 ? staleness : std::min(summary_.staleness_min, staleness);
+    staleness_count_ += 1;
+    summary_.staleness_min = staleness_count_ == 1 ? staleness : std::min(summary_.staleness_min, staleness);
     summary_.staleness_max = std::max(summary_.staleness_max, staleness);
     staleness_sum_ += staleness;
-    summary_.staleness_mean = staleness_sum_ / static_cast<double>(summary_.steps);
+    summary_.staleness_mean = staleness_sum_ / static_cast<double>(staleness_count_);
   }
 
-  void maybe_evaluate(std::uint64_t index) {
-    // A plain send without a sender: the evaluator's report goes to its callback, not back here.
-    if (job_.eval_frequency > 0 && index % job_.eval_frequency == 0)
-      caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
+  void record_loss(float loss) {
+    loss_sum_ += loss;
+    ++loss_count_;
   }
 
   TrainingProgress progress(std::uint64_t index, bool final) {
     TrainingProgress p;
     p.iteration = index;
-    p.total_iterations = job_.mode == TrainingMode::sync ? job_.iterations : job_.iterations * workers_.size();
+    p.total_iterations = job_.mode == TrainingMode::sync ? job_.iterations : total_steps_;
     p.samples = summary_.samples;
     p.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     p.train_loss = loss_count_ ? loss_sum_ / static_cast<double>(loss_count_) : 0.0;
@@ -153,43 +323,73 @@ class TrainingDriver : public caf::event_based_actor {
     return p;
   }
 
-  void record_loss(float loss) {
-    loss_sum_ += loss;
-    ++loss_count_;
+  void maybe_evaluate(std::uint64_t index) {
+    // A plain send without a sender: the evaluator's report goes to its callback, not back here.
+    if (job_.eval_frequency > 0 && index % job_.eval_frequency == 0)
+      caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
+  }
+
+  void event(const std::string& line) {
+    if (hooks_.on_event) hooks_.on_event(line);
   }
 
   void finish() {
+    if (finished_) return;
+    finished_ = true;
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     summary_.final_weights = current_;
-    // Requests reach the evaluator after every snapshot sent before, so this report comes last.
-    request(evaluator_, caf::infinite, evaluate_atom::value, current_, progress(summary_.steps, true))
-        .then([this](EvaluationReport& report) {
+    auto evaluate_final = [this] {
+      // Requests reach the evaluator after every snapshot sent before, so this report comes last.
+      request(evaluator_, caf::infinite, evaluate_atom::value, current_, progress(final_index(), true))
+          .then(
+              [this](EvaluationReport& report) {
                 summary_.final_accuracy = report.accuracy;
                 summary_.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-                promise_.deliver(summary_);
-                quit();
+                stop_workers_then([this] {
+                  promise_.deliver(summary_);
+                  quit();
+                });
               },
               [this](caf::error& error) { fail("evaluator", error); });
+    };
+    if (hooks_.on_checkpoint) take_checkpoint(evaluate_final);
+    else evaluate_final();
   }
 
-  std::string worker_name(std::size_t k) const {
-    return k < names_.size() && !names_[k].empty() ? fmt::format("worker {} ({})", k, names_[k])
-                                                   : fmt::format("worker {}", k);
-  }
+  std::uint64_t final_index() const { return job_.mode == TrainingMode::sync ? iteration_ : summary_.steps; }
 
   void fail(const std::string& who, const caf::error& error) {
     if (failed_) return;
     failed_ = true;
-    promise_.deliver(caf::make_error(caf::sec::runtime_error,
-                                     fmt::format("{}: {}", who, error_text(system(), error))));
-    quit();
+    auto failure = caf::make_error(caf::sec::runtime_error, fmt::format("{}: {}", who, error_text(system(), error)));
+    stop_workers_then([this, failure] {
+      promise_.deliver(failure);
+      quit();
+    });
   }
 
-  std::vector<std::string> names_;
+  // Every worker that joined, elastic newcomers included, learns the job is over (so its process
+  // exits cleanly) before the run reports back.
+  void stop_workers_then(std::function<void()> next) {
+    auto pending = std::make_shared<std::size_t>(1);
+    auto done = [pending, next] {
+      if (--*pending == 0) next();
+    };
+    for (auto& slot : slots_) {
+      if (!slot.alive) continue;
+      slot.alive = false;
+      ++*pending;
+      request(slot.handle, std::chrono::seconds(5), stop_atom::value)
+          .then([done](bool) { done(); }, [done](caf::error&) { done(); });
+    }
+    done();
+  }
+
   TrainingJob job_;
   ParameterServerActor server_;
-  std::vector<DataWorkerActor> workers_;
   EvaluatorActor evaluator_;
+  DriverHooks hooks_;
+  std::vector<WorkerSlot> slots_;
   caf::response_promise promise_;
   Weights current_;
   std::vector<Gradients> gradients_;
@@ -197,9 +397,14 @@ class TrainingDriver : public caf::event_based_actor {
   std::uint64_t iteration_ = 0;
   std::uint64_t issued_ = 0;
   std::uint64_t total_steps_ = 0;
+  std::uint64_t staleness_count_ = 0;
   double staleness_sum_ = 0.0;
   double loss_sum_ = 0.0;
   std::uint64_t loss_count_ = 0;
+  std::uint64_t wait_round_ = 0;
+  bool waiting_for_workers_ = false;
+  bool started_async_ = false;
+  bool finished_ = false;
   bool failed_ = false;
   Clock::time_point start_;
   TrainingSummary summary_;
@@ -209,9 +414,9 @@ class TrainingDriver : public caf::event_based_actor {
 
 caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
-                                 EvaluatorActor evaluator, std::vector<std::string> names) {
+                                 EvaluatorActor evaluator, DriverHooks hooks) {
   return system.spawn<TrainingDriver>(job, std::move(server), std::move(workers), std::move(evaluator),
-                                      std::move(names));
+                                      std::move(hooks));
 }
 
 }  // namespace psgrad

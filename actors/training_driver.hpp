@@ -1,7 +1,9 @@
 // The driver: runs the synchronous barrier or the asynchronous fan-in loop between the server and
-// the workers, sends snapshots to the evaluator, and answers its "run" request with a summary.
+// the workers, sends snapshots to the evaluator, survives lost workers, takes checkpoints, and
+// answers its "run" request with a summary.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,13 +11,22 @@
 #include "caf/actor_system.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/training_job.hpp"
+#include "model/checkpoint.hpp"
 
 namespace psgrad {
 
-// The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits.
-// names label the workers in messages (e.g. their hosts).
+struct DriverHooks {
+  std::vector<std::string> worker_names;              // labels in messages (e.g. hosts)
+  std::function<void(const std::string&)> on_event;   // a worker lost or joined, a checkpoint taken
+  // Receives each checkpoint (without its config text); empty: no checkpoints.
+  std::function<void(const TrainingCheckpoint&)> on_checkpoint;
+  std::uint64_t start_iteration = 0;  // when resuming: loop iterations (sync) or steps (async) done
+};
+
+// The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers
+// that join a running job arrive as (add_worker_atom, DataWorkerActor, std::string host, uint32 index).
 caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
-                                 EvaluatorActor evaluator, std::vector<std::string> names = {});
+                                 EvaluatorActor evaluator, DriverHooks hooks = {});
 
 }  // namespace psgrad

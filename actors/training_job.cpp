@@ -31,6 +31,10 @@ Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const
   return entry->build(settings, layout);
 }
 
+std::chrono::milliseconds worker_delay(const TrainingJob& job, std::size_t worker) {
+  return worker < job.worker_delays.size() ? job.worker_delays[worker] : std::chrono::milliseconds{0};
+}
+
 std::uint64_t worker_data_seed(std::uint64_t seed, std::size_t worker) {
   return derive_seed(seed + worker, RandomStream::data_order);
 }

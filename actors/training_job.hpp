@@ -29,6 +29,9 @@ struct TrainingJob {
   std::uint64_t seed = 0;
   std::size_t num_workers = 2;
   std::chrono::milliseconds request_timeout{30000};
+  std::uint64_t checkpoint_every = 0;  // 0: only at the end (when checkpoints are taken at all)
+  bool elastic = false;                // workers may join while training runs
+  std::chrono::milliseconds rejoin_timeout{30000};
   // Extra time per gradient for worker k (missing entries: none), to study slow machines.
   std::vector<std::chrono::milliseconds> worker_delays;
 };
@@ -40,6 +43,8 @@ Result<Model> build_model(const TrainingJob& job, std::size_t input_width, std::
 Result<Model> build_initialized_model(const TrainingJob& job, std::size_t input_width,
                                       std::size_t output_width);
 Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const ParameterLayout& layout);
+
+std::chrono::milliseconds worker_delay(const TrainingJob& job, std::size_t worker);
 
 // Worker k's data order and dropout masks come from their own streams of seed + k.
 std::uint64_t worker_data_seed(std::uint64_t seed, std::size_t worker);

@@ -16,6 +16,12 @@ TrainingJob job_from_config(const Config& config) {
   job.seed = config.training.seed;
   job.num_workers = static_cast<std::size_t>(config.cluster.num_workers);
   job.request_timeout = std::chrono::milliseconds(config.cluster.request_timeout_ms);
+  job.checkpoint_every = static_cast<std::uint64_t>(config.training.checkpoint_every);
+  job.elastic = config.cluster.elastic;
+  job.rejoin_timeout = std::chrono::milliseconds(config.cluster.rejoin_timeout_ms);
+  job.worker_delays.assign(job.num_workers, std::chrono::milliseconds(config.cluster.worker_delay_ms));
+  if (!job.worker_delays.empty())
+    job.worker_delays.back() += std::chrono::milliseconds(config.cluster.straggler_delay_ms);
   return job;
 }
 

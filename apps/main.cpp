@@ -1,8 +1,10 @@
-// The psgrad command line: train, serve, work, and data preparation.
+// The psgrad command line: train, serve, work, data preparation, and the eval/predict/plot/config tools.
 #include <CLI/CLI.hpp>
 
 #include "apps/data_command.hpp"
+#include "apps/run_output_options.hpp"
 #include "apps/serve_command.hpp"
+#include "apps/tool_commands.hpp"
 #include "apps/train_command.hpp"
 #include "apps/work_command.hpp"
 
@@ -19,6 +21,7 @@ void add_run_options(CLI::App& command, psgrad::RunOptions& options) {
       ->allow_extra_args(false);
   command.add_option("--data-dir", options.data_dir, "data folder (default $PSGRAD_DATA, else ./data)");
   command.add_option("--save-weights", options.save_weights, "write the final weights to this file");
+  psgrad::add_run_output_options(command, options);
 }
 
 }  // namespace
@@ -32,15 +35,18 @@ int main(int argc, char** argv) {
   add_run_options(*train_command, train);
   train_command->add_flag("--processes", train.processes,
                           "run each worker as its own process on this machine, over loopback");
+  train_command->add_option("--resume", train.resume, "continue from this checkpoint file");
 
   psgrad::ServeOptions serve;
+  serve.command = "serve";
   auto* serve_command = app.add_subcommand("serve", "Serve a run: parameter server, driver and evaluator; "
                                                     "workers join with `psgrad work`");
   add_run_options(*serve_command, serve);
   serve_command->add_option("--bind", serve.bind, "address to listen on (default cluster.host, 127.0.0.1)");
   serve_command->add_option("--port", serve.port, "port to listen on; 0 picks a free one (default cluster.port)")
       ->check(CLI::Range(0, 65535));
-  serve_command->add_option("--token", serve.token, "join token workers must present");
+  serve_command->add_option("--token", serve.token, "join token workers must present (default cluster.join_token)");
+  serve_command->add_option("--resume", serve.resume, "continue from this checkpoint file");
 
   psgrad::WorkOptions work;
   auto* work_command = app.add_subcommand("work", "Join a server with one DataWorker");
@@ -49,7 +55,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   work_command->add_option("--data", work.data, "data folder of IDX files, or the folder of named data sets");
   work_command->add_option("--token", work.token, "join token the server expects");
-  work_command->add_flag("--retry", work.retry, "keep retrying to reach the server (with backoff)");
+  work_command->add_flag("--retry", work.retry,
+                         "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
   work_command->add_flag("--quiet", work.quiet, "print errors only");
 
   std::string npm_dir, out_dir;
@@ -60,7 +67,11 @@ int main(int argc, char** argv) {
       ->required();
   prepare->add_option("--out", out_dir, "output folder")->required();
 
+  psgrad::ToolCommands tools;
+  tools.add_to(app);
+
   CLI11_PARSE(app, argc, argv);
+  if (auto code = tools.run_parsed()) return *code;
   if (train_command->parsed()) return psgrad::run_train_command(train);
   if (serve_command->parsed()) return psgrad::run_serve_command(serve);
   if (work_command->parsed()) return psgrad::run_work_command(work);

@@ -4,9 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "apps/run_output.hpp"
+
 namespace psgrad {
 
 ReportCallback print_reports() {
+  // A run set up by prepare_run() prints (and records) through its output, honouring --quiet/--verbose.
+  if (auto output = active_run_output()) return output->callback();
   return [](const EvaluationReport& report) {
     if (report.final) fmt::print("Final \taccuracy: {:.3f}\n", report.accuracy);
     else fmt::print("{}\taccuracy: {:.3f}\n", report.iteration, report.accuracy);

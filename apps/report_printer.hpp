@@ -8,6 +8,7 @@
 
 namespace psgrad {
 
+// The active run's output (see run_output.hpp) when print_run_header() set one, else plain printing.
 ReportCallback print_reports();
 std::string summary_line(const TrainingSummary& summary, std::size_t workers);
 

@@ -1,14 +1,41 @@
 #include "apps/run_setup.hpp"
 
+#include <chrono>
 #include <cstdio>
 
 #include <fmt/format.h>
 
 #include "apps/job_from_config.hpp"
+#include "apps/metrics_from_run.hpp"
+#include "apps/model_saving.hpp"
 #include "apps/report_printer.hpp"
 #include "apps/weights_file.hpp"
 
 namespace psgrad {
+
+namespace {
+
+constexpr const char* kDefaultMetricsFolder = "runs";
+
+Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const Config& config,
+                                                   const TrainingJob& job, const std::string& data_description) {
+  const auto start = std::chrono::system_clock::now();
+  std::unique_ptr<MetricsWriter> metrics;
+  if (!options.metrics_path || !options.metrics_path->empty()) {
+    auto writer = options.metrics_path ? MetricsWriter::create(*options.metrics_path)
+                                       : MetricsWriter::create_in(kDefaultMetricsFolder, mode_name(job.mode), start);
+    if (!writer) return Error{writer.error()};
+    metrics = std::move(writer).value();
+    if (auto written = metrics->write(metrics_run(options.command, config, job, data_description, start)); !written)
+      return Error{written.error()};
+  }
+  OutputSettings settings;
+  settings.verbosity = options.verbosity;
+  settings.progress_line = output_is_terminal();
+  return std::make_shared<RunOutput>(settings, job.mode == TrainingMode::async, std::move(metrics));
+}
+
+}  // namespace
 
 Result<PreparedRun> prepare_run(const RunOptions& options) {
   auto overrides = options.overrides;
@@ -20,33 +47,47 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   auto data = load_data_shared(config->data.name, config->data.path, data_dir);
   if (!data) return Error{data.error()};
   auto job = job_from_config(*config);
-  return PreparedRun{std::move(config).value(), std::move(data).value(), std::move(job)};
+  auto output = open_run_output(options, *config, job, data->description);
+  if (!output) return Error{output.error()};
+  return PreparedRun{std::move(config).value(), std::move(data).value(), std::move(job), std::move(output).value()};
 }
 
 void print_run_header(const PreparedRun& run) {
-  fmt::print("Running {} parameter server training: {} workers, {} iterations, data {}\n",
-             run.job.mode == TrainingMode::sync ? "synchronous" : "asynchronous", run.job.num_workers,
-             run.job.iterations, run.data.description);
-  std::fflush(stdout);
+  set_active_run_output(run.output);
+  run.output->print_line(fmt::format("Running {} parameter server training: {} workers, {} iterations, data {}",
+                                     run.job.mode == TrainingMode::sync ? "synchronous" : "asynchronous",
+                                     run.job.num_workers, run.job.iterations, run.data.description));
 }
 
 int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options) {
+  auto& output = *run.output;
   if (!summary) {
+    output.fail(summary.error());
     fmt::print(stderr, "psgrad: training failed: {}\n", summary.error());
     return 1;
   }
-  fmt::print("{}\n", summary_line(*summary, run.job.num_workers));
-  fmt::print("final weights: version {}, hash {:016x}\n", summary->final_weights.version,
-             weights_hash(summary->final_weights.values));
-  std::fflush(stdout);
+  output.print_line(summary_line(*summary, run.job.num_workers));
+  output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary->final_weights.version,
+                                weights_hash(summary->final_weights.values)));
+  output.finish(*summary);
+  if (output.interactive() && output.metrics()) output.print_note("psgrad: metrics in " + output.metrics()->path());
+  int code = 0;
   if (!options.save_weights.empty()) {
     auto saved = write_weights_file(options.save_weights, summary->final_weights);
     if (!saved) {
       fmt::print(stderr, "psgrad: {}\n", saved.error());
-      return 1;
+      code = 1;
     }
   }
-  return 0;
+  if (!options.save_model.empty()) {
+    auto saved = save_model(options.save_model, run.config, *run.data.train, summary->final_weights);
+    if (saved) output.print_note("psgrad: model saved to " + options.save_model);
+    else {
+      fmt::print(stderr, "psgrad: {}\n", saved.error());
+      code = 1;
+    }
+  }
+  return code;
 }
 
 }  // namespace psgrad

@@ -1,11 +1,14 @@
 // The steps `train` and `serve` share: config with overrides, data, job; and reporting the outcome.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "actors/messages.hpp"
 #include "actors/training_job.hpp"
+#include "apps/run_output.hpp"
 #include "io/config.hpp"
 #include "io/dataset.hpp"
 #include "model/result.hpp"
@@ -19,19 +22,26 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string data_dir;
   std::string save_weights;  // raw final weights, for tests and tools
+  std::string save_model;    // a model file for `psgrad eval` and `psgrad predict`
+  std::string command = "train";  // "train" or "serve", recorded in the metrics file
+  Verbosity verbosity = Verbosity::normal;
+  std::optional<std::string> metrics_path;  // unset: runs/<UTC time>-<mode>.jsonl; empty: none
 };
 
 struct PreparedRun {
   Config config;
   DataSplit data;
   TrainingJob job;
+  std::shared_ptr<RunOutput> output;  // console lines and the metrics file
 };
 
-// --mode and --workers are shorthands for overrides, so they get the config's checks.
+// --mode and --workers are shorthands for overrides, so they get the config's checks. Opens the metrics
+// file and writes its "run" line.
 Result<PreparedRun> prepare_run(const RunOptions& options);
 
 void print_run_header(const PreparedRun& run);
-// Prints the summary line and saves the weights if asked; returns the process exit code.
+// Prints the summary line, records the summary, saves the weights and model if asked; returns the
+// process exit code.
 int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options);
 
 }  // namespace psgrad

@@ -10,6 +10,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/remote_training.hpp"
+#include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/report_printer.hpp"
 
@@ -24,11 +25,16 @@ bool is_loopback(const std::string& host) {
 }
 
 // Starts `psgrad work --connect 127.0.0.1:port` children of this very binary.
-std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const RunOptions& options) {
+std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const RunOptions& options,
+                                 const std::string& token) {
   std::vector<pid_t> children;
   for (std::size_t k = 0; k < count; ++k) {
     std::vector<std::string> args = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port),
                                      "--quiet"};
+    if (!token.empty()) {
+      args.push_back("--token");
+      args.push_back(token);
+    }
     if (!options.data_dir.empty()) {
       args.push_back("--data");
       args.push_back(options.data_dir);
@@ -82,7 +88,14 @@ int run_serve_command(const ServeOptions& options) {
   setup.dev = run->data.dev;
   setup.host = run->config.cluster.host;
   setup.port = static_cast<std::uint16_t>(run->config.cluster.port);
-  setup.token = options.token;
+  setup.token = options.token.empty() ? run->config.cluster.join_token : options.token;
+  auto resume = load_resume(options.resume, *run);
+  if (!resume) {
+    fmt::print(stderr, "psgrad: {}\n", resume.error());
+    return 2;
+  }
+  setup.resume = *resume;
+  setup.on_checkpoint = checkpoint_writer(*run);
   setup.on_report = print_reports();
   setup.on_event = [](const std::string& line) {
     fmt::print(stderr, "psgrad serve: {}\n", line);
@@ -95,7 +108,7 @@ int run_serve_command(const ServeOptions& options) {
       fmt::print(stderr, "psgrad serve: warning: plain connections on {} are unauthenticated and "
                          "unencrypted; use them on trusted networks only\n", setup.host);
     std::fflush(stderr);
-    if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options);
+    if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options, setup.token);
   };
   const auto summary = serve_training(system, setup);
   const int code = finish_run(summary, *run, options);

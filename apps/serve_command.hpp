@@ -10,7 +10,8 @@ namespace psgrad {
 struct ServeOptions : RunOptions {
   std::string bind;  // empty: the config's cluster.host
   int port = -1;     // -1: the config's cluster.port; 0 picks a free one
-  std::string token;
+  std::string token;   // empty: the config's cluster.join_token
+  std::string resume;  // a checkpoint to continue from
   bool spawn_local_workers = false;  // `train --processes`: start the workers as child processes
 };
 

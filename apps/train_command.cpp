@@ -4,6 +4,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/local_training.hpp"
+#include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/report_printer.hpp"
 #include "apps/serve_command.hpp"
@@ -15,6 +16,7 @@ int run_train_command(const TrainOptions& options) {
     ServeOptions serve;
     static_cast<RunOptions&>(serve) = options;
     serve.spawn_local_workers = true;
+    serve.resume = options.resume;
     return run_serve_command(serve);
   }
   auto run = prepare_run(options);
@@ -26,7 +28,19 @@ int run_train_command(const TrainOptions& options) {
   ActorConfig actor_config(static_cast<std::size_t>(run->config.cluster.threads),
                            network_from_config(run->config));
   caf::actor_system system{actor_config};
-  const auto summary = train_in_process(system, run->job, run->data.train, run->data.dev, print_reports());
+  auto resume = load_resume(options.resume, *run);
+  if (!resume) {
+    fmt::print(stderr, "psgrad: {}\n", resume.error());
+    return 2;
+  }
+  DriverHooks hooks;
+  hooks.on_event = [](const std::string& line) {
+    fmt::print(stderr, "psgrad train: {}\n", line);
+    std::fflush(stderr);
+  };
+  hooks.on_checkpoint = checkpoint_writer(*run);
+  const auto summary = train_in_process(system, run->job, run->data.train, run->data.dev, print_reports(),
+                                        std::move(hooks), *resume);
   return finish_run(summary, *run, options);
 }
 

@@ -7,6 +7,7 @@ namespace psgrad {
 
 struct TrainOptions : RunOptions {
   bool processes = false;  // run the workers as local processes over loopback
+  std::string resume;      // a checkpoint to continue from
 };
 
 int run_train_command(const TrainOptions& options);

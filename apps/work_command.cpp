@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -35,6 +37,62 @@ Result<DataSplit> load_worker_data(const Config& config, const std::string& data
   return load_data_shared(config.data.name, "", data_option);
 }
 
+
+// One session with a server: hello, build, join, serve. Returns the exit code, and whether the
+// server went away (the case --retry reconnects after).
+struct SessionEnd {
+  int code;
+  bool server_lost;
+};
+
+SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& options, const HostPort& address,
+                             const RetryPolicy& retry, const std::function<void(const std::string&)>& say) {
+  caf::scoped_actor self{system};
+  auto connection = connect_to_server(self, address.host, address.port, options.token, host_name(), retry, say);
+  if (!connection) {
+    fmt::print(stderr, "psgrad work: {}\n", connection.error());
+    return {1, false};
+  }
+  const auto& offer = connection->offer;
+  auto config = parse_config(offer.config, fmt::format("config from server {}", options.connect));
+  if (!config) {
+    fmt::print(stderr, "psgrad work: {}\n", config.error());
+    return {1, false};
+  }
+  auto data = load_worker_data(*config, options.data);
+  if (!data) {
+    fmt::print(stderr, "psgrad work: {}\n", data.error());
+    return {1, false};
+  }
+  const auto job = job_from_config(*config);
+  std::optional<WorkerStreamState> resume;
+  if (offer.resume) resume = offer.stream;
+  auto worker = spawn_data_worker(system, DataWorkerSetup{job, offer.worker_index, data->train,
+                                                          worker_delay(job, offer.worker_index), resume});
+  if (!worker) {
+    fmt::print(stderr, "psgrad work: {}\n", worker.error());
+    return {1, false};
+  }
+  const auto model = build_model(job, data->train->width, data->train->num_classes);
+  JoinRequest request{offer.worker_index, *worker, model->layout().hash(), data->train->width,
+                      data->train->num_classes, data->train->count, host_name()};
+  auto joined = join_server(self, connection->coordinator, request);
+  if (!joined) {
+    fmt::print(stderr, "psgrad work: {}\n", joined.error());
+    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
+    return {1, false};
+  }
+  say(fmt::format("joined {} as worker {} of {} (data {}{})", options.connect, offer.worker_index,
+                  offer.num_workers, data->description, offer.resume ? ", resuming its data stream" : ""));
+  auto done = serve_until_stopped(self, connection->coordinator, *worker);
+  if (!done) {
+    fmt::print(stderr, "psgrad work: {}\n", done.error());
+    return {1, true};
+  }
+  say("training finished");
+  return {0, false};
+}
+
 }  // namespace
 
 int run_work_command(const WorkOptions& options) {
@@ -50,49 +108,12 @@ int run_work_command(const WorkOptions& options) {
   caf::actor_system system{actor_config};
   RetryPolicy retry;
   if (options.retry) retry.attempts = 200;
-  caf::scoped_actor self{system};
-  auto connection = connect_to_server(self, address->host, address->port, options.token, host_name(),
-                                      retry, say);
-  if (!connection) {
-    fmt::print(stderr, "psgrad work: {}\n", connection.error());
-    return 1;
+  for (;;) {
+    const auto end = serve_one_session(system, options, *address, retry, say);
+    // With --retry a lost server is waited for (it may come back with --resume).
+    if (!(end.server_lost && options.retry)) return end.code;
+    say("reconnecting");
   }
-  const auto& offer = connection->offer;
-  const auto source = fmt::format("config from server {}", options.connect);
-  auto config = parse_config(offer.config, source);
-  if (!config) {
-    fmt::print(stderr, "psgrad work: {}\n", config.error());
-    return 1;
-  }
-  auto data = load_worker_data(*config, options.data);
-  if (!data) {
-    fmt::print(stderr, "psgrad work: {}\n", data.error());
-    return 1;
-  }
-  const auto job = job_from_config(*config);
-  auto worker = spawn_data_worker(system, DataWorkerSetup{job, offer.worker_index, data->train});
-  if (!worker) {
-    fmt::print(stderr, "psgrad work: {}\n", worker.error());
-    return 1;
-  }
-  const auto layout = build_model(job, data->train->width, data->train->num_classes);
-  JoinRequest request{offer.worker_index, *worker, layout->layout().hash(), data->train->width,
-                      data->train->num_classes, data->train->count, host_name()};
-  auto joined = join_server(self, connection->coordinator, request);
-  if (!joined) {
-    fmt::print(stderr, "psgrad work: {}\n", joined.error());
-    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
-    return 1;
-  }
-  say(fmt::format("joined {} as worker {} of {} (data {})", options.connect, offer.worker_index,
-                  offer.num_workers, data->description));
-  auto done = serve_until_stopped(self, connection->coordinator, *worker);
-  if (!done) {
-    fmt::print(stderr, "psgrad work: {}\n", done.error());
-    return 1;
-  }
-  say("training finished");
-  return 0;
 }
 
 }  // namespace psgrad

@@ -52,6 +52,15 @@ SettingSpec text_spec(std::string name, std::string default_value, std::string d
   return spec;
 }
 
+SettingSpec boolean_spec(std::string name, bool default_value, std::string description) {
+  SettingSpec spec;
+  spec.name = std::move(name);
+  spec.kind = SettingKind::boolean;
+  spec.default_value = SettingValue{default_value};
+  spec.description = std::move(description);
+  return spec;
+}
+
 std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
   std::string text;
   for (std::size_t i = 0; i < items.size(); ++i) text += (i ? separator : "") + items[i];
@@ -366,6 +375,11 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   config.cluster.heartbeat_ms = get_integer(*cluster, "heartbeat_ms");
   config.cluster.connection_timeout_ms = get_integer(*cluster, "connection_timeout_ms");
   config.cluster.request_timeout_ms = get_integer(*cluster, "request_timeout_ms");
+  config.cluster.elastic = get_boolean(*cluster, "elastic");
+  config.cluster.rejoin_timeout_ms = get_integer(*cluster, "rejoin_timeout_ms");
+  config.cluster.join_token = get_text(*cluster, "join_token");
+  config.cluster.worker_delay_ms = get_integer(*cluster, "worker_delay_ms");
+  config.cluster.straggler_delay_ms = get_integer(*cluster, "straggler_delay_ms");
   return config;
 }
 
@@ -449,9 +463,20 @@ const std::vector<SettingSpec>& cluster_settings() {
                      "Milliseconds between heartbeats that tell the server a worker is alive; 0 disables them.",
                      0),
         integer_spec("connection_timeout_ms", defaults.connection_timeout_ms,
-                     "Milliseconds a worker waits when connecting to the server before giving up.", 0),
+                     "Milliseconds without any traffic (heartbeats included) after which a peer counts as dead; 0 never.",
+                     0),
         integer_spec("request_timeout_ms", defaults.request_timeout_ms,
-                     "Milliseconds to wait for a reply to a request before treating it as failed.", 1),
+                     "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped.", 1),
+        boolean_spec("elastic", defaults.elastic,
+                     "Let workers join a running job (from the next iteration); num_workers is then the minimum to start."),
+        integer_spec("rejoin_timeout_ms", defaults.rejoin_timeout_ms,
+                     "When every worker is lost: how long an elastic job waits for a new one before giving up.", 0),
+        text_spec("join_token", defaults.join_token,
+                  "Secret a worker must present to join; empty admits any worker that can connect."),
+        integer_spec("worker_delay_ms", defaults.worker_delay_ms,
+                     "Extra milliseconds every worker spends per gradient (to simulate slower machines).", 0),
+        integer_spec("straggler_delay_ms", defaults.straggler_delay_ms,
+                     "Extra milliseconds the last worker spends per gradient (to simulate one straggler).", 0),
     };
   }();
   return specs;
@@ -525,7 +550,12 @@ std::string render_config(const Config& config) {
                    {"port", cluster.port},
                    {"heartbeat_ms", cluster.heartbeat_ms},
                    {"connection_timeout_ms", cluster.connection_timeout_ms},
-                   {"request_timeout_ms", cluster.request_timeout_ms}});
+                   {"request_timeout_ms", cluster.request_timeout_ms},
+                   {"elastic", cluster.elastic},
+                   {"rejoin_timeout_ms", cluster.rejoin_timeout_ms},
+                   {"join_token", cluster.join_token},
+                   {"worker_delay_ms", cluster.worker_delay_ms},
+                   {"straggler_delay_ms", cluster.straggler_delay_ms}});
   return out.str();
 }
 

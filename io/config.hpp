@@ -47,6 +47,11 @@ struct ClusterSection {
   std::int64_t heartbeat_ms = 200;
   std::int64_t connection_timeout_ms = 1000;
   std::int64_t request_timeout_ms = 30000;
+  bool elastic = false;
+  std::int64_t rejoin_timeout_ms = 30000;
+  std::string join_token;
+  std::int64_t worker_delay_ms = 0;
+  std::int64_t straggler_delay_ms = 0;
 };
 
 struct Config {

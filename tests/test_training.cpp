@@ -136,6 +136,7 @@ DataWorkerActor::behavior_type probe_worker(DataWorkerActor::pointer, std::share
                          FloatBuffer::copy_of(zero.data(), zero.size())};
       },
       [](stop_atom) { return true; },
+      [](state_atom) { return WorkerStreamState{}; },
   };
 }
 

@@ -1,0 +1,52 @@
+// Prints a config with every default filled in, validates one, or prints the generated reference.
+#include "apps/config_command.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "io/config.hpp"
+#include "io/config_reference.hpp"
+
+namespace psgrad {
+
+namespace {
+
+void add_config_arguments(CLI::App& command, ConfigOptions& options) {
+  command.add_option("config", options.config_path, "TOML config file")->required();
+  command.add_option("--set", options.overrides, "override a config value: section.key=value (repeatable)")
+      ->allow_extra_args(false);
+}
+
+}  // namespace
+
+CLI::App* add_config_command(CLI::App& app, ConfigOptions& options) {
+  auto* command = app.add_subcommand("config", "Show, check or document configs");
+  command->require_subcommand(1);
+  auto* show = command->add_subcommand("show", "Print the resolved config, every default filled in");
+  add_config_arguments(*show, options);
+  show->parse_complete_callback([&options] { options.action = "show"; });
+  auto* check = command->add_subcommand("check", "Validate a config: prints \"CONFIG: ok\" or the error (exit 2)");
+  add_config_arguments(*check, options);
+  check->parse_complete_callback([&options] { options.action = "check"; });
+  auto* reference = command->add_subcommand("reference", "Print the Markdown reference of every setting");
+  reference->parse_complete_callback([&options] { options.action = "reference"; });
+  return command;
+}
+
+int run_config_command(const ConfigOptions& options) {
+  if (options.action == "reference") {
+    std::fputs(config_reference_markdown().c_str(), stdout);
+    return 0;
+  }
+  auto config = load_config(options.config_path, options.overrides);
+  if (!config) {
+    fmt::print(stderr, "{}\n", config.error());
+    return 2;
+  }
+  if (options.action == "show") std::fputs(render_config(*config).c_str(), stdout);
+  else fmt::print("{}: ok\n", options.config_path);
+  return 0;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,20 @@
+// `psgrad config show|check|reference`: the resolved config, its validation, and the settings reference.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace psgrad {
+
+struct ConfigOptions {
+  std::string action;  // "show", "check" or "reference": the subcommand that was parsed
+  std::string config_path;
+  std::vector<std::string> overrides;
+};
+
+CLI::App* add_config_command(CLI::App& app, ConfigOptions& options);
+int run_config_command(const ConfigOptions& options);
+
+}  // namespace psgrad

@@ -1,0 +1,94 @@
+// Loads a model file, scores it on the dev split of a data set and prints the confusion matrix.
+#include "apps/eval_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "io/dataset.hpp"
+#include "io/model_scoring.hpp"
+#include "io/saved_model.hpp"
+
+namespace psgrad {
+
+namespace {
+
+// --data names a folder of IDX files or a named set; without it, the data set the model was trained on.
+Result<DataSplit> load_eval_data(const EvalOptions& options, const Config& config) {
+  const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
+  if (options.data.empty()) return load_data_shared(config.data.name, config.data.path, data_dir);
+  std::error_code ignored;
+  if (std::filesystem::is_directory(options.data, ignored)) return load_data_folder(options.data);
+  const auto names = data_set_names();
+  if (std::find(names.begin(), names.end(), options.data) != names.end())
+    return load_named_data(options.data, data_dir);
+  std::string known;
+  for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+  return Error{fmt::format("{}: neither a data folder nor a named data set ({})", options.data, known)};
+}
+
+void print_scoring(const Scoring& scoring) {
+  std::size_t correct = 0;
+  for (std::size_t c = 0; c < scoring.num_classes; ++c) correct += scoring.count(c, c);
+  fmt::print("accuracy: {:.3f} ({}/{})\n", scoring.overall.accuracy, correct, scoring.overall.count);
+  fmt::print("dev loss: {:.4f}\n", scoring.overall.loss);
+  fmt::print("per-class accuracy:\n");
+  for (std::size_t c = 0; c < scoring.num_classes; ++c)
+    fmt::print("  {}: {:.3f} ({}/{})\n", c, scoring.class_accuracy(c), scoring.count(c, c), scoring.class_total(c));
+  fmt::print("confusion matrix (rows: true label, columns: predicted label):\n      ");
+  for (std::size_t c = 0; c < scoring.num_classes; ++c) fmt::print("{:>6}", c);
+  fmt::print("\n");
+  for (std::size_t truth = 0; truth < scoring.num_classes; ++truth) {
+    fmt::print("{:>6}", truth);
+    for (std::size_t predicted = 0; predicted < scoring.num_classes; ++predicted)
+      fmt::print("{:>6}", scoring.count(truth, predicted));
+    fmt::print("\n");
+  }
+}
+
+}  // namespace
+
+CLI::App* add_eval_command(CLI::App& app, EvalOptions& options) {
+  auto* command = app.add_subcommand("eval", "Score a saved model (--save) on a data set's dev split");
+  command->add_option("--model", options.model_path, "model file written by --save")->required();
+  command->add_option("--data", options.data,
+                      "data folder of IDX files, or a named data set (default: the model's own data set)");
+  command->add_option("--data-dir", options.data_dir, "folder of the named data sets (default $PSGRAD_DATA, else ./data)");
+  return command;
+}
+
+int run_eval_command(const EvalOptions& options) {
+  auto loaded = load_saved_model(options.model_path);
+  if (!loaded) {
+    fmt::print(stderr, "psgrad eval: {}\n", loaded.error());
+    return 2;
+  }
+  auto data = load_eval_data(options, loaded->config);
+  if (!data) {
+    fmt::print(stderr, "psgrad eval: {}\n", data.error());
+    return 2;
+  }
+  const auto& dev = *data->dev;
+  if (auto fits = check_input_width(*loaded, dev.image_rows, dev.image_cols, data->description); !fits) {
+    fmt::print(stderr, "psgrad eval: {}\n", fits.error());
+    return 2;
+  }
+  if (dev.num_classes != loaded->header.num_classes) {
+    fmt::print(stderr, "psgrad eval: {}: {} classes, but the model {} predicts {}\n", data->description,
+               dev.num_classes, options.model_path, loaded->header.num_classes);
+    return 2;
+  }
+  const auto& header = loaded->header;
+  fmt::print("model: {} ({}, {} inputs, {} classes, weights version {})\n", options.model_path, header.architecture,
+             header.input_width, header.num_classes, header.weights_version);
+  fmt::print("data: {}; dev split, {} examples\n", data->description, dev.count);
+  // The batch size training evaluated with, so the accuracy is the very number the run printed.
+  const auto batch_size = static_cast<std::size_t>(loaded->config.evaluation.batch_size);
+  print_scoring(score_model(loaded->model, dev, batch_size));
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace psgrad

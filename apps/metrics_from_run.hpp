@@ -1,0 +1,19 @@
+// Turns a run's config, evaluation reports and summary into metrics-file records.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "actors/messages.hpp"
+#include "actors/training_job.hpp"
+#include "io/config.hpp"
+#include "io/metrics_records.hpp"
+
+namespace psgrad {
+
+MetricsRun metrics_run(const std::string& command, const Config& config, const TrainingJob& job,
+                       const std::string& data_description, std::chrono::system_clock::time_point start);
+MetricsEval metrics_eval(const EvaluationReport& report);
+MetricsSummary metrics_summary(const TrainingSummary& summary);
+
+}  // namespace psgrad

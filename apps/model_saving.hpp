@@ -1,0 +1,16 @@
+// Saves a run's final weights as a model file (io/model_file) with its config and layout.
+#pragma once
+
+#include <string>
+
+#include "actors/messages.hpp"
+#include "io/config.hpp"
+#include "model/dataset.hpp"
+#include "model/result.hpp"
+
+namespace psgrad {
+
+// data gives the input width, classes and image shape the model was trained for.
+Status save_model(const std::string& path, const Config& config, const Dataset& data, const Weights& weights);
+
+}  // namespace psgrad

@@ -1,0 +1,105 @@
+// Prints and records each evaluation report according to the verbosity, terminal and metrics settings.
+#include "apps/run_output.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "apps/metrics_from_run.hpp"
+
+namespace psgrad {
+
+RunOutput::RunOutput(OutputSettings settings, bool async, std::unique_ptr<MetricsWriter> metrics)
+    : settings_(settings), async_(async), metrics_(std::move(metrics)) {}
+
+void RunOutput::print_line(const std::string& line) {
+  if (quiet()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  progress_.clear();
+  fmt::print("{}\n", line);
+  std::fflush(stdout);
+}
+
+void RunOutput::print_note(const std::string& line) {
+  if (quiet()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  progress_.clear();
+  fmt::print(stderr, "{}\n", line);
+  std::fflush(stderr);
+}
+
+std::function<void(const std::string&)> RunOutput::event_printer(std::string prefix) {
+  return [self = shared_from_this(), prefix = std::move(prefix)](const std::string& line) {
+    std::lock_guard<std::mutex> lock(self->mutex_);
+    self->progress_.clear();
+    fmt::print(stderr, "{}: {}\n", prefix, line);
+    std::fflush(stderr);
+  };
+}
+
+void RunOutput::report(const EvaluationReport& report) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    progress_.clear();  // the stdout line must not land behind the progress text on the terminal
+    const auto label = report.final ? std::string("Final ") : std::to_string(report.iteration);
+    if (!quiet() || report.final) {
+      fmt::print("{}\taccuracy: {:.3f}\n", label, report.accuracy);
+      std::fflush(stdout);
+    }
+    if (settings_.verbosity == Verbosity::verbose) {
+      fmt::print(stderr, "{}\tdev loss: {:.4f}\ttrain loss: {:.4f}\n", label, report.loss,
+                 report.progress.train_loss);
+      std::fflush(stderr);
+    }
+    if (settings_.progress_line && !quiet() && !report.final) progress_.show(progress_text(report, async_));
+  }
+  if (metrics_ && !metrics_failed_) record(metrics_->write(metrics_eval(report)));
+}
+
+ReportCallback RunOutput::callback() {
+  return [self = shared_from_this()](const EvaluationReport& report) { self->report(report); };
+}
+
+void RunOutput::finish(const TrainingSummary& summary) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    progress_.clear();
+  }
+  if (metrics_ && !metrics_failed_) record(metrics_->write(metrics_summary(summary)));
+}
+
+void RunOutput::fail(const std::string& error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    progress_.clear();
+  }
+  if (metrics_ && !metrics_failed_) record(metrics_->write_failure(error));
+}
+
+void RunOutput::record(const Status& written) {
+  if (written) return;
+  if (metrics_failed_.exchange(true)) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  progress_.clear();
+  fmt::print(stderr, "psgrad: warning: {}; later metrics lines are lost\n", written.error());
+  std::fflush(stderr);
+}
+
+namespace {
+
+std::mutex active_mutex;
+std::shared_ptr<RunOutput> active_output;
+
+}  // namespace
+
+void set_active_run_output(std::shared_ptr<RunOutput> output) {
+  std::lock_guard<std::mutex> lock(active_mutex);
+  active_output = std::move(output);
+}
+
+std::shared_ptr<RunOutput> active_run_output() {
+  std::lock_guard<std::mutex> lock(active_mutex);
+  return active_output;
+}
+
+}  // namespace psgrad

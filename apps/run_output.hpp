@@ -1,0 +1,66 @@
+// Where a run's progress goes: tutorial lines on stdout, progress line and losses on stderr, metrics file.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
+#include "apps/progress_line.hpp"
+#include "io/metrics_writer.hpp"
+
+namespace psgrad {
+
+enum class Verbosity { quiet, normal, verbose };
+
+struct OutputSettings {
+  Verbosity verbosity = Verbosity::normal;
+  bool progress_line = false;  // only on a terminal
+};
+
+class RunOutput : public std::enable_shared_from_this<RunOutput> {
+ public:
+  // metrics may be null: no metrics file.
+  RunOutput(OutputSettings settings, bool async, std::unique_ptr<MetricsWriter> metrics);
+
+  bool quiet() const { return settings_.verbosity == Verbosity::quiet; }
+  bool interactive() const { return settings_.progress_line; }
+  const MetricsWriter* metrics() const { return metrics_.get(); }
+
+  // A line for stdout that --quiet drops.
+  void print_line(const std::string& line);
+  // A line for stderr that --quiet drops, printed so it does not tangle with the progress line.
+  void print_note(const std::string& line);
+  // For the driver's and server's event lines ("worker 1 joined"): "<prefix>: <line>" on stderr, even
+  // with --quiet as today, but without tangling with the progress line.
+  std::function<void(const std::string&)> event_printer(std::string prefix);
+  // The tutorial's accuracy lines, --verbose losses, the progress line and the metrics "eval" line.
+  void report(const EvaluationReport& report);
+  // The evaluator calls this from its own thread; the callback keeps this output alive.
+  ReportCallback callback();
+  void finish(const TrainingSummary& summary);
+  void fail(const std::string& error);
+
+ private:
+  // Warns once, then stops recording: a full disk should not end a training run.
+  void record(const Status& written);
+
+  OutputSettings settings_;
+  bool async_;
+  std::unique_ptr<MetricsWriter> metrics_;
+  ProgressLine progress_{stderr};
+  std::mutex mutex_;
+  std::atomic<bool> metrics_failed_{false};
+};
+
+// train_command and serve_command build their report callback with print_reports() before the run's
+// output is at hand in their code, so print_run_header() makes the run's output the process's active
+// one (there is one run per process) and print_reports() forwards to it.
+void set_active_run_output(std::shared_ptr<RunOutput> output);
+std::shared_ptr<RunOutput> active_run_output();
+
+}  // namespace psgrad

@@ -1,0 +1,67 @@
+// The loop a single process without a parameter server would run; Adam updates the model's own
+// weights in place, so nothing is copied between steps.
+#include "bench/baseline_loop.hpp"
+
+#include <fmt/format.h>
+
+#include "model/minibatcher.hpp"
+
+namespace psgrad::bench {
+
+void measure_baseline(BenchContext& context, Report& report) {
+  const auto& job = context.job;
+  const auto& train = context.data.train;
+  auto model = build_initialized_model(job, train->width, train->num_classes).value();
+  auto optimizer = std::move(build_optimizer(job, model.layout()).value());
+  Minibatcher batches(train, job.batch_size, worker_data_seed(job.seed, 0));
+  Random dropout(worker_dropout_seed(job.seed, 0));
+  model.reserve(job.batch_size);
+
+  std::uint64_t samples = 0;
+  auto step = [&] {
+    const auto batch = batches.next();
+    model.compute_gradients(batch.inputs, batch.targets, dropout);
+    optimizer->apply_gradients(model.weights_data(), model.gradients().data());
+    samples += batch.size;
+  };
+  for (int i = 0; i < 10; ++i) step();  // warm-up: caches, page faults, branch predictors
+  const std::size_t steps = calls_for(context.effort.seconds_per_sample, step, context.effort.min_iterations);
+  std::vector<double> rates;
+  for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+    samples = 0;
+    const auto start = Clock::now();
+    for (std::size_t i = 0; i < steps; ++i) step();
+    rates.push_back(static_cast<double>(samples) / seconds_since(start));
+  }
+  const auto rate = summarize(rates);
+  context.baselines.baseline_samples_per_second = rate;
+  const auto note = fmt::format("{} steps x {}", steps, context.effort.repeats);
+  report.add({"baseline.samples_per_second", "2 baseline", "1 thread, no actors: samples/s", rate, "samples/s",
+              note});
+  const auto achieved = scaled(rate, context.flops_per_sample * 1e-9);
+  report.add({"baseline.gflops", "2 baseline", "  achieved FLOP rate", achieved, "GFLOP/s", ""});
+  report.add({"baseline.fraction_of_ceiling", "2 baseline", "  ÷ ceiling (1 core)",
+              ratio(achieved, context.baselines.ceiling_gflops), "ratio", ""});
+
+  // The parts of one step, each on its own, so a profile can be read against them.
+  const std::size_t part_repeats = std::max<std::size_t>(context.effort.repeats, context.options.quick ? 1 : 5);
+  const double part_seconds = context.effort.seconds_per_sample / 5.0;
+  // An epoch's first batch is always full; its own batcher keeps it valid while `batches` moves on.
+  Minibatcher fixed_batches(train, job.batch_size, worker_data_seed(job.seed, 1));
+  const auto fixed = fixed_batches.next();
+  auto gradient = [&] { model.compute_gradients(fixed.inputs, fixed.targets, dropout); };
+  context.baselines.compute_gradients_seconds =
+      time_per_call(part_repeats, calls_for(part_seconds, gradient, 3), gradient);
+  report.add({"baseline.compute_gradients_ms", "2 baseline", "  Model::compute_gradients (batch 128)",
+              scaled(context.baselines.compute_gradients_seconds, 1e3), "ms", "per call"});
+  auto adam = [&] { optimizer->apply_gradients(model.weights_data(), model.gradients().data()); };
+  report.add({"baseline.adam_ms", "2 baseline", "  Adam::apply_gradients",
+              scaled(time_per_call(part_repeats, calls_for(part_seconds, adam, 3), adam), 1e3), "ms",
+              "per call"});
+  auto next = [&] { batches.next(); };
+  report.add({"baseline.minibatch_ms", "2 baseline", "  Minibatcher::next",
+              scaled(time_per_call(part_repeats, calls_for(part_seconds, next, 3), next), 1e3), "ms",
+              "per call"});
+}
+
+}  // namespace psgrad::bench

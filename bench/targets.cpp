@@ -1,0 +1,23 @@
+// Medians are compared: the spread is in the table for judging how close a call is.
+#include "bench/targets.hpp"
+
+namespace psgrad::bench {
+
+namespace {
+
+void check(Report& report, const char* name, const char* key, double threshold, bool is_upper_bound = false) {
+  if (const Row* row = report.find(key)) report.add_target({name, row->stats.median, threshold, is_upper_bound});
+}
+
+}  // namespace
+
+void check_targets(Report& report) {
+  check(report, "local sync, 2 workers: speed-up over baseline", "local.sync.w2.speedup", 1.8);
+  check(report, "local async, 2 workers: speed-up over baseline", "local.async.w2.speedup", 1.9);
+  check(report, "local async, 2 workers: FLOP rate / (ceiling x 2 cores)", "local.async.w2.fraction_of_ceiling", 0.7);
+  check(report, "multi-process sync / local sync (2 workers)", "processes.sync.w2.ratio_to_local", 0.8);
+  check(report, "multi-process async / local async (2 workers)", "processes.async.w2.ratio_to_local", 0.8);
+  check(report, "server step / one worker's compute_gradients", "server.fraction_of_gradient", 0.05, true);
+}
+
+}  // namespace psgrad::bench

@@ -1,0 +1,74 @@
+// The evaluator reports in snapshot order, so the first report at or above the target is the
+// earliest snapshot that reached it; its progress.wall_seconds is when that snapshot was taken.
+#include "bench/time_to_accuracy.hpp"
+
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "bench/local_runs.hpp"
+
+namespace psgrad::bench {
+
+namespace {
+
+struct FirstHit {
+  double wall_seconds = 0.0;
+  std::uint64_t iteration = 0;
+  std::uint64_t samples = 0;
+};
+
+}  // namespace
+
+void measure_time_to_accuracy(BenchContext& context, Report& report) {
+  const char* section = "6 accuracy";
+  auto& details = report.details("time_to_accuracy");
+  for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    TrainingJob job = context.job;
+    job.mode = mode;
+    job.num_workers = 2;
+    job.eval_frequency = 10;
+    job.iterations = context.effort.accuracy_iterations;
+    const auto name = mode_name(mode);
+    std::vector<double> seconds, samples;
+    std::uint64_t iteration = 0;
+    double final_accuracy = 0.0;
+    for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+      std::mutex mutex;
+      std::optional<FirstHit> hit;
+      auto on_report = [&](const EvaluationReport& evaluation) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!hit && evaluation.accuracy >= kTargetAccuracy)
+          hit = FirstHit{evaluation.progress.wall_seconds, evaluation.iteration, evaluation.progress.samples};
+      };
+      auto summary = run_in_process(job, context.data, on_report);
+      if (!summary) throw std::runtime_error("time-to-accuracy run failed: " + summary.error());
+      final_accuracy = summary->final_accuracy;
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!hit) continue;
+      seconds.push_back(hit->wall_seconds);
+      samples.push_back(static_cast<double>(hit->samples));
+      iteration = hit->iteration;
+    }
+    details[name] = {{"iterations_run", job.iterations},
+                     {"runs", context.effort.repeats},
+                     {"runs_reaching_target", seconds.size()},
+                     {"final_accuracy", final_accuracy}};
+    if (seconds.empty()) {
+      report.add({fmt::format("accuracy.{}.seconds_to_085", name), section,
+                  fmt::format("{} 2 workers: seconds to {:.2f} dev accuracy", name, kTargetAccuracy), Stats{}, "s",
+                  fmt::format("NOT REACHED in {} iterations (final {:.3f})", job.iterations, final_accuracy)});
+      continue;
+    }
+    report.add({fmt::format("accuracy.{}.seconds_to_085", name), section,
+                fmt::format("{} 2 workers: seconds to {:.2f} dev accuracy", name, kTargetAccuracy),
+                summarize(seconds), "s",
+                fmt::format("at {} {}, eval every 10", mode == TrainingMode::sync ? "iteration" : "step", iteration)});
+    report.add({fmt::format("accuracy.{}.samples_to_085", name), section, "  training samples until then",
+                summarize(samples), "samples", ""});
+  }
+}
+
+}  // namespace psgrad::bench

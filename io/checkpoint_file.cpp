@@ -1,0 +1,165 @@
+#include "io/checkpoint_file.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace psgrad {
+
+namespace {
+
+constexpr char magic[8] = {'P', 'S', 'G', 'R', 'C', 'K', 'P', 'T'};
+constexpr std::uint32_t format_version = 1;
+// Bounds on what a file may declare, so a corrupt count cannot ask for absurd memory.
+constexpr std::uint64_t max_floats = std::uint64_t{1} << 30;
+constexpr std::uint64_t max_items = std::uint64_t{1} << 20;
+
+class Writer {
+ public:
+  template <class T>
+  void number(T x) {
+    static_assert(std::is_arithmetic<T>::value, "numbers only");
+    const auto* bytes = reinterpret_cast<const char*>(&x);
+    data_.insert(data_.end(), bytes, bytes + sizeof x);
+  }
+  void text(const std::string& s) {
+    number<std::uint64_t>(s.size());
+    data_.insert(data_.end(), s.begin(), s.end());
+  }
+  void floats(const std::vector<float>& values) {
+    number<std::uint64_t>(values.size());
+    const auto* bytes = reinterpret_cast<const char*>(values.data());
+    data_.insert(data_.end(), bytes, bytes + values.size() * sizeof(float));
+  }
+  void state(const Random::State& s) {
+    for (auto word : s) number(word);
+  }
+  const std::vector<char>& data() const { return data_; }
+  void raw(const char* p, std::size_t n) { data_.insert(data_.end(), p, p + n); }
+
+ private:
+  std::vector<char> data_;
+};
+
+class Reader {
+ public:
+  Reader(const std::vector<char>& data) : data_(data) {}
+  template <class T>
+  bool number(T& x) {
+    if (data_.size() - position_ < sizeof x) return false;
+    std::memcpy(&x, data_.data() + position_, sizeof x);
+    position_ += sizeof x;
+    return true;
+  }
+  bool text(std::string& s) {
+    std::uint64_t n = 0;
+    if (!number(n) || n > data_.size() - position_) return false;
+    s.assign(data_.data() + position_, n);
+    position_ += n;
+    return true;
+  }
+  bool floats(std::vector<float>& values) {
+    std::uint64_t n = 0;
+    if (!number(n) || n > max_floats || n * sizeof(float) > data_.size() - position_) return false;
+    values.resize(n);
+    std::memcpy(values.data(), data_.data() + position_, n * sizeof(float));
+    position_ += n * sizeof(float);
+    return true;
+  }
+  bool state(Random::State& s) {
+    for (auto& word : s)
+      if (!number(word)) return false;
+    return true;
+  }
+  bool raw(char* p, std::size_t n) {
+    if (data_.size() - position_ < n) return false;
+    std::memcpy(p, data_.data() + position_, n);
+    position_ += n;
+    return true;
+  }
+  bool at_end() const { return position_ == data_.size(); }
+
+ private:
+  const std::vector<char>& data_;
+  std::size_t position_ = 0;
+};
+
+}  // namespace
+
+Status write_checkpoint(const std::string& path, const TrainingCheckpoint& checkpoint) {
+  Writer out;
+  out.raw(magic, sizeof magic);
+  out.number(format_version);
+  out.text(checkpoint.config);
+  out.number(checkpoint.iteration);
+  out.number(checkpoint.version);
+  out.number(checkpoint.layout_hash);
+  out.floats(checkpoint.weights);
+  out.floats(checkpoint.optimizer.buffers);
+  out.number<std::uint64_t>(checkpoint.optimizer.counts.size());
+  for (auto count : checkpoint.optimizer.counts) out.number(count);
+  out.number<std::uint64_t>(checkpoint.workers.size());
+  for (const auto& worker : checkpoint.workers) {
+    out.number(worker.worker);
+    out.number(worker.data.epoch);
+    out.number(worker.data.cursor);
+    out.state(worker.data.epoch_rng);
+    out.state(worker.dropout);
+  }
+  const auto temporary = path + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return Error{fmt::format("{}: cannot write checkpoint: {}", path, std::strerror(errno))};
+  const auto& bytes = out.data();
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const auto n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  const bool ok = written == bytes.size() && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    return Error{fmt::format("{}: writing the checkpoint failed: {}", path, std::strerror(errno))};
+  }
+  return success();
+}
+
+Result<TrainingCheckpoint> read_checkpoint(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Error{fmt::format("{}: cannot open checkpoint", path)};
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  Reader in(bytes);
+  char found_magic[sizeof magic] = {};
+  if (!in.raw(found_magic, sizeof magic) || std::memcmp(found_magic, magic, sizeof magic) != 0)
+    return Error{fmt::format("{}: not a psgrad checkpoint (wrong magic)", path)};
+  std::uint32_t version = 0;
+  if (!in.number(version) || version != format_version)
+    return Error{fmt::format("{}: checkpoint format version {} is not supported (expected {})", path,
+                             version, format_version)};
+  TrainingCheckpoint checkpoint;
+  std::uint64_t count_size = 0, worker_count = 0;
+  const auto truncated = Error{fmt::format("{}: checkpoint is truncated or corrupt", path)};
+  if (!in.text(checkpoint.config) || !in.number(checkpoint.iteration) || !in.number(checkpoint.version) ||
+      !in.number(checkpoint.layout_hash) || !in.floats(checkpoint.weights) ||
+      !in.floats(checkpoint.optimizer.buffers) || !in.number(count_size) || count_size > max_items)
+    return truncated;
+  checkpoint.optimizer.counts.resize(count_size);
+  for (auto& count : checkpoint.optimizer.counts)
+    if (!in.number(count)) return truncated;
+  if (!in.number(worker_count) || worker_count > max_items) return truncated;
+  checkpoint.workers.resize(worker_count);
+  for (auto& worker : checkpoint.workers)
+    if (!in.number(worker.worker) || !in.number(worker.data.epoch) || !in.number(worker.data.cursor) ||
+        !in.state(worker.data.epoch_rng) || !in.state(worker.dropout))
+      return truncated;
+  if (!in.at_end()) return Error{fmt::format("{}: checkpoint has trailing bytes", path)};
+  return checkpoint;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,227 @@
+// Reads and writes model.psgrad files byte by byte, so the format is the same on every machine.
+#include "io/model_file.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/fnv1a.hpp"
+
+namespace psgrad {
+
+namespace {
+
+// Strings longer than this are a corrupt length field, not a real config.
+constexpr std::uint64_t kMaxStringBytes = std::uint64_t{1} << 26;
+
+class ByteWriter {
+ public:
+  void u32(std::uint32_t x) { little_endian(x, 4); }
+  void u64(std::uint64_t x) { little_endian(x, 8); }
+  void text(const std::string& s) {
+    u64(s.size());
+    bytes_ += s;
+  }
+  void raw(const char* data, std::size_t size) { bytes_.append(data, size); }
+  void f32(float x) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    u32(bits);
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  void little_endian(std::uint64_t x, int size) {
+    for (int i = 0; i < size; ++i) bytes_.push_back(static_cast<char>((x >> (8 * i)) & 0xff));
+  }
+  std::string bytes_;
+};
+
+// Reads fields in order; the first read past the end records what was being read, so the caller
+// can name it, and every later read is a no-op.
+class ByteReader {
+ public:
+  explicit ByteReader(const std::string& bytes) : bytes_(bytes) {}
+
+  std::uint64_t u64(const char* what) { return little_endian(8, what); }
+  std::uint32_t u32(const char* what) { return static_cast<std::uint32_t>(little_endian(4, what)); }
+  std::string text(const char* what) {
+    const auto size = u64(what);
+    if (failed()) return {};
+    if (size > kMaxStringBytes) {
+      corrupt_ = fmt::format("{} length {} is implausible", what, size);
+      return {};
+    }
+    if (!take(size, what)) return {};
+    return bytes_.substr(offset_ - size, size);
+  }
+  bool floats(std::vector<float>& out, std::uint64_t count, const char* what) {
+    if (count > kMaxStringBytes * 64) {
+      corrupt_ = fmt::format("{}: count {} is implausible", what, count);
+      return false;
+    }
+    if (count > (bytes_.size() - offset_) / 4) {
+      truncated_ = fmt::format("{} ({} floats) need {} bytes at offset {}, but the file has {} bytes", what,
+                               count, count * 4, offset_, bytes_.size());
+      return false;
+    }
+    out.resize(count);
+    for (auto& x : out) {
+      const auto bits = u32(what);
+      std::memcpy(&x, &bits, 4);
+    }
+    return true;
+  }
+
+  void skip(std::uint64_t size, const char* what) { take(size, what); }
+
+  bool failed() const { return !truncated_.empty() || !corrupt_.empty(); }
+  const std::string& truncated() const { return truncated_; }
+  const std::string& corrupt() const { return corrupt_; }
+  std::size_t offset() const { return offset_; }
+
+ private:
+  bool take(std::uint64_t size, const char* what) {
+    if (failed()) return false;
+    if (size > bytes_.size() - offset_) {
+      truncated_ = fmt::format("{} needs {} bytes at offset {}, but the file has {} bytes", what, size,
+                               offset_, bytes_.size());
+      return false;
+    }
+    offset_ += size;
+    return true;
+  }
+  std::uint64_t little_endian(int size, const char* what) {
+    if (!take(static_cast<std::uint64_t>(size), what)) return 0;
+    std::uint64_t x = 0;
+    for (int i = 0; i < size; ++i)
+      x |= std::uint64_t{static_cast<unsigned char>(bytes_[offset_ - size + i])} << (8 * i);
+    return x;
+  }
+
+  const std::string& bytes_;
+  std::size_t offset_ = 0;
+  std::string truncated_;
+  std::string corrupt_;
+};
+
+std::string encode(const ModelFileHeader& header, const float* weights, std::size_t weight_count) {
+  ByteWriter out;
+  out.raw(model_file_magic, sizeof model_file_magic);
+  out.u32(header.format_version);
+  out.u64(header.weights_version);
+  out.u64(header.input_width);
+  out.u64(header.num_classes);
+  out.u64(header.image_rows);
+  out.u64(header.image_cols);
+  out.text(header.architecture);
+  out.text(header.config_text);
+  out.text(header.layout_description);
+  out.u64(header.layout_hash);
+  out.u64(weight_count);
+  for (std::size_t i = 0; i < weight_count; ++i) out.f32(weights[i]);
+  out.u64(fnv1a(out.bytes().data(), out.bytes().size()));
+  return out.bytes();
+}
+
+bool write_all(int fd, const std::string& bytes) {
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const auto n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// After the rename, syncing the folder makes the new directory entry itself durable.
+void sync_parent_folder(const std::string& path) {
+  auto parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+Status write_model_file(const std::string& path, const ModelFileHeader& header, const float* weights,
+                        std::size_t weight_count) {
+  if (weight_count > 0 && !weights) return Error{fmt::format("{}: no weights to save", path)};
+  const auto bytes = encode(header, weights, weight_count);
+  std::string temporary = path + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) return Error{fmt::format("{}: cannot write model file: {}", path, std::strerror(errno))};
+  ::fchmod(fd, 0644);  // mkstemp's 0600 would make a model unreadable to the rest of the team
+  int error = 0;
+  errno = 0;
+  if (!write_all(fd, bytes) || ::fsync(fd) != 0) error = errno ? errno : EIO;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    std::remove(temporary.c_str());
+    return Error{fmt::format("{}: writing the model file failed: {}", path, std::strerror(error))};
+  }
+  sync_parent_folder(path);
+  return success();
+}
+
+Result<ModelFileContents> read_model_file(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) return Error{fmt::format("{}: is a folder, not a model file", path)};
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Error{fmt::format("{}: cannot open model file", path)};
+  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (file.bad()) return Error{fmt::format("{}: cannot read model file", path)};
+
+  const std::size_t magic_size = sizeof model_file_magic;
+  const bool magic_prefix_matches =
+      std::memcmp(bytes.data(), model_file_magic, std::min(bytes.size(), magic_size)) == 0;
+  if (bytes.empty()) return Error{fmt::format("{}: truncated model file: the file is empty", path)};
+  if (!magic_prefix_matches)
+    return Error{fmt::format("{}: not a psgrad model file (wrong magic; expected \"PSGRADMF\")", path)};
+  if (bytes.size() < magic_size)
+    return Error{fmt::format("{}: truncated model file: {} bytes, shorter than the magic", path, bytes.size())};
+
+  ByteReader in(bytes);
+  in.skip(magic_size, "magic");
+  ModelFileContents contents;
+  auto& header = contents.header;
+  header.format_version = in.u32("format version");
+  if (!in.failed() && header.format_version != model_file_format_version)
+    return Error{fmt::format("{}: unsupported model file format version {}; this psgrad reads version {}", path,
+                             header.format_version, model_file_format_version)};
+  header.weights_version = in.u64("weights version");
+  header.input_width = in.u64("input width");
+  header.num_classes = in.u64("class count");
+  header.image_rows = in.u64("image rows");
+  header.image_cols = in.u64("image cols");
+  header.architecture = in.text("architecture name");
+  header.config_text = in.text("stored config");
+  header.layout_description = in.text("layout description");
+  header.layout_hash = in.u64("layout hash");
+  const auto weight_count = in.u64("weight count");
+  if (!in.failed()) in.floats(contents.weights, weight_count, "the weights");
+  const auto checked_size = in.offset();
+  const auto stored_checksum = in.u64("checksum");
+  if (!in.truncated().empty()) return Error{fmt::format("{}: truncated model file: {}", path, in.truncated())};
+  if (!in.corrupt().empty()) return Error{fmt::format("{}: corrupted model file: {}", path, in.corrupt())};
+  if (stored_checksum != fnv1a(bytes.data(), checked_size))
+    return Error{fmt::format("{}: corrupted model file: checksum mismatch", path)};
+  if (in.offset() != bytes.size())
+    return Error{fmt::format("{}: corrupted model file: {} unexpected bytes after the checksum", path,
+                             bytes.size() - in.offset())};
+  return contents;
+}
+
+}  // namespace psgrad

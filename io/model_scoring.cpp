@@ -1,0 +1,60 @@
+// Batched forward passes over a data set: headline accuracy, confusion counts and predicted labels.
+#include "io/model_scoring.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace psgrad {
+
+std::size_t Scoring::class_total(std::size_t truth) const {
+  std::size_t total = 0;
+  for (std::size_t predicted = 0; predicted < num_classes; ++predicted) total += count(truth, predicted);
+  return total;
+}
+
+double Scoring::class_accuracy(std::size_t truth) const {
+  const auto total = class_total(truth);
+  return total ? static_cast<double>(count(truth, truth)) / static_cast<double>(total) : 0.0;
+}
+
+std::vector<std::size_t> predict_labels(Model& model, const float* inputs, std::size_t count, std::size_t batch_size) {
+  std::vector<std::size_t> labels;
+  labels.reserve(count);
+  const auto width = static_cast<Eigen::Index>(model.input_width());
+  batch_size = std::max<std::size_t>(batch_size, 1);
+  for (std::size_t start = 0; start < count; start += batch_size) {
+    const auto rows = static_cast<Eigen::Index>(std::min(batch_size, count - start));
+    const ConstMatrixMap probs = model.predict(ConstMatrixMap(inputs + start * width, rows, width));
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      Eigen::Index guess = 0;
+      probs.row(r).maxCoeff(&guess);  // first maximum on ties, as Model::evaluate picks
+      labels.push_back(static_cast<std::size_t>(guess));
+    }
+  }
+  return labels;
+}
+
+Scoring score_model(Model& model, const Dataset& data, std::size_t batch_size) {
+  Scoring scoring;
+  const auto n = static_cast<Eigen::Index>(data.count);
+  scoring.overall = model.evaluate(ConstMatrixMap(data.inputs.data(), n, static_cast<Eigen::Index>(data.width)),
+                                   ConstMatrixMap(data.targets.data(), n, static_cast<Eigen::Index>(data.num_classes)),
+                                   std::max<std::size_t>(batch_size, 1));
+  scoring.num_classes = std::max(data.num_classes, model.output_width());
+  scoring.confusion.assign(scoring.num_classes * scoring.num_classes, 0);
+  const auto predicted = predict_labels(model, data.inputs.data(), data.count, batch_size);
+  for (std::size_t i = 0; i < data.count; ++i)
+    ++scoring.confusion[data.labels[i] * scoring.num_classes + predicted[i]];
+  return scoring;
+}
+
+AlignedFloats scaled_pixels(const IdxImages& images) {
+  std::array<float, 256> scaled{};
+  for (std::size_t byte = 0; byte < scaled.size(); ++byte) scaled[byte] = static_cast<float>(byte) / 255.0f;
+  AlignedFloats inputs(images.pixels.size());
+  std::transform(images.pixels.begin(), images.pixels.end(), inputs.begin(),
+                 [&](std::uint8_t byte) { return scaled[byte]; });
+  return inputs;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,50 @@
+// Rebuilds a saved model from its stored config and checks it against the stored layout.
+#include "io/saved_model.hpp"
+
+#include <fmt/format.h>
+
+#include "io/fnv1a.hpp"
+
+namespace psgrad {
+
+Result<LoadedModel> load_saved_model(const std::string& path) {
+  auto contents = read_model_file(path);
+  if (!contents) return Error{contents.error()};
+  const auto& header = contents->header;
+  auto config = parse_config(header.config_text, path + " (stored config)");
+  if (!config) return Error{fmt::format("{}: the stored config does not parse: {}", path, config.error())};
+  if (config->model.architecture != header.architecture)
+    return Error{fmt::format("{}: stored architecture \"{}\" differs from the stored config's \"{}\"", path,
+                             header.architecture, config->model.architecture)};
+  // Bounds, so a forged header cannot make the rebuild allocate without limit.
+  if (header.input_width == 0 || header.num_classes == 0 || header.input_width > (1u << 24) ||
+      header.num_classes > (1u << 20))
+    return Error{fmt::format("{}: corrupted model file: {} inputs and {} classes", path, header.input_width,
+                             header.num_classes)};
+  auto model = Model::build(header.architecture, config->model.settings, header.input_width, header.num_classes);
+  if (!model) return Error{fmt::format("{}: cannot rebuild the stored architecture: {}", path, model.error())};
+  const auto rebuilt_hash = model->layout().hash();
+  if (rebuilt_hash != header.layout_hash)
+    return Error{fmt::format("{}: layout hash {} does not match {} of the layout rebuilt from \"{}\" for {} "
+                             "inputs and {} classes",
+                             path, hash_hex(header.layout_hash), hash_hex(rebuilt_hash), header.architecture,
+                             header.input_width, header.num_classes)};
+  if (contents->weights.size() != model->parameter_count())
+    return Error{fmt::format("{}: holds {} weights but its layout needs {}", path, contents->weights.size(),
+                             model->parameter_count())};
+  model->set_weights(contents->weights.data(), contents->weights.size());
+  return LoadedModel{path, header, std::move(config).value(), std::move(model).value()};
+}
+
+Status check_input_width(const LoadedModel& loaded, std::size_t rows, std::size_t cols, const std::string& data_name) {
+  const auto& header = loaded.header;
+  if (rows * cols == header.input_width) return success();
+  const auto expected = header.image_rows && header.image_cols
+                            ? fmt::format("{}x{} images ({} inputs)", header.image_rows, header.image_cols,
+                                          header.input_width)
+                            : fmt::format("{} inputs", header.input_width);
+  return Error{fmt::format("{}: image size {}x{} ({} inputs) does not match the model {}, which takes {}",
+                           data_name, rows, cols, rows * cols, loaded.path, expected)};
+}
+
+}  // namespace psgrad

@@ -1,0 +1,173 @@
+// Steady-state training steps must not touch the heap: counts every malloc-family call made on this
+// thread while a step runs, after warm-up, for compute_gradients, Adam and the minibatcher.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cerrno>
+#include <cstddef>
+#include <string>
+
+#include "actors/training_job.hpp"
+#include "model/minibatcher.hpp"
+#include "model/model.hpp"
+#include "tests/actor_fixtures.hpp"
+
+// The counter sits at malloc, not at operator new: Eigen's GEMM blocking buffers and the model's
+// AlignedAllocator call malloc / aligned_alloc directly, which a replaced operator new never sees
+// (and libstdc++'s operator new calls malloc, so C++ allocations are counted too). Every function
+// forwards to glibc's own implementation, and counts only on a thread whose flag is set, so the
+// other tests linked into this binary run exactly as without it.
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* pointer, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+void __libc_free(void* pointer);
+}
+
+namespace {
+
+// Constant-initialized thread_locals of the executable live in static TLS: reading them from
+// inside malloc never allocates.
+thread_local bool counting = false;
+thread_local std::size_t allocation_count = 0;
+thread_local std::size_t allocated_bytes = 0;
+thread_local std::array<std::size_t, 8> first_sizes{};
+
+void note_allocation(std::size_t size) {
+  if (!counting) return;
+  if (allocation_count < first_sizes.size()) first_sizes[allocation_count] = size;
+  ++allocation_count;
+  allocated_bytes += size;
+}
+
+}  // namespace
+
+extern "C" {
+void* malloc(std::size_t size) {
+  note_allocation(size);
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) {
+  note_allocation(count * size);
+  return __libc_calloc(count, size);
+}
+void* realloc(void* pointer, std::size_t size) {
+  note_allocation(size);
+  return __libc_realloc(pointer, size);
+}
+void free(void* pointer) { __libc_free(pointer); }
+void* memalign(std::size_t alignment, std::size_t size) {
+  note_allocation(size);
+  return __libc_memalign(alignment, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  note_allocation(size);
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+  note_allocation(size);
+  if (alignment % sizeof(void*) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
+  void* pointer = __libc_memalign(alignment, size);
+  if (!pointer) return ENOMEM;
+  *out = pointer;
+  return 0;
+}
+}
+
+using namespace psgrad;
+
+namespace {
+
+constexpr std::size_t kIterations = 20;
+
+struct IterationCounts {
+  std::array<std::size_t, kIterations> allocations{};
+  std::array<std::size_t, kIterations> bytes{};
+  std::array<std::size_t, 8> first_sizes{};  // of the first iteration that allocated
+  std::size_t total() const {
+    std::size_t sum = 0;
+    for (auto count : allocations) sum += count;
+    return sum;
+  }
+  std::string describe() const {
+    std::string text = "allocations per iteration:";
+    for (std::size_t i = 0; i < kIterations; ++i)
+      text += " " + std::to_string(allocations[i]) + " (" + std::to_string(bytes[i]) + " B)";
+    text += "; first sizes:";
+    for (auto size : first_sizes)
+      if (size) text += " " + std::to_string(size);
+    return text;
+  }
+};
+
+// Runs step kIterations times, counting each call on its own. Nothing between the flag flips may
+// allocate on behalf of the harness itself: the counts land in preallocated arrays.
+template <class Step>
+IterationCounts count_allocations(Step&& step) {
+  IterationCounts counts;
+  for (std::size_t i = 0; i < kIterations; ++i) {
+    allocation_count = 0;
+    allocated_bytes = 0;
+    first_sizes.fill(0);
+    counting = true;
+    step();
+    counting = false;
+    counts.allocations[i] = allocation_count;
+    counts.bytes[i] = allocated_bytes;
+    if (allocation_count && counts.first_sizes[0] == 0) counts.first_sizes = first_sizes;
+  }
+  return counts;
+}
+
+// The tutorial's shapes (784-128-128-10, dropout 0.2, batch 128): Eigen's blocking sizes, and so
+// whether its GEMM needs heap buffers, depend on them.
+TrainingJob tutorial_job() { return TrainingJob{}; }
+
+std::shared_ptr<const Dataset> digits_like_data(std::size_t count) {
+  return testing::synthetic_data(count, 784, 10, 5);
+}
+
+}  // namespace
+
+TEST_CASE("the counter sees a heap allocation made while counting") {
+  // Through a volatile pointer: the compiler may otherwise drop a malloc/free pair altogether.
+  void* (*volatile allocate)(std::size_t) = malloc;
+  const auto counts = count_allocations([&] { free(allocate(100)); });
+  CHECK(counts.allocations[0] == 1);
+  CHECK(counts.bytes[0] == 100);
+}
+
+TEST_CASE("Model::compute_gradients does not allocate once warmed up (batch 128, 784-128-128-10)") {
+  const auto job = tutorial_job();
+  const auto data = digits_like_data(job.batch_size);
+  auto model = build_initialized_model(job, data->width, data->num_classes).value();
+  const ConstMatrixMap inputs(data->inputs.data(), static_cast<Eigen::Index>(data->count),
+                              static_cast<Eigen::Index>(data->width));
+  const ConstMatrixMap targets(data->targets.data(), static_cast<Eigen::Index>(data->count),
+                               static_cast<Eigen::Index>(data->num_classes));
+  Random dropout(3);
+  for (int i = 0; i < 3; ++i) model.compute_gradients(inputs, targets, dropout);  // sizes buffers once
+  const auto counts = count_allocations([&] { model.compute_gradients(inputs, targets, dropout); });
+  CHECK_MESSAGE(counts.total() == 0, counts.describe());
+}
+
+TEST_CASE("Adam::apply_gradients does not allocate once warmed up") {
+  const auto job = tutorial_job();
+  auto model = build_initialized_model(job, 784, 10).value();
+  auto optimizer = std::move(build_optimizer(job, model.layout()).value());
+  std::vector<float> gradients(model.parameter_count(), 0.01f);
+  for (int i = 0; i < 2; ++i) optimizer->apply_gradients(model.weights_data(), gradients.data());
+  const auto counts =
+      count_allocations([&] { optimizer->apply_gradients(model.weights_data(), gradients.data()); });
+  CHECK_MESSAGE(counts.total() == 0, counts.describe());
+}
+
+TEST_CASE("Minibatcher::next does not allocate, across epoch boundaries too") {
+  // 300 examples in batches of 128: every third call ends an epoch and reshuffles.
+  Minibatcher batches(digits_like_data(300), 128, 11);
+  for (int i = 0; i < 3; ++i) batches.next();
+  const auto counts = count_allocations([&] { batches.next(); });
+  CHECK(batches.epoch() >= kIterations / 3);
+  CHECK_MESSAGE(counts.total() == 0, counts.describe());
+}

