@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "caf/io/middleman.hpp"
+#include "caf/openssl/manager.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/messages.hpp"
 
@@ -22,6 +23,12 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<JoinRequest>("psgrad::JoinRequest");
   add_message_type<CoordinatorActor>("psgrad::CoordinatorActor");
   load<caf::io::middleman>();
+  if (network.tls.enabled()) {
+    load<caf::openssl::manager>();
+    openssl_certificate = network.tls.certificate;
+    openssl_key = network.tls.key;
+    openssl_cafile = network.tls.ca;
+  }
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   set("scheduler.max-threads", threads);
   set("middleman.heartbeat-interval", caf::timespan{network.heartbeat_interval});

@@ -5,14 +5,25 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string>
 
 #include "caf/actor_system_config.hpp"
 
 namespace psgrad {
 
+// TLS through CAF's OpenSSL module: this side's certificate and key, and the CA that peers'
+// certificates must be signed by (which makes CAF require and verify the peer's certificate).
+struct TlsSettings {
+  std::string certificate;
+  std::string key;
+  std::string ca;
+  bool enabled() const { return !certificate.empty() || !key.empty() || !ca.empty(); }
+};
+
 struct NetworkSettings {
   std::chrono::milliseconds heartbeat_interval{200};
   std::chrono::milliseconds connection_timeout{1000};
+  TlsSettings tls;
 };
 
 class ActorConfig : public caf::actor_system_config {

@@ -85,10 +85,12 @@ Result<DataWorkerActor> spawn_data_worker(caf::actor_system& system, DataWorkerS
   auto model = build_model(setup.job, setup.train->width, setup.train->num_classes);
   if (!model) return Error{model.error()};
   auto shared_model = std::make_shared<Model>(std::move(model).value());
+  const bool detached = setup.detached;
+  auto shared_setup = std::make_shared<DataWorkerSetup>(std::move(setup));
   // Detached: each worker computes on its own thread, so a busy scheduler thread never holds one
   // worker's request back while the others run ahead.
-  return system.spawn<DataWorker, caf::detached>(std::make_shared<DataWorkerSetup>(std::move(setup)),
-                                  std::move(shared_model));
+  if (detached) return system.spawn<DataWorker, caf::detached>(shared_setup, std::move(shared_model));
+  return system.spawn<DataWorker>(shared_setup, std::move(shared_model));
 }
 
 }  // namespace psgrad

@@ -20,6 +20,10 @@ struct DataWorkerSetup {
   std::shared_ptr<const Dataset> train;
   std::chrono::milliseconds delay{0};  // extra time per gradient, to simulate a slow machine
   std::optional<WorkerStreamState> resume;  // continue a checkpointed data stream
+  // Own thread, so several workers in one process cannot starve each other on the scheduler. A
+  // worker process runs a single worker and keeps it scheduled: CAF 0.17 may keep a detached actor
+  // that was sent over the network alive past the end, and the process would never exit.
+  bool detached = true;
 };
 
 // Fails when the job's architecture cannot be built for the data set.

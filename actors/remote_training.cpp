@@ -6,6 +6,7 @@
 
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
+#include "caf/openssl/all.hpp"
 #include "actors/coordinator.hpp"
 #include "actors/error_text.hpp"
 #include "actors/local_training.hpp"
@@ -13,6 +14,16 @@
 #include "actors/training_driver.hpp"
 
 namespace psgrad {
+
+namespace {
+
+// CAF 0.17.6's openssl::unpublish does not compile (it uses a 0.18 atom); a TLS port closes when
+// the actor system shuts down instead.
+void unpublish(caf::actor_system& system, const CoordinatorActor& coordinator, std::uint16_t port, bool tls) {
+  if (!tls) system.middleman().unpublish(coordinator, port);
+}
+
+}  // namespace
 
 Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup) {
   const auto& job = setup.job;
@@ -33,7 +44,8 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
     caf::anon_send_exit(coordinator, caf::exit_reason::user_shutdown);
   };
   // Always with an address: CAF 0.17 listens on every interface when given none.
-  auto port = system.middleman().publish(coordinator, setup.port, setup.host.c_str(), true);
+  auto port = setup.tls ? caf::openssl::publish(coordinator, setup.port, setup.host.c_str(), true)
+                        : system.middleman().publish(coordinator, setup.port, setup.host.c_str(), true);
   if (!port) {
     shutdown({});
     return Error{fmt::format("cannot listen on {}:{}: {}", setup.host, setup.port,
@@ -60,7 +72,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                                    : error_text(system, error))};
                  });
     if (!ready) {
-      system.middleman().unpublish(coordinator, *port);
+      unpublish(system, coordinator, *port, setup.tls);
       shutdown({});
       return summary;
     }
@@ -79,7 +91,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   auto driver = spawn_training_driver(system, job, server, workers, evaluator.value(), std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);
   summary = run_driver(system, driver);  // the driver stops the workers before it answers
-  system.middleman().unpublish(coordinator, *port);
+  unpublish(system, coordinator, *port, setup.tls);
   shutdown({caf::actor_cast<caf::actor>(server), caf::actor_cast<caf::actor>(evaluator.value())});
   return summary;
 }
@@ -92,7 +104,8 @@ Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::s
   auto delay = retry.first_delay;
   std::string last_error;
   for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
-    auto coordinator = system.middleman().remote_actor<CoordinatorActor>(host, port);
+    auto coordinator = retry.tls ? caf::openssl::remote_actor<CoordinatorActor>(system, host, port)
+                                 : system.middleman().remote_actor<CoordinatorActor>(host, port);
     if (coordinator) {
       Result<ServerConnection> outcome = Error{"no answer"};
       self->request(*coordinator, std::chrono::seconds(10), hello_atom::value, protocol_version, token,

@@ -26,6 +26,7 @@ struct ServeSetup {
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;
   std::string token;
+  bool tls = false;  // publish through CAF's OpenSSL module (the actor system must have it loaded)
   std::chrono::milliseconds join_timeout{600000};
   std::function<void(std::uint16_t port)> on_listening;
   std::function<void(const std::string&)> on_event;
@@ -43,6 +44,7 @@ struct ServerConnection {
 };
 
 struct RetryPolicy {
+  bool tls = false;  // connect through CAF's OpenSSL module
   int attempts = 8;  // about 9 s in all with the delays below
   std::chrono::milliseconds first_delay{100};
   std::chrono::milliseconds max_delay{2000};

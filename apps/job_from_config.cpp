@@ -27,7 +27,8 @@ TrainingJob job_from_config(const Config& config) {
 
 NetworkSettings network_from_config(const Config& config) {
   return NetworkSettings{std::chrono::milliseconds(config.cluster.heartbeat_ms),
-                         std::chrono::milliseconds(config.cluster.connection_timeout_ms)};
+                         std::chrono::milliseconds(config.cluster.connection_timeout_ms),
+                         TlsSettings{config.cluster.tls_certificate, config.cluster.tls_key, config.cluster.tls_ca}};
 }
 
 }  // namespace psgrad

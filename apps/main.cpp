@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   work_command->add_flag("--retry", work.retry,
                          "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
   work_command->add_flag("--quiet", work.quiet, "print errors only");
+  work_command->add_option("--tls-cert", work.tls_certificate, "PEM certificate of this worker (TLS)");
+  work_command->add_option("--tls-key", work.tls_key, "PEM private key of this worker (TLS)");
+  work_command->add_option("--tls-ca", work.tls_ca, "PEM CA certificate the server's certificate must be signed by");
 
   std::string npm_dir, out_dir;
   auto* data_command = app.add_subcommand("data", "Data set preparation");

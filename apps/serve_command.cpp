@@ -88,6 +88,7 @@ int run_serve_command(const ServeOptions& options) {
   setup.dev = run->data.dev;
   setup.host = run->config.cluster.host;
   setup.port = static_cast<std::uint16_t>(run->config.cluster.port);
+  setup.tls = run->config.cluster.tls_ca.size() + run->config.cluster.tls_certificate.size() > 0;
   setup.token = options.token.empty() ? run->config.cluster.join_token : options.token;
   auto resume = load_resume(options.resume, *run);
   if (!resume) {
@@ -104,7 +105,7 @@ int run_serve_command(const ServeOptions& options) {
   setup.on_listening = [&](std::uint16_t port) {
     fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
                run->job.num_workers);
-    if (!is_loopback(setup.host))
+    if (!is_loopback(setup.host) && !setup.tls)
       fmt::print(stderr, "psgrad serve: warning: plain connections on {} are unauthenticated and "
                          "unencrypted; use them on trusted networks only\n", setup.host);
     std::fflush(stderr);

@@ -68,7 +68,8 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   std::optional<WorkerStreamState> resume;
   if (offer.resume) resume = offer.stream;
   auto worker = spawn_data_worker(system, DataWorkerSetup{job, offer.worker_index, data->train,
-                                                          worker_delay(job, offer.worker_index), resume});
+                                                          worker_delay(job, offer.worker_index), resume,
+                                                          /*detached=*/false});
   if (!worker) {
     fmt::print(stderr, "psgrad work: {}\n", worker.error());
     return {1, false};
@@ -104,10 +105,13 @@ int run_work_command(const WorkOptions& options) {
   auto say = [&](const std::string& line) {
     if (!options.quiet) fmt::print(stderr, "psgrad work: {}\n", line);
   };
-  ActorConfig actor_config(static_cast<std::size_t>(options.threads));
+  NetworkSettings network;
+  network.tls = TlsSettings{options.tls_certificate, options.tls_key, options.tls_ca};
+  ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
   caf::actor_system system{actor_config};
   RetryPolicy retry;
   if (options.retry) retry.attempts = 200;
+  retry.tls = network.tls.enabled();
   for (;;) {
     const auto end = serve_one_session(system, options, *address, retry, say);
     // With --retry a lost server is waited for (it may come back with --resume).

@@ -12,6 +12,7 @@ struct WorkOptions {
   std::string token;
   bool retry = false;  // keep trying to reach the server for much longer
   bool quiet = false;
+  std::string tls_certificate, tls_key, tls_ca;  // connect over TLS with this identity
 };
 
 int run_work_command(const WorkOptions& options);

@@ -380,6 +380,9 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   config.cluster.join_token = get_text(*cluster, "join_token");
   config.cluster.worker_delay_ms = get_integer(*cluster, "worker_delay_ms");
   config.cluster.straggler_delay_ms = get_integer(*cluster, "straggler_delay_ms");
+  config.cluster.tls_certificate = get_text(*cluster, "tls_certificate");
+  config.cluster.tls_key = get_text(*cluster, "tls_key");
+  config.cluster.tls_ca = get_text(*cluster, "tls_ca");
   return config;
 }
 
@@ -477,6 +480,11 @@ const std::vector<SettingSpec>& cluster_settings() {
                      "Extra milliseconds every worker spends per gradient (to simulate slower machines).", 0),
         integer_spec("straggler_delay_ms", defaults.straggler_delay_ms,
                      "Extra milliseconds the last worker spends per gradient (to simulate one straggler).", 0),
+        text_spec("tls_certificate", defaults.tls_certificate,
+                  "Server's PEM certificate; setting the TLS keys switches connections to TLS."),
+        text_spec("tls_key", defaults.tls_key, "Server's PEM private key."),
+        text_spec("tls_ca", defaults.tls_ca,
+                  "PEM CA certificate that workers' certificates must be signed by; workers without one are refused."),
     };
   }();
   return specs;
@@ -555,7 +563,10 @@ std::string render_config(const Config& config) {
                    {"rejoin_timeout_ms", cluster.rejoin_timeout_ms},
                    {"join_token", cluster.join_token},
                    {"worker_delay_ms", cluster.worker_delay_ms},
-                   {"straggler_delay_ms", cluster.straggler_delay_ms}});
+                   {"straggler_delay_ms", cluster.straggler_delay_ms},
+                   {"tls_certificate", cluster.tls_certificate},
+                   {"tls_key", cluster.tls_key},
+                   {"tls_ca", cluster.tls_ca}});
   return out.str();
 }
 

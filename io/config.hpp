@@ -52,6 +52,9 @@ struct ClusterSection {
   std::string join_token;
   std::int64_t worker_delay_ms = 0;
   std::int64_t straggler_delay_ms = 0;
+  std::string tls_certificate;  // PEM files; any set switches the server to TLS
+  std::string tls_key;
+  std::string tls_ca;
 };
 
 struct Config {

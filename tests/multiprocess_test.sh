@@ -30,6 +30,18 @@ wait_ok() {  # pid name
   wait "$1" || fail "$2 exited with code $?"
 }
 
+# Self-signed CA, and certificates it signs, for the TLS scenarios.
+make_identity() {  # name
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=psgrad test $1" \
+    -keyout "$work_dir/$1.key" -out "$work_dir/$1.pem" 2>/dev/null || fail "openssl could not make $1"
+}
+make_signed() {  # name ca
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=psgrad $1" -keyout "$work_dir/$1.key" \
+    -out "$work_dir/$1.csr" 2>/dev/null &&
+    openssl x509 -req -in "$work_dir/$1.csr" -CA "$work_dir/$2.pem" -CAkey "$work_dir/$2.key" \
+      -CAcreateserial -days 2 -out "$work_dir/$1.pem" 2>/dev/null || fail "openssl could not sign $1"
+}
+
 case "$scenario" in
   sync-matches-local)
     "$psgrad" train --config "$config" --set training.iterations=60 --save-weights "$work_dir/local.bin" \
@@ -183,6 +195,49 @@ case "$scenario" in
     check_error "cannot open checkpoint" train --config "$config" --resume "$work_dir/none.ckpt" --no-metrics
     head -c 100 /dev/urandom >"$work_dir/garbage.ckpt"
     check_error "not a psgrad checkpoint" train --config "$config" --resume "$work_dir/garbage.ckpt" --no-metrics
+    ;;
+  tls)
+    make_identity ca; make_identity other-ca
+    make_signed server ca; make_signed worker ca; make_signed intruder other-ca
+    tls=(--set cluster.tls_certificate="$work_dir/server.pem" --set cluster.tls_key="$work_dir/server.key"
+         --set cluster.tls_ca="$work_dir/ca.pem")
+    start_server --workers 1 --set training.iterations=30 "${tls[@]}" --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/plain.log" && fail "a plain worker joined a TLS server"
+    "$psgrad" work --connect "127.0.0.1:$port" --tls-cert "$work_dir/intruder.pem" --tls-key "$work_dir/intruder.key" \
+      --tls-ca "$work_dir/ca.pem" 2>"$work_dir/intruder.log" && fail "a worker with a foreign certificate joined"
+    kill -0 $server_pid || fail "the TLS server died"
+    "$psgrad" work --connect "127.0.0.1:$port" --tls-cert "$work_dir/worker.pem" --tls-key "$work_dir/worker.key" \
+      --tls-ca "$work_dir/ca.pem" 2>"$work_dir/good.log" & good=$!
+    wait_ok $server_pid serve; wait_ok $good "TLS worker"
+    grep -q "Final" "$work_dir/serve.out" || fail "the TLS run did not finish"
+    ;;
+  forged-header-plain|forged-header-tls)
+    # One 32-byte BASP header declaring a 1 GiB client handshake.
+    extra=()
+    if [ "$scenario" = forged-header-tls ]; then
+      make_identity ca; make_signed server ca; make_signed worker ca
+      extra=(--set cluster.tls_certificate="$work_dir/server.pem" --set cluster.tls_key="$work_dir/server.key"
+             --set cluster.tls_ca="$work_dir/ca.pem")
+      worker_tls=(--tls-cert "$work_dir/worker.pem" --tls-key "$work_dir/worker.key" --tls-ca "$work_dir/ca.pem")
+    else
+      worker_tls=()
+    fi
+    start_server --workers 1 --set training.iterations=20 "${extra[@]}" --no-metrics
+    before=$(awk '/VmRSS/ {print $2}' /proc/$server_pid/status)
+    exec 3<>/dev/tcp/127.0.0.1/$port
+    printf '\x01\x00\x00\x00\x40\x00\x00\x00' >&3
+    head -c 24 /dev/zero >&3
+    sleep 1
+    after=$(awk '/VmRSS/ {print $2}' /proc/$server_pid/status)
+    exec 3>&-
+    grown_mb=$(( (after - before) / 1024 ))
+    echo "server memory grew by $grown_mb MB after one forged header"
+    kill -0 $server_pid || fail "the server died from a forged header"
+    if [ "$scenario" = forged-header-tls ]; then
+      [ "$grown_mb" -lt 64 ] || fail "TLS mode allocated $grown_mb MB for a forged header"
+    fi
+    "$psgrad" work --connect "127.0.0.1:$port" "${worker_tls[@]}" 2>"$work_dir/work0.log" & w0=$!
+    wait_ok $server_pid serve; wait_ok $w0 "worker"
     ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
