@@ -117,7 +117,10 @@ Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::s
                    });
       return outcome;
     }
-    last_error = error_text(system, coordinator.error());
+    last_error = coordinator.error() == caf::sec::disconnect_during_handshake
+                     ? "the server hung up during the handshake (it may require TLS, or a certificate "
+                       "signed by another CA)"
+                     : error_text(system, coordinator.error());
     if (attempt == retry.attempts) break;
     if (on_retry)
       on_retry(fmt::format("cannot reach {}:{} ({}); retrying in {} ms", host, port, last_error,
