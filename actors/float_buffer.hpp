@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "caf/binary_deserializer.hpp"
 #include "caf/deserializer.hpp"
 #include "caf/error.hpp"
 #include "caf/meta/type_name.hpp"
@@ -61,6 +62,11 @@ typename Inspector::result_type inspect(Inspector& f, FloatBuffer& x) {
     if (auto err = f(magic, count)) return err;
     if (magic != float_buffer_magic || count > max_float_buffer_size)
       return caf::make_error(caf::sec::invalid_argument, "float buffer header rejected");
+    // A count the message cannot hold is refused before allocating, or a 28-byte message could make
+    // the receiver allocate and zero 1 GiB. Only the binary deserializer (the network's) knows its size.
+    if (auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
+        binary && count * sizeof(float) > binary->remaining())
+      return caf::make_error(caf::sec::end_of_stream, "float buffer larger than its message");
     auto values = std::make_shared<std::vector<float>>(count);
     if (count > 0)
       if (auto err = f.apply_raw(count * sizeof(float), values->data())) return err;
@@ -69,6 +75,29 @@ typename Inspector::result_type inspect(Inspector& f, FloatBuffer& x) {
   } else {
     auto count = static_cast<std::uint64_t>(x.size());
     return f(caf::meta::type_name("FloatBuffer"), count);
+  }
+}
+
+// One float sent as its raw bits, for fields like Gradients::loss. CAF 0.17 encodes a lone float with
+// its own pack754, which turns NaN into 1.0, garbles denormals and loops forever on infinity. For
+// normal numbers both encodings are the same bytes, so peers built before this still agree.
+struct RawFloat {
+  float& value;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RawFloat x) {
+  if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &x.value, sizeof bits);
+    return f(bits);
+  } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
+    std::uint32_t bits = 0;
+    if (auto err = f(bits)) return err;
+    std::memcpy(&x.value, &bits, sizeof bits);
+    return caf::error{};
+  } else {
+    return f(x.value);
   }
 }
 

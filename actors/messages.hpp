@@ -86,8 +86,8 @@ struct Gradients {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Gradients& x) {
-  return f(caf::meta::type_name("Gradients"), x.version, x.layout_hash, x.worker, x.samples, x.loss,
-           x.values);
+  return f(caf::meta::type_name("Gradients"), x.version, x.layout_hash, x.worker, x.samples,
+           RawFloat{x.loss}, x.values);
 }
 
 // The server's whole state, for checkpoints (stays inside the server's process).
@@ -146,6 +146,7 @@ struct TrainingSummary {
   double training_seconds = 0.0;  // without the final evaluation
   double staleness_min = 0.0, staleness_mean = 0.0, staleness_max = 0.0;
   std::vector<std::uint64_t> gradients_per_worker;
+  std::uint64_t max_clock_lead = 0;  // ssp/async: most gradients a worker started ahead of the slowest
   Weights final_weights;
 };
 
@@ -153,7 +154,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TrainingSummary& x) {
   return f(caf::meta::type_name("TrainingSummary"), x.mode, x.steps, x.samples, x.final_accuracy,
            x.wall_seconds, x.training_seconds, x.staleness_min, x.staleness_mean, x.staleness_max,
-           x.gradients_per_worker, x.final_weights);
+           x.gradients_per_worker, x.max_clock_lead, x.final_weights);
 }
 
 }  // namespace psgrad

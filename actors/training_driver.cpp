@@ -21,6 +21,7 @@ struct WorkerSlot {
   bool alive = true;
   bool busy = false;       // a compute request, or (async) the apply of its answer, is outstanding
   bool applying = false;   // async: its gradient arrived and is being applied
+  std::uint64_t clock = 0; // gradients of this worker applied so far (ssp's clock)
   std::uint64_t round = 0; // which request the outstanding one is, to ignore stale answers
 };
 
@@ -36,7 +37,7 @@ class TrainingDriver : public caf::event_based_actor {
     for (std::size_t k = 0; k < workers.size(); ++k) add_slot(k, std::move(workers[k]), name_from_hooks(k));
     summary_.mode = mode_name(job_.mode);
     iteration_ = hooks_.start_iteration;
-    summary_.steps = job_.mode == TrainingMode::async ? hooks_.start_iteration : 0;
+    summary_.steps = job_.mode != TrainingMode::sync ? hooks_.start_iteration : 0;
     total_steps_ = job_.iterations * std::max<std::size_t>(1, job_.num_workers);
   }
 
@@ -67,9 +68,9 @@ class TrainingDriver : public caf::event_based_actor {
           if (waiting_for_workers_) {
             waiting_for_workers_ = false;
             if (job_.mode == TrainingMode::sync) sync_iteration();
-            else if (issued_ < total_steps_) async_issue(index);
-          } else if (job_.mode == TrainingMode::async && started_async_ && issued_ < total_steps_) {
-            async_issue(index);
+            else issue_idle_workers();
+          } else if (job_.mode != TrainingMode::sync && started_async_) {
+            issue_idle_workers();
           }
         },
         [this](rejoin_atom, std::uint64_t wait_round) {
@@ -94,11 +95,31 @@ class TrainingDriver : public caf::event_based_actor {
       summary_.gradients_per_worker.resize(k + 1, 0);
     }
     monitor(handle);
+    // A newcomer starts at the slowest worker's clock, so it does not hold the others back (ssp).
+    const auto start_clock = alive_count() > 0 ? min_clock() : 0;
     slots_[k] = WorkerSlot{std::move(handle), std::move(name), true};
+    slots_[k].clock = start_clock;
   }
 
   std::size_t alive_count() const {
     return static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](const WorkerSlot& s) { return s.alive; }));
+  }
+
+  std::uint64_t min_clock() const {
+    std::uint64_t lowest = UINT64_MAX;
+    for (const auto& slot : slots_)
+      if (slot.alive) lowest = std::min(lowest, slot.clock);
+    return lowest == UINT64_MAX ? 0 : lowest;
+  }
+
+  // async: any idle worker may start; ssp: only one whose clock is within the bound of the slowest.
+  bool may_start(std::size_t k) const {
+    return job_.mode != TrainingMode::ssp || slots_[k].clock <= min_clock() + job_.staleness;
+  }
+
+  void issue_idle_workers() {
+    for (std::size_t k = 0; k < slots_.size() && issued_ < total_steps_; ++k)
+      if (slots_[k].alive && !slots_[k].busy && may_start(k)) async_issue(k);
   }
 
   std::string worker_name(std::size_t k) const {
@@ -121,6 +142,8 @@ class TrainingDriver : public caf::event_based_actor {
       --issued_;  // its step is taken over by whoever answers next
     }
     slot.applying = false;
+    // The slowest may have been the lost one: workers waiting on it can go on (ssp).
+    if (job_.mode != TrainingMode::sync && started_async_ && alive_count() > 0) issue_idle_workers();
     if (alive_count() == 0) all_lost();
   }
 
@@ -206,8 +229,7 @@ class TrainingDriver : public caf::event_based_actor {
   void async_start() {
     started_async_ = true;
     issued_ = summary_.steps;
-    for (std::size_t k = 0; k < slots_.size() && issued_ < total_steps_; ++k)
-      if (slots_[k].alive) async_issue(k);
+    issue_idle_workers();
     if (summary_.steps >= total_steps_) finish();
   }
 
@@ -216,6 +238,7 @@ class TrainingDriver : public caf::event_based_actor {
     if (!slot.alive || slot.busy) return;
     ++issued_;
     slot.busy = true;
+    summary_.max_clock_lead = std::max(summary_.max_clock_lead, slot.clock - min_clock());
     const auto round = ++slot.round;
     request(slot.handle, job_.request_timeout, compute_atom::value, current_)
         .then(
@@ -241,14 +264,15 @@ class TrainingDriver : public caf::event_based_actor {
               current_ = std::move(weights);
               slots_[k].busy = false;
               slots_[k].applying = false;
+              ++slots_[k].clock;
               const auto step = summary_.steps++;
               maybe_evaluate(step);
               if (summary_.steps >= total_steps_) return finish();
               if (checkpoint_due(summary_.steps)) take_checkpoint([] {});
-              if (issued_ < total_steps_) async_issue(k);
-              // A worker lost earlier left its step to the others: hand it to any idle one.
-              for (std::size_t other = 0; other < slots_.size() && issued_ < total_steps_; ++other)
-                if (slots_[other].alive && !slots_[other].busy) async_issue(other);
+              // This worker first (it gets the weights that include its gradient), then any idle
+              // one: one lost earlier left its step to the others, or (ssp) waited on the slowest.
+              if (issued_ < total_steps_ && may_start(k)) async_issue(k);
+              issue_idle_workers();
             },
             [this](caf::error& error) { fail("parameter server", error); });
   }

@@ -14,7 +14,8 @@
 
 namespace psgrad {
 
-enum class TrainingMode { sync, async };
+// ssp: asynchronous, but no worker gets more than `staleness` gradients ahead of the slowest one.
+enum class TrainingMode { sync, async, ssp };
 
 struct TrainingJob {
   std::string architecture = "relu_relu_softmax.v1";
@@ -29,6 +30,7 @@ struct TrainingJob {
   std::uint64_t seed = 0;
   std::size_t num_workers = 2;
   std::chrono::milliseconds request_timeout{30000};
+  std::uint64_t staleness = 2;  // ssp's bound on how far a worker's clock may lead the slowest
   std::uint64_t checkpoint_every = 0;  // 0: only at the end (when checkpoints are taken at all)
   bool elastic = false;                // workers may join while training runs
   std::chrono::milliseconds rejoin_timeout{30000};

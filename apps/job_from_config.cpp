@@ -8,7 +8,10 @@ TrainingJob job_from_config(const Config& config) {
   job.model_settings = config.model.settings;
   job.optimizer = config.optimizer.name;
   job.optimizer_settings = config.optimizer.settings;
-  job.mode = config.cluster.mode == "async" ? TrainingMode::async : TrainingMode::sync;
+  job.mode = config.cluster.mode == "async" ? TrainingMode::async
+             : config.cluster.mode == "ssp"   ? TrainingMode::ssp
+                                              : TrainingMode::sync;
+  job.staleness = static_cast<std::uint64_t>(config.cluster.staleness);
   job.iterations = static_cast<std::uint64_t>(config.training.iterations);
   job.batch_size = static_cast<std::size_t>(config.training.batch_size);
   job.eval_batch_size = static_cast<std::size_t>(config.evaluation.batch_size);

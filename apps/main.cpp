@@ -13,8 +13,8 @@ namespace {
 // The options `train` and `serve` share.
 void add_run_options(CLI::App& command, psgrad::RunOptions& options) {
   command.add_option("--config", options.config_path, "TOML config file")->required();
-  command.add_option("--mode", options.mode, "sync or async (overrides cluster.mode)")
-      ->check(CLI::IsMember({"sync", "async"}));
+  command.add_option("--mode", options.mode, "sync, async or ssp (overrides cluster.mode)")
+      ->check(CLI::IsMember({"sync", "async", "ssp"}));
   command.add_option("--workers", options.workers, "number of workers (overrides cluster.num_workers)")
       ->check(CLI::PositiveNumber);
   command.add_option("--set", options.overrides, "override a config value: section.key=value (repeatable)")

@@ -24,7 +24,7 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
                           summary.mode, workers, summary.steps, summary.final_accuracy,
                           summary.wall_seconds,
                           summary.training_seconds > 0 ? summary.samples / summary.training_seconds : 0.0);
-  if (summary.mode == "async")
+  if (summary.mode != "sync")
     line += fmt::format(", staleness min/mean/max {:.0f}/{:.2f}/{:.0f}", summary.staleness_min,
                         summary.staleness_mean, summary.staleness_max);
   return line;

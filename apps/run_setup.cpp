@@ -32,7 +32,7 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
   OutputSettings settings;
   settings.verbosity = options.verbosity;
   settings.progress_line = output_is_terminal();
-  return std::make_shared<RunOutput>(settings, job.mode == TrainingMode::async, std::move(metrics));
+  return std::make_shared<RunOutput>(settings, job.mode != TrainingMode::sync, std::move(metrics));
 }
 
 }  // namespace
@@ -55,7 +55,9 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
 void print_run_header(const PreparedRun& run) {
   set_active_run_output(run.output);
   run.output->print_line(fmt::format("Running {} parameter server training: {} workers, {} iterations, data {}",
-                                     run.job.mode == TrainingMode::sync ? "synchronous" : "asynchronous",
+                                     run.job.mode == TrainingMode::sync    ? "synchronous"
+                                     : run.job.mode == TrainingMode::async ? "asynchronous"
+                                                                           : "stale synchronous parallel",
                                      run.job.num_workers, run.job.iterations, run.data.description));
 }
 

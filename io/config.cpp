@@ -370,6 +370,7 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   config.cluster.num_workers = get_integer(*cluster, "num_workers");
   config.cluster.threads = get_integer(*cluster, "threads");
   config.cluster.mode = get_text(*cluster, "mode");
+  config.cluster.staleness = get_integer(*cluster, "staleness");
   config.cluster.host = get_text(*cluster, "host");
   config.cluster.port = get_integer(*cluster, "port");
   config.cluster.heartbeat_ms = get_integer(*cluster, "heartbeat_ms");
@@ -459,7 +460,9 @@ const std::vector<SettingSpec>& cluster_settings() {
                      "Scheduler threads for the actor system; 0 uses one per machine core.", 0),
         text_spec("mode", defaults.mode,
                   "sync waits for every worker's gradients each step; async applies each as it arrives.",
-                  {"sync", "async"}),
+                  {"sync", "async", "ssp"}),
+        integer_spec("staleness", defaults.staleness,
+                     "ssp mode: how many gradients a worker may get ahead of the slowest one (0 is lock-step).", 0),
         text_spec("host", defaults.host, "Address the parameter server listens on and workers connect to."),
         integer_spec("port", defaults.port, "TCP port of the parameter server; 0 picks a free port.", 0, 65535),
         integer_spec("heartbeat_ms", defaults.heartbeat_ms,
@@ -554,6 +557,7 @@ std::string render_config(const Config& config) {
                   {{"num_workers", cluster.num_workers},
                    {"threads", cluster.threads},
                    {"mode", cluster.mode},
+                   {"staleness", cluster.staleness},
                    {"host", cluster.host},
                    {"port", cluster.port},
                    {"heartbeat_ms", cluster.heartbeat_ms},

@@ -41,7 +41,8 @@ struct DataSection {
 struct ClusterSection {
   std::int64_t num_workers = 2;
   std::int64_t threads = 0;  // CAF scheduler threads; 0: the machine's cores
-  std::string mode = "sync";  // "sync" or "async"
+  std::string mode = "sync";  // "sync", "async" or "ssp"
+  std::int64_t staleness = 2;  // ssp's bound
   std::string host = "127.0.0.1";
   std::int64_t port = 0;  // 0: pick a free port
   std::int64_t heartbeat_ms = 200;

@@ -177,3 +177,41 @@ TEST_CASE("both modes learn the real npm digits: 100 iterations with 2 workers r
     CHECK(summary.final_accuracy >= 0.85);
   }
 }
+
+TEST_CASE("ssp never lets a worker start more than staleness gradients ahead of a straggler") {
+  const auto data = synthetic_data(320, 12, 4, 6);
+  for (std::uint64_t bound : {0, 1, 3}) {
+    CAPTURE(bound);
+    auto job = small_job(TrainingMode::ssp, 3, 12);
+    job.staleness = bound;
+    job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0},
+                         std::chrono::milliseconds{8}};  // the last worker straggles
+    const auto summary = train(job, data, data);
+    CHECK(summary.max_clock_lead <= bound);
+    CHECK(summary.steps == 36);
+    CHECK(summary.final_weights.version == 36);
+    const auto applied = std::accumulate(summary.gradients_per_worker.begin(),
+                                         summary.gradients_per_worker.end(), std::uint64_t{0});
+    CHECK(applied == summary.steps);
+    // However far the fast ones may run, the straggler does its share minus the bound.
+    CHECK(summary.gradients_per_worker[2] + 2 * bound + 1 >= 12);
+  }
+}
+
+TEST_CASE("ssp with staleness 0 is lock-step: every worker computes the same number of gradients") {
+  const auto data = synthetic_data(320, 12, 4, 7);
+  auto job = small_job(TrainingMode::ssp, 2, 15);
+  job.staleness = 0;
+  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{5}};
+  const auto summary = train(job, data, data);
+  CHECK(summary.gradients_per_worker == std::vector<std::uint64_t>{15, 15});
+  CHECK(summary.max_clock_lead == 0);
+}
+
+TEST_CASE("async lets a fast worker run ahead of a straggler without bound") {
+  const auto data = synthetic_data(320, 12, 4, 8);
+  auto job = small_job(TrainingMode::async, 2, 15);
+  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{8}};
+  const auto summary = train(job, data, data);
+  CHECK(summary.gradients_per_worker[0] > summary.gradients_per_worker[1] + 4);
+}
