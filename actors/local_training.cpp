@@ -35,6 +35,41 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   return state;
 }
 
+Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
+    const TrainingJob& job, const ParameterServerState& whole, std::size_t count) {
+  if (count == 0 || count > whole.layout.array_count())
+    return Error{fmt::format("cannot split {} parameter arrays into {} server shards", whole.layout.array_count(),
+                             count)};
+  if (whole.version != 0) return Error{"a resumed run cannot be split into server shards"};
+  auto firsts = shard_boundaries(whole.layout, count);
+  firsts.push_back(whole.layout.array_count());
+  std::vector<std::shared_ptr<ParameterServerState>> shards;
+  for (std::size_t i = 0; i + 1 < firsts.size(); ++i) {
+    auto shard = std::make_shared<ParameterServerState>();
+    shard->layout = whole.layout;
+    shard->begin = whole.layout[firsts[i]].offset;
+    const auto& last = whole.layout[firsts[i + 1] - 1];
+    shard->end = last.offset + last.size();
+    shard->weights.assign(whole.weights.begin() + static_cast<std::ptrdiff_t>(shard->begin),
+                          whole.weights.begin() + static_cast<std::ptrdiff_t>(shard->end));
+    auto optimizer = build_optimizer(job, shard_layout(whole.layout, firsts[i], firsts[i + 1]));
+    if (!optimizer) return Error{optimizer.error()};
+    shard->optimizer = std::move(optimizer).value();
+    shards.push_back(std::move(shard));
+  }
+  return shards;
+}
+
+Result<std::vector<ParameterServerActor>> spawn_parameter_servers(
+    caf::actor_system& system, const TrainingJob& job, std::shared_ptr<ParameterServerState> whole) {
+  if (job.servers <= 1) return std::vector<ParameterServerActor>{spawn_parameter_server(system, std::move(whole))};
+  auto shards = shard_server_state(job, *whole, job.servers);
+  if (!shards) return Error{shards.error()};
+  std::vector<ParameterServerActor> servers;
+  for (auto& shard : *shards) servers.push_back(spawn_parameter_server(system, shard));
+  return servers;
+}
+
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
                                                 std::size_t worker) {
   if (!resume) return std::nullopt;
@@ -50,7 +85,8 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   if (job.num_workers == 0) return Error{"at least one worker is needed"};
   auto state = initial_server_state(job, train->width, train->num_classes, resume);
   if (!state) return Error{state.error()};
-  auto server = spawn_parameter_server(system, std::move(state).value());
+  auto servers = spawn_parameter_servers(system, job, std::move(state).value());
+  if (!servers) return Error{servers.error()};
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.num_workers; ++k) {
     auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k),
@@ -61,10 +97,10 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   auto evaluator = spawn_evaluator(system, job, std::move(dev), std::move(on_report));
   if (!evaluator) return Error{evaluator.error()};
   if (resume) hooks.start_iteration = resume->iteration;
-  auto driver = spawn_training_driver(system, job, server, workers, evaluator.value(), std::move(hooks));
+  auto driver = spawn_training_driver(system, job, *servers, workers, evaluator.value(), std::move(hooks));
   auto summary = run_driver(system, driver);
   // Local actors would otherwise live on until the system shuts down.
-  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  for (auto& server : *servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
   for (auto& worker : workers) caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(evaluator.value(), caf::exit_reason::user_shutdown);
   return summary;

@@ -22,6 +22,15 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
     const TrainingJob& job, std::size_t input_width, std::size_t output_width,
     const std::optional<TrainingCheckpoint>& resume = std::nullopt);
 
+// The whole server state split into `count` shards on parameter-array boundaries, each with its own
+// optimizer over its arrays. A fresh state only: optimizer state is not split.
+Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
+    const TrainingJob& job, const ParameterServerState& whole, std::size_t count);
+
+// Spawns one server, or job.servers shards.
+Result<std::vector<ParameterServerActor>> spawn_parameter_servers(
+    caf::actor_system& system, const TrainingJob& job, std::shared_ptr<ParameterServerState> whole);
+
 // The stream a resumed worker continues, if the checkpoint has one for it.
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
                                                 std::size_t worker);

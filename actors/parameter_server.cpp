@@ -10,13 +10,18 @@ namespace psgrad {
 
 namespace {
 
+std::size_t shard_size(const ParameterServerState& state) {
+  return state.end == 0 ? state.layout.total_size() : state.end - state.begin;
+}
+
 class ParameterServer : public ParameterServerActor::base {
  public:
   ParameterServer(caf::actor_config& config, std::shared_ptr<ParameterServerState> state)
       : ParameterServerActor::base(config),
         state_(std::move(state)),
-        pool_(state_->layout.total_size()),
-        sum_(state_->layout.total_size(), 0.0f) {
+        pool_(shard_size(*state_)),
+        sum_(shard_size(*state_), 0.0f) {
+    if (state_->end == 0) state_->end = state_->layout.total_size();
     current_ = pool_.acquire();
     *current_ = state_->weights;
   }
@@ -25,7 +30,7 @@ class ParameterServer : public ParameterServerActor::base {
     return {
         [this](apply_atom, const Gradients& gradients) -> caf::result<Weights> {
           if (auto error = check(gradients)) return error;
-          step(gradients.values.data());
+          step(gradients.values.data() + state_->begin);
           return snapshot();
         },
         [this](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
@@ -33,9 +38,10 @@ class ParameterServer : public ParameterServerActor::base {
           for (const auto& gradients : all)
             if (auto error = check(gradients)) return error;
           // Summed in the given (worker) order so that the result is deterministic.
-          std::copy(all[0].values.data(), all[0].values.data() + sum_.size(), sum_.begin());
+          const std::size_t begin = state_->begin;
+          std::copy(all[0].values.data() + begin, all[0].values.data() + begin + sum_.size(), sum_.begin());
           for (std::size_t k = 1; k < all.size(); ++k) {
-            const float* g = all[k].values.data();
+            const float* g = all[k].values.data() + begin;
             for (std::size_t i = 0; i < sum_.size(); ++i) sum_[i] += g[i];
           }
           step(sum_.data());
@@ -80,6 +86,25 @@ class ParameterServer : public ParameterServerActor::base {
 };
 
 }  // namespace
+
+std::vector<std::size_t> shard_boundaries(const ParameterLayout& layout, std::size_t count) {
+  std::vector<std::size_t> firsts = {0};
+  const double target = static_cast<double>(layout.total_size()) / static_cast<double>(count);
+  std::size_t filled = 0;
+  for (std::size_t a = 0; a < layout.array_count() && firsts.size() < count; ++a) {
+    filled += layout[a].size();
+    // Close the shard once it holds its share, leaving at least one array for every later shard.
+    const bool full = static_cast<double>(filled) >= target * static_cast<double>(firsts.size());
+    if (full && layout.array_count() - (a + 1) >= count - firsts.size()) firsts.push_back(a + 1);
+  }
+  return firsts;
+}
+
+ParameterLayout shard_layout(const ParameterLayout& layout, std::size_t first, std::size_t last) {
+  ParameterLayout shard;
+  for (std::size_t a = first; a < last; ++a) shard.add(layout[a].layer, layout[a].name, layout[a].rows, layout[a].cols);
+  return shard;
+}
 
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,
                                             std::shared_ptr<ParameterServerState> state) {

@@ -12,12 +12,22 @@
 
 namespace psgrad {
 
+// A server holds the whole parameter buffer, or one shard of it: the floats [begin, end) of the
+// model's layout, on parameter-array boundaries, with an optimizer over just those arrays.
 struct ParameterServerState {
-  ParameterLayout layout;
-  std::vector<float> weights;
+  ParameterLayout layout;       // the whole model's
+  std::vector<float> weights;   // end - begin floats
   std::unique_ptr<Optimizer> optimizer;
   std::uint64_t version = 0;  // optimizer steps taken so far
+  std::size_t begin = 0;
+  std::size_t end = 0;  // 0: the whole buffer
 };
+
+// Splits the layout into `count` contiguous shards on array boundaries, balanced by size: each entry
+// is the index of a shard's first array (and the array count ends the last).
+std::vector<std::size_t> shard_boundaries(const ParameterLayout& layout, std::size_t count);
+// The arrays [first, last) as a layout of their own, offsets from the shard's start.
+ParameterLayout shard_layout(const ParameterLayout& layout, std::size_t first, std::size_t last);
 
 // The server keeps running until it receives an exit message (or its last handle goes away).
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,

@@ -17,6 +17,12 @@ namespace psgrad {
 
 namespace {
 
+std::vector<caf::actor> as_actors(const std::vector<ParameterServerActor>& servers) {
+  std::vector<caf::actor> actors;
+  for (const auto& server : servers) actors.push_back(caf::actor_cast<caf::actor>(server));
+  return actors;
+}
+
 // CAF 0.17.6's openssl::unpublish does not compile (it uses a 0.18 atom); a TLS port closes when
 // the actor system shuts down instead.
 void unpublish(caf::actor_system& system, const CoordinatorActor& coordinator, std::uint16_t port, bool tls) {
@@ -77,10 +83,14 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
       return summary;
     }
   }
-  auto server = spawn_parameter_server(system, std::move(state).value());
+  auto servers = spawn_parameter_servers(system, job, std::move(state).value());
+  if (!servers) {
+    shutdown({});
+    return Error{servers.error()};
+  }
   auto evaluator = spawn_evaluator(system, job, setup.dev, setup.on_report);
   if (!evaluator) {
-    shutdown({caf::actor_cast<caf::actor>(server)});
+    shutdown(as_actors(*servers));
     return Error{evaluator.error()};
   }
   DriverHooks hooks;
@@ -88,11 +98,13 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   hooks.on_event = setup.on_event;
   hooks.on_checkpoint = setup.on_checkpoint;
   if (setup.resume) hooks.start_iteration = setup.resume->iteration;
-  auto driver = spawn_training_driver(system, job, server, workers, evaluator.value(), std::move(hooks));
+  auto driver = spawn_training_driver(system, job, *servers, workers, evaluator.value(), std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);
   summary = run_driver(system, driver);  // the driver stops the workers before it answers
   unpublish(system, coordinator, *port, setup.tls);
-  shutdown({caf::actor_cast<caf::actor>(server), caf::actor_cast<caf::actor>(evaluator.value())});
+  auto others = as_actors(*servers);
+  others.push_back(caf::actor_cast<caf::actor>(evaluator.value()));
+  shutdown(others);
   return summary;
 }
 

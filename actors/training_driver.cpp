@@ -27,11 +27,11 @@ struct WorkerSlot {
 
 class TrainingDriver : public caf::event_based_actor {
  public:
-  TrainingDriver(caf::actor_config& config, TrainingJob job, ParameterServerActor server,
+  TrainingDriver(caf::actor_config& config, TrainingJob job, std::vector<ParameterServerActor> servers,
                  std::vector<DataWorkerActor> workers, EvaluatorActor evaluator, DriverHooks hooks)
       : caf::event_based_actor(config),
         job_(std::move(job)),
-        server_(std::move(server)),
+        servers_(std::move(servers)),
         evaluator_(std::move(evaluator)),
         hooks_(std::move(hooks)) {
     for (std::size_t k = 0; k < workers.size(); ++k) add_slot(k, std::move(workers[k]), name_from_hooks(k));
@@ -53,14 +53,13 @@ class TrainingDriver : public caf::event_based_actor {
         [this](run_atom) {
           promise_ = make_response_promise();
           start_ = Clock::now();
-          request(server_, job_.request_timeout, weights_atom::value)
-              .then(
-                  [this](Weights& weights) {
-                    current_ = std::move(weights);
-                    if (job_.mode == TrainingMode::sync) sync_iteration();
-                    else async_start();
-                  },
-                  [this](caf::error& error) { fail("parameter server", error); });
+          request_servers(
+              [this](Weights weights) {
+                current_ = std::move(weights);
+                if (job_.mode == TrainingMode::sync) sync_iteration();
+                else async_start();
+              },
+              weights_atom::value);
         },
         [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
           add_slot(index, std::move(worker), host);
@@ -170,7 +169,7 @@ class TrainingDriver : public caf::event_based_actor {
       delayed_send(this, job_.rejoin_timeout, rejoin_atom::value, ++wait_round_);
     };
     // Nothing is lost: the server's state goes to disk before we wait or give up.
-    if (hooks_.on_checkpoint) take_checkpoint(next);
+    if (checkpoints_enabled()) take_checkpoint(next);
     else next();
   }
 
@@ -209,20 +208,19 @@ class TrainingDriver : public caf::event_based_actor {
       gradients_[k] = Gradients{};
     }
     if (received.empty()) return all_lost();
-    request(server_, job_.request_timeout, apply_atom::value, std::move(received))
-        .then(
-            [this](Weights& weights) {
-              current_ = std::move(weights);
-              ++summary_.steps;
-              record_staleness(0);
-              maybe_evaluate(iteration_);
-              ++iteration_;
-              if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
-                take_checkpoint([this] { sync_iteration(); });
-              else
-                sync_iteration();
-            },
-            [this](caf::error& error) { fail("parameter server", error); });
+    request_servers(
+        [this](Weights weights) {
+          current_ = std::move(weights);
+          ++summary_.steps;
+          record_staleness(0);
+          maybe_evaluate(iteration_);
+          ++iteration_;
+          if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
+            take_checkpoint([this] { sync_iteration(); });
+          else
+            sync_iteration();
+        },
+        apply_atom::value, std::move(received));
   }
 
   // -- asynchronous: each gradient is applied when it arrives; its worker gets the newest weights --
@@ -256,9 +254,8 @@ class TrainingDriver : public caf::event_based_actor {
     record_loss(gradients.loss);
     ++summary_.gradients_per_worker[k];
     const auto computed_from = gradients.version;
-    request(server_, job_.request_timeout, apply_atom::value, std::move(gradients))
-        .then(
-            [this, k, computed_from](Weights& weights) {
+    request_servers(
+            [this, k, computed_from](Weights weights) {
               // The server was at weights.version - 1 when it applied this gradient.
               record_staleness(static_cast<double>(weights.version - 1 - computed_from));
               current_ = std::move(weights);
@@ -274,13 +271,53 @@ class TrainingDriver : public caf::event_based_actor {
               if (issued_ < total_steps_ && may_start(k)) async_issue(k);
               issue_idle_workers();
             },
-            [this](caf::error& error) { fail("parameter server", error); });
+            apply_atom::value, std::move(gradients));
+  }
+
+  // -- servers ---------------------------------------------------------------------------------------
+  // Sends the message to every server and hands `then` the whole weights: with one server its answer,
+  // with shards their slices joined in layout order.
+  template <class... Ts>
+  void request_servers(std::function<void(Weights)> then, Ts&&... xs) {
+    if (servers_.size() == 1) {
+      request(servers_[0], job_.request_timeout, std::forward<Ts>(xs)...)
+          .then([then](Weights& weights) { then(std::move(weights)); },
+                [this](caf::error& error) { fail("parameter server", error); });
+      return;
+    }
+    auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
+    auto pending = std::make_shared<std::size_t>(servers_.size());
+    for (std::size_t i = 0; i < servers_.size(); ++i) {
+      request(servers_[i], job_.request_timeout, xs...)
+          .then(
+              [this, then, parts, pending, i](Weights& slice) {
+                (*parts)[i] = std::move(slice);
+                if (--*pending == 0) then(join_slices(*parts));
+              },
+              [this, i](caf::error& error) { fail(fmt::format("parameter server shard {}", i), error); });
+    }
+  }
+
+  Weights join_slices(const std::vector<Weights>& parts) {
+    std::size_t total = 0;
+    for (const auto& part : parts) total += part.values.size();
+    if (!weights_pool_) weights_pool_ = std::make_unique<BufferPool>(total);
+    auto joined = weights_pool_->acquire();
+    std::size_t offset = 0;
+    for (const auto& part : parts) {
+      std::copy(part.values.data(), part.values.data() + part.values.size(), joined->data() + offset);
+      offset += part.values.size();
+    }
+    return Weights{parts[0].version, parts[0].layout_hash, FloatBuffer(std::move(joined))};
   }
 
   // -- checkpoints -----------------------------------------------------------------------------------
   bool checkpoint_due(std::uint64_t done) const {
-    return hooks_.on_checkpoint && job_.checkpoint_every > 0 && done % job_.checkpoint_every == 0;
+    return checkpoints_enabled() && job_.checkpoint_every > 0 && done % job_.checkpoint_every == 0;
   }
+
+  // A sharded server's optimizer state is split by shard; checkpoints cover the single-server case.
+  bool checkpoints_enabled() const { return hooks_.on_checkpoint && servers_.size() == 1; }
 
   // Collects the server's state and every live worker's stream position, hands them to the hook,
   // then continues with `then`. In sync mode the workers are idle here, so the positions are exact.
@@ -295,7 +332,7 @@ class TrainingDriver : public caf::event_based_actor {
       hooks_.on_checkpoint(*checkpoint);
       then();
     };
-    request(server_, job_.request_timeout, state_atom::value)
+    request(servers_[0], job_.request_timeout, state_atom::value)
         .then(
             [checkpoint, done](ServerState& state) {
               checkpoint->version = state.weights.version;
@@ -376,7 +413,7 @@ class TrainingDriver : public caf::event_based_actor {
               },
               [this](caf::error& error) { fail("evaluator", error); });
     };
-    if (hooks_.on_checkpoint) take_checkpoint(evaluate_final);
+    if (checkpoints_enabled()) take_checkpoint(evaluate_final);
     else evaluate_final();
   }
 
@@ -410,7 +447,8 @@ class TrainingDriver : public caf::event_based_actor {
   }
 
   TrainingJob job_;
-  ParameterServerActor server_;
+  std::vector<ParameterServerActor> servers_;
+  std::unique_ptr<BufferPool> weights_pool_;  // joined shard weights
   EvaluatorActor evaluator_;
   DriverHooks hooks_;
   std::vector<WorkerSlot> slots_;
@@ -439,7 +477,14 @@ class TrainingDriver : public caf::event_based_actor {
 caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
                                  EvaluatorActor evaluator, DriverHooks hooks) {
-  return system.spawn<TrainingDriver>(job, std::move(server), std::move(workers), std::move(evaluator),
+  return spawn_training_driver(system, job, std::vector<ParameterServerActor>{std::move(server)},
+                               std::move(workers), std::move(evaluator), std::move(hooks));
+}
+
+caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
+                                 std::vector<ParameterServerActor> servers, std::vector<DataWorkerActor> workers,
+                                 EvaluatorActor evaluator, DriverHooks hooks) {
+  return system.spawn<TrainingDriver>(job, std::move(servers), std::move(workers), std::move(evaluator),
                                       std::move(hooks));
 }
 

@@ -29,4 +29,10 @@ caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& j
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
                                  EvaluatorActor evaluator, DriverHooks hooks = {});
 
+// With the parameters sharded over several servers (in layout order): every step goes to all of them
+// in parallel, and the driver joins their weight slices.
+caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
+                                 std::vector<ParameterServerActor> servers, std::vector<DataWorkerActor> workers,
+                                 EvaluatorActor evaluator, DriverHooks hooks = {});
+
 }  // namespace psgrad

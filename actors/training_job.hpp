@@ -30,6 +30,7 @@ struct TrainingJob {
   std::uint64_t seed = 0;
   std::size_t num_workers = 2;
   std::chrono::milliseconds request_timeout{30000};
+  std::size_t servers = 1;       // parameter-server shards
   std::uint64_t staleness = 2;  // ssp's bound on how far a worker's clock may lead the slowest
   std::uint64_t checkpoint_every = 0;  // 0: only at the end (when checkpoints are taken at all)
   bool elastic = false;                // workers may join while training runs

@@ -12,6 +12,7 @@ TrainingJob job_from_config(const Config& config) {
              : config.cluster.mode == "ssp"   ? TrainingMode::ssp
                                               : TrainingMode::sync;
   job.staleness = static_cast<std::uint64_t>(config.cluster.staleness);
+  job.servers = static_cast<std::size_t>(config.cluster.servers);
   job.iterations = static_cast<std::uint64_t>(config.training.iterations);
   job.batch_size = static_cast<std::size_t>(config.training.batch_size);
   job.eval_batch_size = static_cast<std::size_t>(config.evaluation.batch_size);

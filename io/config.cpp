@@ -371,6 +371,7 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   config.cluster.threads = get_integer(*cluster, "threads");
   config.cluster.mode = get_text(*cluster, "mode");
   config.cluster.staleness = get_integer(*cluster, "staleness");
+  config.cluster.servers = get_integer(*cluster, "servers");
   config.cluster.host = get_text(*cluster, "host");
   config.cluster.port = get_integer(*cluster, "port");
   config.cluster.heartbeat_ms = get_integer(*cluster, "heartbeat_ms");
@@ -461,6 +462,9 @@ const std::vector<SettingSpec>& cluster_settings() {
         text_spec("mode", defaults.mode,
                   "sync waits for every worker's gradients each step; async applies each as it arrives.",
                   {"sync", "async", "ssp"}),
+        integer_spec("servers", defaults.servers,
+                     "Parameter-server shards: the weights are split on array boundaries, each shard with its own optimizer.",
+                     1, 64),
         integer_spec("staleness", defaults.staleness,
                      "ssp mode: how many gradients a worker may get ahead of the slowest one (0 is lock-step).", 0),
         text_spec("host", defaults.host, "Address the parameter server listens on and workers connect to."),
@@ -557,6 +561,7 @@ std::string render_config(const Config& config) {
                   {{"num_workers", cluster.num_workers},
                    {"threads", cluster.threads},
                    {"mode", cluster.mode},
+                   {"servers", cluster.servers},
                    {"staleness", cluster.staleness},
                    {"host", cluster.host},
                    {"port", cluster.port},

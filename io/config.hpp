@@ -43,6 +43,7 @@ struct ClusterSection {
   std::int64_t threads = 0;  // CAF scheduler threads; 0: the machine's cores
   std::string mode = "sync";  // "sync", "async" or "ssp"
   std::int64_t staleness = 2;  // ssp's bound
+  std::int64_t servers = 1;    // parameter-server shards
   std::string host = "127.0.0.1";
   std::int64_t port = 0;  // 0: pick a free port
   std::int64_t heartbeat_ms = 200;

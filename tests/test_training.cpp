@@ -215,3 +215,42 @@ TEST_CASE("async lets a fast worker run ahead of a straggler without bound") {
   const auto summary = train(job, data, data);
   CHECK(summary.gradients_per_worker[0] > summary.gradients_per_worker[1] + 4);
 }
+
+TEST_CASE("sharded servers give bit-identical sync weights to one server (K = 1, 2, 3)") {
+  const auto data = synthetic_data(200, 12, 4, 9);
+  auto job = small_job(TrainingMode::sync, 2, 6);
+  const auto reference = train(job, data, data);
+  for (std::size_t shards : {1, 2, 3}) {
+    CAPTURE(shards);
+    job.servers = shards;
+    const auto summary = train(job, data, data);
+    CHECK(summary.final_weights.version == 6);
+    CHECK(summary.final_weights.values == reference.final_weights.values);
+  }
+}
+
+TEST_CASE("shards split the layout on array boundaries, balanced by size") {
+  ParameterLayout layout;
+  for (int i = 0; i < 6; ++i) layout.add("layer", "W", 10, 10);
+  CHECK(shard_boundaries(layout, 1) == std::vector<std::size_t>{0});
+  CHECK(shard_boundaries(layout, 2) == std::vector<std::size_t>{0, 3});
+  CHECK(shard_boundaries(layout, 3) == std::vector<std::size_t>{0, 2, 4});
+  // One huge array and small ones: the huge one is a shard of its own, every shard gets an array.
+  ParameterLayout skewed;
+  skewed.add("big", "W", 100, 100);
+  skewed.add("a", "b", 1, 10);
+  skewed.add("b", "b", 1, 10);
+  CHECK(shard_boundaries(skewed, 3) == std::vector<std::size_t>{0, 1, 2});
+  const auto shard = shard_layout(skewed, 1, 3);
+  CHECK(shard.array_count() == 2);
+  CHECK(shard[1].offset == 10);
+}
+
+TEST_CASE("async training with sharded servers applies every gradient once") {
+  const auto data = synthetic_data(320, 12, 4, 10);
+  auto job = small_job(TrainingMode::async, 2, 20);
+  job.servers = 3;
+  const auto summary = train(job, data, data);
+  CHECK(summary.steps == 40);
+  CHECK(summary.final_weights.version == 40);
+}
