@@ -7,10 +7,18 @@ source_dir=$2
 scenario=$3
 config="$source_dir/configs/mnist.toml"
 work_dir=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
 export PSGRAD_DATA=${PSGRAD_DATA:-$source_dir/data}
 
 fail() { echo "FAIL: $*"; for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
+
+# A scenario that hangs fails on its own, with its logs and the processes still alive, before
+# CTest's timeout kills it silently.
+( sleep "${PSGRAD_TEST_DEADLINE:-100}"
+  echo "FAIL: $scenario did not finish in time; still running:"; pgrep -a -P $$ || true
+  for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"; done
+  kill -TERM $$ ) &
+watchdog=$!
+trap 'kill $watchdog 2>/dev/null; kill $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
 
 # Starts a server in the background with the given extra arguments; sets server_pid and port.
 start_server() {
