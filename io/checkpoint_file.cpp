@@ -67,7 +67,8 @@ class Reader {
     std::uint64_t n = 0;
     if (!number(n) || n > max_floats || n * sizeof(float) > data_.size() - position_) return false;
     values.resize(n);
-    std::memcpy(values.data(), data_.data() + position_, n * sizeof(float));
+    // An empty vector's data() may be null, and memcpy from or to null is undefined even for 0 bytes.
+    if (n > 0) std::memcpy(values.data(), data_.data() + position_, n * sizeof(float));
     position_ += n * sizeof(float);
     return true;
   }

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
           libfmt-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev dataset-fashion-mnist gnuplot-nox
-          ca-certificates openssl)
+          ca-certificates openssl clang libclang-rt-14-dev)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()

@@ -1,0 +1,74 @@
+// Writes the fuzzers' seed corpus with psgrad's own writers, so the seeds follow any format change.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/messages.hpp"
+#include "io/checkpoint_file.hpp"
+#include "io/idx.hpp"
+
+namespace {
+
+using psgrad::FloatBuffer;
+
+bool check(const psgrad::Status& status) {
+  if (!status) std::fprintf(stderr, "fuzz_seeds: %s\n", status.error().c_str());
+  return status.ok();
+}
+
+template <class Payload>
+bool write_payload(caf::actor_system& system, const std::filesystem::path& path, Payload payload) {
+  std::vector<char> bytes;
+  caf::binary_serializer sink{system, bytes};
+  if (auto err = sink(payload)) return false;
+  std::ofstream file(path, std::ios::binary);
+  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(file);
+}
+
+}  // namespace
+
+// Usage: fuzz_seeds <dir>; fills <dir>/idx, <dir>/payload and <dir>/checkpoint.
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: fuzz_seeds <dir>\n");
+    return 2;
+  }
+  const std::filesystem::path root = argv[1];
+  for (const char* sub : {"idx", "payload", "checkpoint"}) std::filesystem::create_directories(root / sub);
+
+  // Small shapes keep the seeds, and so each execution, small: 3 images of 4x5.
+  psgrad::IdxImages images{3, 4, 5, std::vector<std::uint8_t>(60)};
+  for (std::size_t i = 0; i < images.pixels.size(); ++i) images.pixels[i] = static_cast<std::uint8_t>(i * 17);
+  psgrad::IdxLabels labels{{7, 0, 9}};
+  bool ok = check(psgrad::write_idx_images((root / "idx/images.idx").string(), images)) &&
+            check(psgrad::write_idx_labels((root / "idx/labels.idx").string(), labels)) &&
+            check(psgrad::write_idx_labels((root / "idx/labels.idx.gz").string(), labels));
+
+  const std::vector<float> values = {0.5f, -1.25f, 3.0f, 0.0f, 1e-3f, -7.5f};
+  psgrad::ActorConfig config(1);
+  caf::actor_system system{config};
+  ok = ok && write_payload(system, root / "payload/weights.bin",
+                           psgrad::Weights{3, 0xabcdef, FloatBuffer::copy_of(values.data(), values.size())});
+  ok = ok && write_payload(system, root / "payload/gradients.bin",
+                           psgrad::Gradients{3, 0xabcdef, 1, 32, 2.25f,
+                                             FloatBuffer::copy_of(values.data(), values.size())});
+
+  psgrad::TrainingCheckpoint checkpoint;
+  checkpoint.config = "[model]\nhidden = [4]\n";
+  checkpoint.iteration = 5;
+  checkpoint.version = 5;
+  checkpoint.layout_hash = 0xabcdef;
+  checkpoint.weights = values;
+  checkpoint.optimizer.buffers = values;
+  checkpoint.optimizer.counts = {5};
+  checkpoint.workers.resize(2);
+  checkpoint.workers[1].worker = 1;
+  checkpoint.workers[1].data.cursor = 3;
+  ok = ok && check(psgrad::write_checkpoint((root / "checkpoint/resume.ckpt").string(), checkpoint));
+  return ok ? 0 : 1;
+}
