@@ -18,7 +18,8 @@ fail() { echo "FAIL: $*"; for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"
   for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"; done
   kill -TERM $$ ) &
 watchdog=$!
-trap 'kill $watchdog 2>/dev/null; kill $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
+# The watchdog's own sleep would otherwise keep our output open (and CTest waiting) after we exit.
+trap 'pkill -P $watchdog 2>/dev/null; kill $watchdog $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
 
 # Starts a server in the background with the given extra arguments; sets server_pid and port.
 start_server() {
