@@ -16,7 +16,7 @@ std::string duration_text(double seconds) {
   return fmt::format("{}h{:02}m", whole / 3600, (whole % 3600) / 60);
 }
 
-std::string progress_text(const EvaluationReport& report, bool async) {
+std::string progress_text(const EvaluationReport& report, bool shows_staleness) {
   const auto& progress = report.progress;
   const auto total = progress.total_iterations;
   const double done = total ? static_cast<double>(progress.iteration) / static_cast<double>(total) : 0.0;
@@ -28,7 +28,7 @@ std::string progress_text(const EvaluationReport& report, bool async) {
                          : -1.0;
   auto text = fmt::format("iteration {}/{} ({:.0f}%) | {:.0f} samples/s | dev acc {:.3f} | ETA {}",
                           progress.iteration, total, 100.0 * done, rate, report.accuracy, duration_text(eta));
-  if (async)
+  if (shows_staleness)
     text += fmt::format(" | staleness {:.1f} mean, {:.0f} max", progress.staleness_mean, progress.staleness_max);
   return text;
 }

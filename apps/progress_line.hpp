@@ -8,9 +8,9 @@
 
 namespace psgrad {
 
-// "iteration 120/200 (60%) | 5230 samples/s | dev acc 0.912 | ETA 0.6s" (+ " | staleness 1.2 mean, 3 max"
-// for async runs).
-std::string progress_text(const EvaluationReport& report, bool async);
+// "iteration 120/200 (60%) | 5230 samples/s | dev acc 0.912 | ETA 0.6s", and with shows_staleness
+// (async and ssp runs) " | staleness 1.2 mean, 3 max".
+std::string progress_text(const EvaluationReport& report, bool shows_staleness);
 
 // "0.6s", "1m05s", "2h03m".
 std::string duration_text(double seconds);

@@ -9,8 +9,8 @@
 
 namespace psgrad {
 
-RunOutput::RunOutput(OutputSettings settings, bool async, std::unique_ptr<MetricsWriter> metrics)
-    : settings_(settings), async_(async), metrics_(std::move(metrics)) {}
+RunOutput::RunOutput(OutputSettings settings, bool shows_staleness, std::unique_ptr<MetricsWriter> metrics)
+    : settings_(settings), shows_staleness_(shows_staleness), metrics_(std::move(metrics)) {}
 
 void RunOutput::print_line(const std::string& line) {
   if (quiet()) return;
@@ -51,7 +51,7 @@ void RunOutput::report(const EvaluationReport& report) {
                  report.progress.train_loss);
       std::fflush(stderr);
     }
-    if (settings_.progress_line && !quiet() && !report.final) progress_.show(progress_text(report, async_));
+    if (settings_.progress_line && !quiet() && !report.final) progress_.show(progress_text(report, shows_staleness_));
   }
   if (metrics_ && !metrics_failed_) record(metrics_->write(metrics_eval(report)));
 }

@@ -25,7 +25,7 @@ struct OutputSettings {
 class RunOutput : public std::enable_shared_from_this<RunOutput> {
  public:
   // metrics may be null: no metrics file.
-  RunOutput(OutputSettings settings, bool async, std::unique_ptr<MetricsWriter> metrics);
+  RunOutput(OutputSettings settings, bool shows_staleness, std::unique_ptr<MetricsWriter> metrics);
 
   bool quiet() const { return settings_.verbosity == Verbosity::quiet; }
   bool interactive() const { return settings_.progress_line; }
@@ -50,7 +50,7 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   void record(const Status& written);
 
   OutputSettings settings_;
-  bool async_;
+  bool shows_staleness_;  // async and ssp runs: gradients computed on older weights
   std::unique_ptr<MetricsWriter> metrics_;
   ProgressLine progress_{stderr};
   std::mutex mutex_;

@@ -55,5 +55,6 @@ TEST_CASE("the config reference shows defaults as a config spells them") {
   CHECK(reference.find("| training | `iterations` | an integer >= 1 | `200` |") != std::string::npos);
   CHECK(reference.find("| `dropout` | a number in [0, 1) | `0.2` |") != std::string::npos);
   CHECK(reference.find("| `learn_rate` | a number > 0 | (required) |") != std::string::npos);
-  CHECK(reference.find("| cluster | `mode` | a string, one of \"sync\", \"async\" | `\"sync\"` |") != std::string::npos);
+  CHECK(reference.find("| cluster | `host` | a string | `\"127.0.0.1\"` |") != std::string::npos);
+  CHECK(reference.find("| data | `path` | a string | `\"\"` |") != std::string::npos);
 }
