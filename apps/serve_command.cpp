@@ -97,11 +97,8 @@ int run_serve_command(const ServeOptions& options) {
   }
   setup.resume = *resume;
   setup.on_checkpoint = checkpoint_writer(*run);
-  setup.on_report = print_reports();
-  setup.on_event = [](const std::string& line) {
-    fmt::print(stderr, "psgrad serve: {}\n", line);
-    std::fflush(stderr);
-  };
+  setup.on_report = run->output->callback();
+  setup.on_event = run->output->event_printer("psgrad serve");
   setup.on_listening = [&](std::uint16_t port) {
     fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
                run->job.num_workers);

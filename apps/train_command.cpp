@@ -34,12 +34,9 @@ int run_train_command(const TrainOptions& options) {
     return 2;
   }
   DriverHooks hooks;
-  hooks.on_event = [](const std::string& line) {
-    fmt::print(stderr, "psgrad train: {}\n", line);
-    std::fflush(stderr);
-  };
+  hooks.on_event = run->output->event_printer("psgrad train");
   hooks.on_checkpoint = checkpoint_writer(*run);
-  const auto summary = train_in_process(system, run->job, run->data.train, run->data.dev, print_reports(),
+  const auto summary = train_in_process(system, run->job, run->data.train, run->data.dev, run->output->callback(),
                                         std::move(hooks), *resume);
   return finish_run(summary, *run, options);
 }
