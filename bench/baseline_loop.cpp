@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/machine_load.hpp"
 #include "model/minibatcher.hpp"
 
 namespace psgrad::bench {
@@ -26,18 +27,25 @@ void measure_baseline(BenchContext& context, Report& report) {
   };
   for (int i = 0; i < 10; ++i) step();  // warm-up: caches, page faults, branch predictors
   const std::size_t steps = calls_for(context.effort.seconds_per_sample, step, context.effort.min_iterations);
-  std::vector<double> rates;
+  std::vector<double> rates, busy_cores, other_cores;
   for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+    wait_for_quiet_machine(context.effort.quiet_wait_seconds);
     samples = 0;
+    const CpuMeter meter;
     const auto start = Clock::now();
     for (std::size_t i = 0; i < steps; ++i) step();
     rates.push_back(static_cast<double>(samples) / seconds_since(start));
+    busy_cores.push_back(meter.own_cores());
+    other_cores.push_back(meter.other_cores());
   }
   const auto rate = summarize(rates);
   context.baselines.baseline_samples_per_second = rate;
   const auto note = fmt::format("{} steps x {}", steps, context.effort.repeats);
   report.add({"baseline.samples_per_second", "2 baseline", "1 thread, no actors: samples/s", rate, "samples/s",
               note});
+  // Below 1 means this thread did not get its core for the whole run: the machine was busy.
+  report.add({"baseline.busy_cores", "2 baseline", "  cores busy (process CPU ÷ wall)", summarize(busy_cores),
+              "cores", fmt::format("other processes: {:.2f} cores", summarize(other_cores).median)});
   const auto achieved = scaled(rate, context.flops_per_sample * 1e-9);
   report.add({"baseline.gflops", "2 baseline", "  achieved FLOP rate", achieved, "GFLOP/s", ""});
   report.add({"baseline.fraction_of_ceiling", "2 baseline", "  ÷ ceiling (1 core)",

@@ -31,8 +31,10 @@ struct Effort {
   double seconds_per_sample = 1.5;
   std::uint64_t min_iterations = 10;
   std::uint64_t accuracy_iterations = 250;  // enough for 0.85 dev accuracy on the npm digits
+  // Before each timed run, wait up to this long for other processes to leave the cores alone.
+  double quiet_wait_seconds = 15.0;
   static Effort full() { return {}; }
-  static Effort quick() { return {1, 0.05, 3, 20}; }
+  static Effort quick() { return {1, 0.05, 3, 20, 0.0}; }
 };
 
 // Figures measured early that later sections compare against.

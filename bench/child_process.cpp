@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <sstream>
 #include <thread>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -91,6 +93,20 @@ class PeakWatcher {
   std::thread thread_;
 };
 
+// True once pid has exited; the zombie stays for wait4 to collect its rusage.
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+// For processes that are not our children (workers of the program): alive unless gone or a zombie.
+bool has_not_exited(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_text, name, state;
+  if (!(stat >> pid_text >> name >> state)) return false;
+  return state != "Z" && state != "X";
+}
+
 }  // namespace
 
 ChildRun run_captured(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
@@ -119,20 +135,29 @@ ChildRun run_captured(const std::vector<std::string>& argv, std::chrono::seconds
   run.started = true;
 
   PeakWatcher watcher(pid);
-  std::atomic<bool> finished{false};
-  std::thread deadline([&] {
-    while (!finished && seconds_since(start) < static_cast<double>(timeout.count()))
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (!finished) {
-      run.timed_out = true;
+  // The pipe alone cannot tell when to stop: a worker that outlives its server keeps the write end
+  // open. So the program's own exit (seen without reaping it) ends the read, after a short drain.
+  std::optional<Clock::time_point> exited_at;
+  bool killed = false;
+  char buffer[4096];
+  while (true) {
+    pollfd readable{pipe_ends[0], POLLIN, 0};
+    if (poll(&readable, 1, 100) > 0) {
+      const ssize_t got = read(pipe_ends[0], buffer, sizeof buffer);
+      if (got > 0) {
+        run.output.append(buffer, static_cast<std::size_t>(got));
+        continue;
+      }
+      if (got == 0) break;  // every writer has closed it
+      if (errno != EINTR) break;
+    }
+    if (!exited_at && has_exited(pid)) exited_at = Clock::now();
+    if (exited_at && seconds_since(*exited_at) > 2.0) break;
+    if (!killed && seconds_since(start) > static_cast<double>(timeout.count())) {
+      run.timed_out = killed = true;
       kill(pid, SIGTERM);  // only the process this function started
     }
-  });
-  // Reads until every writer (the program and its workers, which inherit stdout) has closed the pipe.
-  char buffer[4096];
-  ssize_t got = 0;
-  while ((got = read(pipe_ends[0], buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR))
-    if (got > 0) run.output.append(buffer, static_cast<std::size_t>(got));
+  }
   close(pipe_ends[0]);
 
   int status = 0;
@@ -140,12 +165,20 @@ ChildRun run_captured(const std::vector<std::string>& argv, std::chrono::seconds
   while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   run.seconds = seconds_since(start);
-  finished = true;
-  deadline.join();
   watcher.stop();
   run.peaks = watcher.peaks();
   run.tree_max_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  // Workers the program started but left running would skew every later measurement: end them by
+  // the pids the watcher saw, and say so.
+  for (const auto& peak : run.peaks) {
+    if (peak.is_descendant && has_not_exited(peak.pid)) {
+      kill(peak.pid, SIGTERM);
+      run.output += "\n[psgrad_bench: ended leftover process " + std::to_string(peak.pid) + "]\n";
+      ++run.leftover_processes;
+    }
+  }
   return run;
 }
 

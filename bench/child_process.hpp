@@ -20,8 +20,11 @@ struct ChildRun {
   bool started = false;
   bool timed_out = false;
   int exit_code = -1;  // -1: killed by a signal or not started
+  int signal = 0;      // the signal that ended it, if one did
+  int leftover_processes = 0;  // descendants still running after it exited (ended by the harness)
   std::string output;  // stdout and stderr, interleaved
-  // wait4's ru_maxrss: the largest peak RSS among the program and every descendant it waited for.
+  // wait4's ru_maxrss: the largest peak RSS among the program and every descendant it waited for,
+  // but also of the image it was spawned from (exec keeps that high-water mark): an upper bound.
   long tree_max_rss_kb = 0;
   std::vector<ProcessPeak> peaks;
   double seconds = 0.0;

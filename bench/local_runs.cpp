@@ -9,6 +9,7 @@
 
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
+#include "bench/machine_load.hpp"
 #include "caf/actor_system.hpp"
 
 namespace psgrad::bench {
@@ -47,22 +48,34 @@ void measure_local_runs(BenchContext& context, Report& report) {
   for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
     for (std::size_t workers : {1, 2, 4}) {
       const auto job = timing_job(context, mode, workers);
-      std::vector<double> rates;
+      std::vector<double> rates, busy_cores, other_cores;
       double staleness = 0.0;
-      for (std::size_t r = 0; r < context.effort.repeats; ++r) {
-        auto summary = run_in_process(job, context.data);
-        if (!summary) throw std::runtime_error("local run failed: " + summary.error());
-        rates.push_back(static_cast<double>(summary->samples) / summary->training_seconds);
-        staleness = summary->staleness_mean;
-      }
-      const auto rate = summarize(rates);
       const auto name = mode_name(mode);
       const auto key = fmt::format("local.{}.w{}", name, workers);
+      auto& details = report.details("local")[key];
+      for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+        wait_for_quiet_machine(context.effort.quiet_wait_seconds);
+        const CpuMeter meter;
+        auto summary = run_in_process(job, context.data);
+        if (!summary) throw std::runtime_error("local run failed: " + summary.error());
+        busy_cores.push_back(meter.own_cores());
+        other_cores.push_back(meter.other_cores());
+        rates.push_back(static_cast<double>(summary->samples) / summary->training_seconds);
+        staleness = summary->staleness_mean;
+        details["gradients_per_worker"].push_back(summary->gradients_per_worker);
+        details["staleness_max"].push_back(summary->staleness_max);
+        details["other_processes_cores"].push_back(other_cores.back());
+      }
+      const auto rate = summarize(rates);
       const auto section = "3 local";
       auto note = fmt::format("{} iterations x {}", job.iterations, context.effort.repeats);
       if (mode == TrainingMode::async) note += fmt::format(", staleness mean {:.2f}", staleness);
       report.add({key + ".samples_per_second", section, fmt::format("{} {} workers: samples/s", name, workers),
                   rate, "samples/s", note});
+      // Below cores_used means the run did not get (or could not use) the cores it was given: on a
+      // shared machine, other work; otherwise, waiting (the serial server step, messaging).
+      report.add({key + ".busy_cores", section, "  cores busy (process CPU ÷ wall)", summarize(busy_cores), "cores",
+                  fmt::format("other processes: {:.2f} cores", summarize(other_cores).median)});
       report.add({key + ".speedup", section, "  ÷ baseline", ratio(rate, context.baselines.baseline_samples_per_second),
                   "ratio", ""});
       const auto cores = context.cores_used(workers);

