@@ -7,13 +7,21 @@
 
 namespace psgrad {
 
+// The sum of squares in double, over eight fixed lanes: the compiler can vectorize it (a single
+// running sum it may not reorder), and the order stays the same on every run.
+inline double sum_of_squares(const float* __restrict values, std::size_t size) {
+  double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 8 <= size; i += 8)
+    for (std::size_t j = 0; j < 8; ++j) lanes[j] += static_cast<double>(values[i + j]) * values[i + j];
+  for (std::size_t j = 0; i < size; ++i, ++j) lanes[j] += static_cast<double>(values[i]) * values[i];
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
 // Returns the factor the gradient must be multiplied by (1 when no clipping applies).
 inline float clip_scale(const float* gradient, std::size_t size, double clip) {
   if (clip <= 0.0) return 1.0f;
-  double sum_of_squares = 0.0;
-  for (std::size_t i = 0; i < size; ++i)
-    sum_of_squares += static_cast<double>(gradient[i]) * gradient[i];
-  const double norm = std::sqrt(sum_of_squares);
+  const double norm = std::sqrt(sum_of_squares(gradient, size));
   return norm >= clip ? static_cast<float>(clip / norm) : 1.0f;
 }
 
