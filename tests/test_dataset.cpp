@@ -17,26 +17,16 @@
 
 #include "io/dataset.hpp"
 #include "io/idx.hpp"
+#include "tests/temp_folder.hpp"
 
 namespace fs = std::filesystem;
 using namespace psgrad;
 
 namespace {
 
-// A fresh folder under the system temp directory, removed with everything in it.
-struct TempFolder {
-  fs::path path;
-  TempFolder() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path = fs::temp_directory_path() / fmt::format("psgrad-test-dataset-{}-{}-{}", getpid(), stamp, counter++);
-    fs::create_directories(path);
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
+// A temp folder for this file's tests.
+struct TempFolder : testing::TempFolder {
+  TempFolder() : testing::TempFolder("dataset") {}
 };
 
 // count images of rows x cols whose first pixel is the example index, labelled index % 10.

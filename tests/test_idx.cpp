@@ -13,26 +13,16 @@
 #include <unistd.h>
 
 #include "io/idx.hpp"
+#include "tests/temp_folder.hpp"
 
 namespace fs = std::filesystem;
 using namespace psgrad;
 
 namespace {
 
-// A fresh folder under the system temp directory, removed with everything in it.
-struct TempFolder {
-  fs::path path;
-  TempFolder() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path = fs::temp_directory_path() / fmt::format("psgrad-test-idx-{}-{}-{}", getpid(), stamp, counter++);
-    fs::create_directories(path);
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
+// A temp folder for this file's tests.
+struct TempFolder : testing::TempFolder {
+  TempFolder() : testing::TempFolder("idx") {}
 };
 
 void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
