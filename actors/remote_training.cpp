@@ -120,14 +120,24 @@ Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::s
                                  : system.middleman().remote_actor<CoordinatorActor>(host, port);
     if (coordinator) {
       Result<ServerConnection> outcome = Error{"no answer"};
-      self->request(*coordinator, std::chrono::seconds(10), hello_atom::value, protocol_version, token,
+      bool unanswered = false;
+      self->request(*coordinator, std::chrono::seconds(5), hello_atom::value, protocol_version, token,
                     self_name)
           .receive([&](JoinOffer& offer) { outcome = ServerConnection{*coordinator, std::move(offer)}; },
                    [&](caf::error& error) {
+                     unanswered = error == caf::sec::request_timeout;
                      outcome = Error{fmt::format("server {}:{} refused this worker: {}", host, port,
                                                  error_text(system, error))};
                    });
-      return outcome;
+      // CAF 0.17 may hand back its cached proxy of a server process that just died (the new one
+      // behind the same port never sees the hello): try again, as if the connection had failed.
+      if (!unanswered) return outcome;
+      last_error = "the server did not answer the hello";
+      if (attempt == retry.attempts) break;
+      if (on_retry) on_retry(fmt::format("{}:{} did not answer; retrying in {} ms", host, port, delay.count()));
+      std::this_thread::sleep_for(delay);
+      delay = std::min(delay * 2, retry.max_delay);
+      continue;
     }
     last_error = coordinator.error() == caf::sec::disconnect_during_handshake
                      ? "the server hung up during the handshake (it may require TLS, or a certificate "

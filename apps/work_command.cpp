@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -117,6 +118,8 @@ int run_work_command(const WorkOptions& options) {
     // With --retry a lost server is waited for (it may come back with --resume).
     if (!(end.server_lost && options.retry)) return end.code;
     say("reconnecting");
+    // Give the middleman a moment to forget the dead server's connection before we dial again.
+    std::this_thread::sleep_for(retry.first_delay * 5);
   }
 }
 

@@ -12,14 +12,15 @@ export PSGRAD_DATA=${PSGRAD_DATA:-$source_dir/data}
 fail() { echo "FAIL: $*"; for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
 
 # A scenario that hangs fails on its own, with its logs and the processes still alive, before
-# CTest's timeout kills it silently.
-( sleep "${PSGRAD_TEST_DEADLINE:-100}"
+# CTest's timeout kills it silently. The sleep writes nowhere, so it never holds CTest's pipe open.
+( sleep "${PSGRAD_TEST_DEADLINE:-100}" >/dev/null 2>&1 & sleeper=$!
+  trap 'kill $sleeper 2>/dev/null; exit 0' TERM
+  wait $sleeper || exit 0
   echo "FAIL: $scenario did not finish in time; still running:"; pgrep -a -P $$ || true
   for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"; done
   kill -TERM $$ ) &
 watchdog=$!
-# The watchdog's own sleep would otherwise keep our output open (and CTest waiting) after we exit.
-trap 'pkill -P $watchdog 2>/dev/null; kill $watchdog $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
+trap 'kill $watchdog 2>/dev/null; kill $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
 
 # Starts a server in the background with the given extra arguments; sets server_pid and port.
 start_server() {
