@@ -205,6 +205,12 @@ case "$scenario" in
     check_error "cannot open checkpoint" train --config "$config" --resume "$work_dir/none.ckpt" --no-metrics
     head -c 100 /dev/urandom >"$work_dir/garbage.ckpt"
     check_error "not a psgrad checkpoint" train --config "$config" --resume "$work_dir/garbage.ckpt" --no-metrics
+    "$psgrad" train --config "$config" --set training.iterations=5 --set training.checkpoint_path="$work_dir/five.ckpt" \
+      --no-metrics >/dev/null 2>&1 || fail "could not write a checkpoint"
+    check_error "checkpoint is for another model" train --config "$config" --set model.hidden_width=64 \
+      --resume "$work_dir/five.ckpt" --no-metrics
+    head -c 2000 "$work_dir/five.ckpt" >"$work_dir/cut.ckpt"
+    check_error "truncated or corrupt" train --config "$config" --resume "$work_dir/cut.ckpt" --no-metrics
     ;;
   tls)
     make_identity ca; make_identity other-ca
