@@ -105,6 +105,31 @@ void measure_server_cost(BenchContext& context, Report& report) {
               "request + reply"});
   report.add({"server.actor_fraction_of_gradient", section, "  round trip ÷ compute_gradients",
               ratio(actor_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
+
+  // Sharded servers (cluster.servers = K): one step is a request to every shard at once; each shard
+  // sums and steps only its arrays and answers with its slice.
+  for (std::size_t shards : {1, 2, 3, 4}) {
+    auto job = context.job;
+    job.servers = shards;
+    auto whole = initial_server_state(job, train->width, train->num_classes);
+    if (!whole) throw std::runtime_error(whole.error());
+    auto servers = spawn_parameter_servers(system, job, std::move(whole).value());
+    if (!servers) throw std::runtime_error(servers.error());
+    std::size_t largest_slice = 0;
+    auto sharded_step = [&] {
+      for (const auto& shard : *servers) self->send(shard, apply_atom::value, gradients);
+      for (std::size_t i = 0; i < servers->size(); ++i)
+        self->receive([&](Weights& slice) { largest_slice = std::max(largest_slice, slice.values.size()); },
+                      [&](caf::error&) { throw std::runtime_error("a shard refused the gradients"); });
+    };
+    const auto shard_seconds = time_per_call(repeats, calls_for(seconds, sharded_step, 3), sharded_step);
+    for (auto& shard : *servers) caf::anon_send_exit(shard, caf::exit_reason::user_shutdown);
+    const auto key = "server.shards" + std::to_string(shards);
+    report.add({key + ".step_us", section, std::to_string(shards) + " server shard(s): step round trip",
+                scaled(shard_seconds, 1e6), "µs", "all shards in parallel"});
+    report.add({key + ".largest_slice_mb", section, "  largest shard's weights per step",
+                exact(static_cast<double>(largest_slice) * 4.0 / 1e6), "MB", "arrays are not split"});
+  }
 }
 
 }  // namespace psgrad::bench
