@@ -28,6 +28,36 @@ class Coordinator : public CoordinatorActor::base {
                const std::string& host) -> caf::result<JoinOffer> { return hello(protocol, token, host); },
         [this](join_atom, const JoinRequest& request) -> caf::result<std::uint32_t> { return join(request); },
         [this](driver_atom, const caf::actor& driver) { driver_ = driver; },
+        [this](shard_hello_atom, std::uint32_t protocol, const std::string& token,
+               std::uint32_t shard) -> caf::result<JoinOffer> {
+          const auto who = fmt::format("shard process {}", shard);
+          if (protocol != protocol_version)
+            return refuse(who, fmt::format("protocol version {} does not match the server's {}", protocol,
+                                           protocol_version));
+          if (token != setup_.token) return refuse(who, "wrong join token");
+          if (shard == 0 || shard > setup_.remote_shards)
+            return refuse(who, fmt::format("this run expects shards 1 to {} from other processes",
+                                           setup_.remote_shards));
+          if (shards_[shard - 1]) return refuse(who, fmt::format("shard {} has already joined", shard));
+          JoinOffer offer{protocol_version, shard, setup_.remote_shards + 1, setup_.config};
+          offer.input_width = setup_.input_width;
+          offer.num_classes = setup_.num_classes;
+          return offer;
+        },
+        [this](join_shard_atom, std::uint32_t shard, const ParameterServerActor& server,
+               std::uint64_t layout_hash) -> caf::result<std::uint32_t> {
+          const auto who = fmt::format("shard process {}", shard);
+          if (shard == 0 || shard > setup_.remote_shards || shards_[shard - 1] || !server)
+            return refuse(who, fmt::format("shard {} was not expected", shard));
+          if (layout_hash != setup_.layout_hash)
+            return refuse(who, fmt::format("model layout {:016x} differs from the server's {:016x}", layout_hash,
+                                           setup_.layout_hash));
+          shards_[shard - 1] = server;
+          event(fmt::format("server shard {} joined", shard));
+          maybe_start();
+          return shard;
+        },
+        [this](shards_atom) { return shards_; },
         [this](wait_atom) -> caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> {
           waiting_ = make_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>>();
           maybe_start();
@@ -107,6 +137,8 @@ class Coordinator : public CoordinatorActor::base {
 
   void maybe_start() {
     if (started_ || joined_ < setup_.num_workers || !waiting_.pending()) return;
+    for (const auto& shard : shards_)
+      if (!shard) return;
     started_ = true;
     std::vector<DataWorkerActor> workers;
     std::vector<std::string> hosts;
@@ -144,6 +176,7 @@ class Coordinator : public CoordinatorActor::base {
   bool started_ = false;
   caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> waiting_;
   caf::actor driver_;
+  std::vector<ParameterServerActor> shards_ = std::vector<ParameterServerActor>(setup_.remote_shards);
 };
 
 }  // namespace

@@ -21,6 +21,7 @@ struct CoordinatorSetup {
   std::function<void(const std::string&)> on_event;  // one line per join, refusal or loss
   bool elastic = false;  // admit workers while training runs, handing them to the driver
   std::vector<WorkerStreamState> resume_streams;  // by worker index, when resuming a checkpoint
+  std::uint32_t remote_shards = 0;  // server shards 1..remote_shards that run in their own processes
 };
 
 CoordinatorActor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);

@@ -15,7 +15,8 @@ using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, Gradients>::with<Weights>,
     caf::replies_to<apply_atom, std::vector<Gradients>>::with<Weights>,
     caf::replies_to<weights_atom>::with<Weights>,
-    caf::replies_to<state_atom>::with<ServerState>>;
+    caf::replies_to<state_atom>::with<ServerState>,
+    caf::replies_to<stop_atom>::with<bool>>;
 
 // Holds a model copy and its own data stream; answers with the gradient of its next batch. "stop"
 // is acknowledged before the worker quits, so a remote process knows its job is done.
@@ -53,6 +54,11 @@ using CoordinatorActor = caf::typed_actor<
     caf::replies_to<hello_atom, std::uint32_t, std::string, std::string>::with<JoinOffer>,
     caf::replies_to<join_atom, JoinRequest>::with<std::uint32_t>,
     caf::replies_to<wait_atom>::with<std::vector<DataWorkerActor>, std::vector<std::string>>,
-    caf::reacts_to<driver_atom, caf::actor>>;
+    caf::reacts_to<driver_atom, caf::actor>,
+    // Shard processes (`psgrad serve --shard i`): hello (protocol, token, shard index) gets the
+    // config; join hands over the shard's ParameterServer after checking the layout hash.
+    caf::replies_to<shard_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,
+    caf::replies_to<join_shard_atom, std::uint32_t, ParameterServerActor, std::uint64_t>::with<std::uint32_t>,
+    caf::replies_to<shards_atom>::with<std::vector<ParameterServerActor>>>;
 
 }  // namespace psgrad

@@ -26,9 +26,12 @@ using state_atom = caf::atom_constant<caf::atom("state")>;
 using driver_atom = caf::atom_constant<caf::atom("driver")>;
 using add_worker_atom = caf::atom_constant<caf::atom("addworker")>;
 using rejoin_atom = caf::atom_constant<caf::atom("rejoin")>;
+using shard_hello_atom = caf::atom_constant<caf::atom("shardhello")>;
+using join_shard_atom = caf::atom_constant<caf::atom("joinshard")>;
+using shards_atom = caf::atom_constant<caf::atom("shards")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 1;
+constexpr std::uint32_t protocol_version = 2;
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -53,12 +56,14 @@ struct JoinOffer {
   std::string config;  // the resolved configuration, as TOML
   bool resume = false;  // continue the data stream below instead of starting it from the seed
   WorkerStreamState stream;
+  std::uint64_t input_width = 0;  // the server's data shape, for shard processes that load no data
+  std::uint64_t num_classes = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, JoinOffer& x) {
   return f(caf::meta::type_name("JoinOffer"), x.protocol, x.worker_index, x.num_workers, x.config, x.resume,
-           x.stream);
+           x.stream, x.input_width, x.num_classes);
 }
 
 

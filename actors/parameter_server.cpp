@@ -49,6 +49,10 @@ class ParameterServer : public ParameterServerActor::base {
         },
         [this](weights_atom) -> Weights { return snapshot(); },
         [this](state_atom) -> ServerState { return ServerState{snapshot(), state_->optimizer->state()}; },
+        [this](stop_atom) {
+          quit();
+          return true;
+        },
     };
   }
 

@@ -43,7 +43,9 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                      setup.dev->num_classes,
                                      setup.on_event,
                                      job.elastic,
-                                     setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{}};
+                                     setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
+                                     setup.remote_shards && job.servers > 1
+                                         ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
   auto coordinator = spawn_coordinator(system, std::move(coordinator_setup));
   auto shutdown = [&](const std::vector<caf::actor>& others) {
     for (const auto& other : others) caf::anon_send_exit(other, caf::exit_reason::user_shutdown);
@@ -83,7 +85,25 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
       return summary;
     }
   }
-  auto servers = spawn_parameter_servers(system, job, std::move(state).value());
+  std::vector<ParameterServerActor> remote_shards;
+  Result<std::vector<ParameterServerActor>> servers = Error{"no servers"};
+  if (setup.remote_shards && job.servers > 1) {
+    // Shard 0 here; the others joined from their own processes, in shard order.
+    auto shards = shard_server_state(job, *state.value(), job.servers);
+    if (!shards) {
+      shutdown({});
+      return Error{shards.error()};
+    }
+    caf::scoped_actor self{system};
+    self->request(coordinator, std::chrono::seconds(10), shards_atom::value)
+        .receive([&](std::vector<ParameterServerActor>& joined) { remote_shards = std::move(joined); },
+                 [&](caf::error&) {});
+    std::vector<ParameterServerActor> all = {spawn_parameter_server(system, shards.value()[0])};
+    all.insert(all.end(), remote_shards.begin(), remote_shards.end());
+    servers = std::move(all);
+  } else {
+    servers = spawn_parameter_servers(system, job, std::move(state).value());
+  }
   if (!servers) {
     shutdown({});
     return Error{servers.error()};
@@ -101,6 +121,12 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   auto driver = spawn_training_driver(system, job, *servers, workers, evaluator.value(), std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);
   summary = run_driver(system, driver);  // the driver stops the workers before it answers
+  {
+    // Acknowledged, so the shard processes exit cleanly before this one goes away.
+    caf::scoped_actor self{system};
+    for (const auto& shard : remote_shards)
+      self->request(shard, std::chrono::seconds(5), stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+  }
   unpublish(system, coordinator, *port, setup.tls);
   auto others = as_actors(*servers);
   others.push_back(caf::actor_cast<caf::actor>(evaluator.value()));
@@ -164,19 +190,62 @@ Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActo
   return outcome;
 }
 
+Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
+                                          const std::string& token, std::uint32_t shard, const RetryPolicy& retry,
+                                          const std::function<void(const std::string&)>& on_retry) {
+  auto& system = self->system();
+  auto delay = retry.first_delay;
+  std::string last_error;
+  for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
+    auto coordinator = retry.tls ? caf::openssl::remote_actor<CoordinatorActor>(system, host, port)
+                                 : system.middleman().remote_actor<CoordinatorActor>(host, port);
+    if (coordinator) {
+      Result<ServerConnection> outcome = Error{"no answer"};
+      self->request(*coordinator, std::chrono::seconds(5), shard_hello_atom::value, protocol_version, token, shard)
+          .receive([&](JoinOffer& offer) { outcome = ServerConnection{*coordinator, std::move(offer)}; },
+                   [&](caf::error& error) {
+                     outcome = Error{fmt::format("server {}:{} refused shard {}: {}", host, port, shard,
+                                                 error_text(system, error))};
+                   });
+      return outcome;
+    }
+    last_error = error_text(system, coordinator.error());
+    if (attempt == retry.attempts) break;
+    if (on_retry) on_retry(fmt::format("cannot reach {}:{} ({}); retrying in {} ms", host, port, last_error, delay.count()));
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, retry.max_delay);
+  }
+  return Error{fmt::format("cannot reach server {}:{} after {} attempts: {}", host, port, retry.attempts, last_error)};
+}
+
+Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinator, std::uint32_t shard,
+                     const ParameterServerActor& server, std::uint64_t layout_hash) {
+  auto& system = self->system();
+  Status outcome = Error{"no answer"};
+  self->request(coordinator, std::chrono::seconds(10), join_shard_atom::value, shard, server, layout_hash)
+      .receive([&](std::uint32_t) { outcome = success(); },
+               [&](caf::error& error) { outcome = Error{"server refused this shard: " + error_text(system, error)}; });
+  return outcome;
+}
+
 Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
                            const DataWorkerActor& worker) {
+  return serve_until_stopped(self, coordinator, worker.address());
+}
+
+Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
+                           const caf::actor_addr& served) {
   self->monitor(coordinator);
-  self->monitor(worker);
+  self->monitor(caf::actor_cast<caf::actor>(served));
   Status outcome = success();
   bool done = false;
   while (!done) {
     self->receive([&](const caf::down_msg& down) {
-      if (down.source == worker.address()) {
+      if (down.source == served) {
         done = true;
       } else if (down.source == coordinator.address()) {
         outcome = Error{"lost the connection to the server before training finished"};
-        caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(caf::actor_cast<caf::actor>(served), caf::exit_reason::user_shutdown);
         done = true;
       }
     });

@@ -33,6 +33,9 @@ struct ServeSetup {
   ReportCallback on_report;
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints
   std::optional<TrainingCheckpoint> resume;
+  // With job.servers = K > 1: shards 1..K-1 run in `psgrad serve --shard i` processes that join here;
+  // this process holds shard 0.
+  bool remote_shards = false;
 };
 
 // Publishes, waits for job.num_workers workers, trains, stops the workers, unpublishes.
@@ -60,6 +63,17 @@ Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::s
 
 Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActor& coordinator,
                                   const JoinRequest& request);
+
+// A shard process's hello: the run's config (in the offer) for shard `shard`.
+Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
+                                          const std::string& token, std::uint32_t shard, const RetryPolicy& retry,
+                                          const std::function<void(const std::string&)>& on_retry);
+Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinator, std::uint32_t shard,
+                     const ParameterServerActor& server, std::uint64_t layout_hash);
+
+// Blocks until `served` (our worker or shard) is stopped (success) or the server goes away (error).
+Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
+                           const caf::actor_addr& served);
 
 // Blocks until the server stops our worker (success) or the server goes away (error).
 Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,

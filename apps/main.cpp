@@ -4,6 +4,7 @@
 #include "apps/data_command.hpp"
 #include "apps/run_output_options.hpp"
 #include "apps/serve_command.hpp"
+#include "apps/shard_command.hpp"
 #include "apps/tool_commands.hpp"
 #include "apps/train_command.hpp"
 #include "apps/work_command.hpp"
@@ -11,8 +12,9 @@
 namespace {
 
 // The options `train` and `serve` share.
-void add_run_options(CLI::App& command, psgrad::RunOptions& options) {
-  command.add_option("--config", options.config_path, "TOML config file")->required();
+void add_run_options(CLI::App& command, psgrad::RunOptions& options, bool config_required = true) {
+  auto* config = command.add_option("--config", options.config_path, "TOML config file");
+  if (config_required) config->required();
   command.add_option("--mode", options.mode, "sync, async or ssp (overrides cluster.mode)")
       ->check(CLI::IsMember({"sync", "async", "ssp"}));
   command.add_option("--workers", options.workers, "number of workers (overrides cluster.num_workers)")
@@ -41,12 +43,19 @@ int main(int argc, char** argv) {
   serve.command = "serve";
   auto* serve_command = app.add_subcommand("serve", "Serve a run: parameter server, driver and evaluator; "
                                                     "workers join with `psgrad work`");
-  add_run_options(*serve_command, serve);
+  add_run_options(*serve_command, serve, /*config_required=*/false);  // a --shard process gets it from the server
   serve_command->add_option("--bind", serve.bind, "address to listen on (default cluster.host, 127.0.0.1)");
   serve_command->add_option("--port", serve.port, "port to listen on; 0 picks a free one (default cluster.port)")
       ->check(CLI::Range(0, 65535));
   serve_command->add_option("--token", serve.token, "join token workers must present (default cluster.join_token)");
   serve_command->add_option("--resume", serve.resume, "continue from this checkpoint file");
+  serve_command->add_flag("--remote-shards", serve.remote_shards,
+                          "with cluster.servers = K: expect shards 1..K-1 from `psgrad serve --shard i` processes");
+  psgrad::ShardOptions shard;
+  serve_command->add_option("--shard", shard.shard,
+                            "run only parameter-server shard i (1..K-1) for the server at --connect")
+      ->check(CLI::PositiveNumber);
+  serve_command->add_option("--connect", shard.connect, "with --shard: the main server's HOST:PORT");
 
   psgrad::WorkOptions work;
   auto* work_command = app.add_subcommand("work", "Join a server with one DataWorker");
@@ -76,6 +85,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (auto code = tools.run_parsed()) return *code;
   if (train_command->parsed()) return psgrad::run_train_command(train);
+  if (serve_command->parsed() && shard.shard > 0) {
+    shard.token = serve.token;
+    return psgrad::run_shard_command(shard);
+  }
   if (serve_command->parsed()) return psgrad::run_serve_command(serve);
   if (work_command->parsed()) return psgrad::run_work_command(work);
   if (prepare->parsed()) return psgrad::run_data_prepare(npm_dir, out_dir);

@@ -64,6 +64,10 @@ int wait_for(const std::vector<pid_t>& children) {
 }  // namespace
 
 int run_serve_command(const ServeOptions& options) {
+  if (options.config_path.empty()) {
+    fmt::print(stderr, "psgrad serve: --config is required (only a --shard process takes its config from the server)\n");
+    return 2;
+  }
   RunOptions run_options = options;
   if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
   if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
@@ -96,6 +100,7 @@ int run_serve_command(const ServeOptions& options) {
     return 2;
   }
   setup.resume = *resume;
+  setup.remote_shards = options.remote_shards;
   setup.on_checkpoint = checkpoint_writer(*run);
   setup.on_report = run->output->callback();
   setup.on_event = run->output->event_printer("psgrad serve");

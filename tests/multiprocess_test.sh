@@ -255,6 +255,28 @@ case "$scenario" in
     "$psgrad" work --connect "127.0.0.1:$port" "${worker_tls[@]}" 2>"$work_dir/work0.log" & w0=$!
     wait_ok $server_pid serve; wait_ok $w0 "worker"
     ;;
+  shard-processes)
+    "$psgrad" train --config "$config" --set training.iterations=40 --save-weights "$work_dir/local.bin" \
+      --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
+    start_server --set training.iterations=40 --set cluster.servers=3 --remote-shards \
+      --save-weights "$work_dir/remote.bin" --no-metrics
+    "$psgrad" serve --shard 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" serve --shard 2 --connect "127.0.0.1:$port" 2>"$work_dir/shard2.log" & s2=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "weights from 3 shard processes differ from one server"
+    grep -q "server shard 2 joined" "$work_dir/serve.log" || fail "the server did not report the shards"
+    "$psgrad" serve --shard 1 --connect 127.0.0.1:1 2>"$work_dir/lonely.log" && fail "a shard without a server succeeded"
+    ;;
+  ssp-straggler)
+    start_server --mode ssp --set cluster.staleness=1 --set cluster.straggler_delay_ms=5 \
+      --set training.iterations=40 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    grep -q "ssp summary: workers 2, steps 80" "$work_dir/serve.out" || fail "expected 80 ssp steps"
+    ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 echo "PASS: $scenario"

@@ -1,0 +1,74 @@
+#include "apps/shard_command.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "caf/actor_system.hpp"
+#include "caf/scoped_actor.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/local_training.hpp"
+#include "actors/parameter_server.hpp"
+#include "actors/remote_training.hpp"
+#include "apps/host_port.hpp"
+#include "apps/job_from_config.hpp"
+#include "io/config.hpp"
+
+namespace psgrad {
+
+int run_shard_command(const ShardOptions& options) {
+  const auto address = parse_host_port(options.connect);
+  if (!address) {
+    fmt::print(stderr, "psgrad serve --shard: --connect: {}\n", address.error());
+    return 2;
+  }
+  NetworkSettings network;
+  network.tls = TlsSettings{options.tls_certificate, options.tls_key, options.tls_ca};
+  ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
+  caf::actor_system system{actor_config};
+  caf::scoped_actor self{system};
+  RetryPolicy retry;
+  retry.tls = network.tls.enabled();
+  const auto shard = static_cast<std::uint32_t>(options.shard);
+  auto say = [](const std::string& line) { fmt::print(stderr, "psgrad shard: {}\n", line); };
+  auto connection = connect_as_shard(self, address->host, address->port, options.token, shard, retry, say);
+  if (!connection) {
+    fmt::print(stderr, "psgrad shard: {}\n", connection.error());
+    return 1;
+  }
+  const auto& offer = connection->offer;
+  auto config = parse_config(offer.config, fmt::format("config from server {}", options.connect));
+  if (!config) {
+    fmt::print(stderr, "psgrad shard: {}\n", config.error());
+    return 1;
+  }
+  const auto job = job_from_config(*config);
+  // Every process draws the same initial weights from the seed, so this shard's slice matches.
+  auto whole = initial_server_state(job, offer.input_width, offer.num_classes);
+  if (!whole) {
+    fmt::print(stderr, "psgrad shard: {}\n", whole.error());
+    return 1;
+  }
+  auto shards = shard_server_state(job, *whole.value(), job.servers);
+  if (!shards || shard >= shards->size()) {
+    fmt::print(stderr, "psgrad shard: {}\n", shards ? fmt::format("the run has only {} shards", job.servers)
+                                                     : shards.error());
+    return 1;
+  }
+  const auto layout_hash = whole.value()->layout.hash();
+  auto server = spawn_parameter_server(system, shards.value()[shard]);
+  if (auto joined = join_as_shard(self, connection->coordinator, shard, server, layout_hash); !joined) {
+    fmt::print(stderr, "psgrad shard: {}\n", joined.error());
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    return 1;
+  }
+  say(fmt::format("serving shard {} of {} for {}", shard, job.servers, options.connect));
+  if (auto done = serve_until_stopped(self, connection->coordinator, server.address()); !done) {
+    fmt::print(stderr, "psgrad shard: {}\n", done.error());
+    return 1;
+  }
+  say("training finished");
+  return 0;
+}
+
+}  // namespace psgrad
