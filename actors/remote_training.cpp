@@ -134,50 +134,60 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   return summary;
 }
 
-Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::string& host,
-                                           std::uint16_t port, const std::string& token,
-                                           const std::string& self_name, const RetryPolicy& retry,
-                                           const std::function<void(const std::string&)>& on_retry) {
+namespace {
+
+// Connects with backoff and sends the hello that `greet` makes; a hello that times out is retried
+// like a failed connection, because CAF 0.17 may hand back its cached proxy of a server process that
+// just died (the new one behind the same port never sees the hello).
+template <class Greet>
+Result<ServerConnection> connect_and_greet(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
+                                           const RetryPolicy& retry,
+                                           const std::function<void(const std::string&)>& on_retry, Greet greet) {
   auto& system = self->system();
   auto delay = retry.first_delay;
   std::string last_error;
   for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
     auto coordinator = retry.tls ? caf::openssl::remote_actor<CoordinatorActor>(system, host, port)
                                  : system.middleman().remote_actor<CoordinatorActor>(host, port);
+    std::string retry_reason;
     if (coordinator) {
       Result<ServerConnection> outcome = Error{"no answer"};
       bool unanswered = false;
-      self->request(*coordinator, std::chrono::seconds(5), hello_atom::value, protocol_version, token,
-                    self_name)
+      greet(*coordinator)
           .receive([&](JoinOffer& offer) { outcome = ServerConnection{*coordinator, std::move(offer)}; },
                    [&](caf::error& error) {
                      unanswered = error == caf::sec::request_timeout;
-                     outcome = Error{fmt::format("server {}:{} refused this worker: {}", host, port,
-                                                 error_text(system, error))};
+                     outcome = Error{fmt::format("server {}:{} refused: {}", host, port, error_text(system, error))};
                    });
-      // CAF 0.17 may hand back its cached proxy of a server process that just died (the new one
-      // behind the same port never sees the hello): try again, as if the connection had failed.
       if (!unanswered) return outcome;
       last_error = "the server did not answer the hello";
-      if (attempt == retry.attempts) break;
-      if (on_retry) on_retry(fmt::format("{}:{} did not answer; retrying in {} ms", host, port, delay.count()));
-      std::this_thread::sleep_for(delay);
-      delay = std::min(delay * 2, retry.max_delay);
-      continue;
+      retry_reason = fmt::format("{}:{} did not answer", host, port);
+    } else {
+      last_error = coordinator.error() == caf::sec::disconnect_during_handshake
+                       ? "the server hung up during the handshake (it may require TLS, or a certificate "
+                         "signed by another CA)"
+                       : error_text(system, coordinator.error());
+      retry_reason = fmt::format("cannot reach {}:{} ({})", host, port, last_error);
     }
-    last_error = coordinator.error() == caf::sec::disconnect_during_handshake
-                     ? "the server hung up during the handshake (it may require TLS, or a certificate "
-                       "signed by another CA)"
-                     : error_text(system, coordinator.error());
     if (attempt == retry.attempts) break;
-    if (on_retry)
-      on_retry(fmt::format("cannot reach {}:{} ({}); retrying in {} ms", host, port, last_error,
-                           delay.count()));
+    if (on_retry) on_retry(fmt::format("{}; retrying in {} ms", retry_reason, delay.count()));
     std::this_thread::sleep_for(delay);
     delay = std::min(delay * 2, retry.max_delay);
   }
   return Error{fmt::format("cannot reach server {}:{} after {} attempts: {}", host, port, retry.attempts,
                            last_error)};
+}
+
+}  // namespace
+
+Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::string& host,
+                                           std::uint16_t port, const std::string& token,
+                                           const std::string& self_name, const RetryPolicy& retry,
+                                           const std::function<void(const std::string&)>& on_retry) {
+  return connect_and_greet(self, host, port, retry, on_retry, [&](const CoordinatorActor& coordinator) {
+    return self->request(coordinator, std::chrono::seconds(5), hello_atom::value, protocol_version, token,
+                         self_name);
+  });
 }
 
 Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActor& coordinator,
@@ -193,29 +203,10 @@ Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActo
 Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
                                           const std::string& token, std::uint32_t shard, const RetryPolicy& retry,
                                           const std::function<void(const std::string&)>& on_retry) {
-  auto& system = self->system();
-  auto delay = retry.first_delay;
-  std::string last_error;
-  for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
-    auto coordinator = retry.tls ? caf::openssl::remote_actor<CoordinatorActor>(system, host, port)
-                                 : system.middleman().remote_actor<CoordinatorActor>(host, port);
-    if (coordinator) {
-      Result<ServerConnection> outcome = Error{"no answer"};
-      self->request(*coordinator, std::chrono::seconds(5), shard_hello_atom::value, protocol_version, token, shard)
-          .receive([&](JoinOffer& offer) { outcome = ServerConnection{*coordinator, std::move(offer)}; },
-                   [&](caf::error& error) {
-                     outcome = Error{fmt::format("server {}:{} refused shard {}: {}", host, port, shard,
-                                                 error_text(system, error))};
-                   });
-      return outcome;
-    }
-    last_error = error_text(system, coordinator.error());
-    if (attempt == retry.attempts) break;
-    if (on_retry) on_retry(fmt::format("cannot reach {}:{} ({}); retrying in {} ms", host, port, last_error, delay.count()));
-    std::this_thread::sleep_for(delay);
-    delay = std::min(delay * 2, retry.max_delay);
-  }
-  return Error{fmt::format("cannot reach server {}:{} after {} attempts: {}", host, port, retry.attempts, last_error)};
+  return connect_and_greet(self, host, port, retry, on_retry, [&](const CoordinatorActor& coordinator) {
+    return self->request(coordinator, std::chrono::seconds(5), shard_hello_atom::value, protocol_version, token,
+                         shard);
+  });
 }
 
 Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinator, std::uint32_t shard,
