@@ -34,11 +34,13 @@ class DataWorker : public DataWorkerActor::base {
 
   behavior_type make_behavior() override {
     return {
-        [this](compute_atom, const Weights& weights) -> caf::result<Gradients> {
+        [this](compute_atom, Weights& weights) -> caf::result<Gradients> {
           return compute_gradients(weights);
         },
         [this](state_atom) -> WorkerStreamState {
-          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index), batches_.position(),
+          // A prefetched batch has not been used yet: a resumed stream must serve it again.
+          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index),
+                                   next_batch_ ? position_before_next_ : batches_.position(),
                                    dropout_rng_.state()};
         },
         [this](stop_atom) {
@@ -49,26 +51,35 @@ class DataWorker : public DataWorkerActor::base {
   }
 
  private:
-  caf::result<Gradients> compute_gradients(const Weights& weights) {
+  // Takes the weights by reference into the message so it can let go of them before answering: a
+  // server that finds nobody else holding its weights then steps in place.
+  caf::result<Gradients> compute_gradients(Weights& weights) {
     const auto& layout = model_->layout();
     if (weights.layout_hash != layout.hash() || weights.values.size() != layout.total_size())
       return caf::make_error(caf::sec::invalid_argument,
                              fmt::format("worker {}: weights do not fit the model layout ({} floats, "
                                          "expected {})",
                                          setup_->worker_index, weights.values.size(), layout.total_size()));
-    model_->set_weights(weights.values.data(), weights.values.size());
-    const auto batch = batches_.next();
+    const auto batch = next_batch_ ? *next_batch_ : batches_.next();
+    next_batch_.reset();
     Gradients gradients;
     gradients.version = weights.version;
     gradients.layout_hash = layout.hash();
     gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
     gradients.samples = static_cast<std::uint32_t>(batch.size);
-    gradients.loss = model_->compute_gradients(batch.inputs, batch.targets, dropout_rng_);
+    // Reads the received weights and writes into the outgoing payload: nothing is copied.
     auto buffer = pool_.acquire();
-    std::copy(model_->gradients().begin(), model_->gradients().end(), buffer->begin());
+    gradients.loss =
+        model_->compute_gradients(weights.values.data(), buffer->data(), batch.inputs, batch.targets, dropout_rng_);
     gradients.values = FloatBuffer(std::move(buffer));
+    weights = Weights{};
     if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
-    return gradients;
+    // Answer first, then gather the next batch while the server works on this gradient.
+    auto promise = make_response_promise<Gradients>();
+    promise.deliver(std::move(gradients));
+    position_before_next_ = batches_.position();
+    next_batch_.emplace(batches_.next());
+    return promise;
   }
 
   std::shared_ptr<DataWorkerSetup> setup_;
@@ -76,6 +87,8 @@ class DataWorker : public DataWorkerActor::base {
   Minibatcher batches_;
   Random dropout_rng_;
   BufferPool pool_;
+  std::optional<Minibatcher::Batch> next_batch_;  // gathered ahead, not yet used
+  Minibatcher::Position position_before_next_;
 };
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "actors/evaluator.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
@@ -26,9 +29,10 @@ class Evaluator : public EvaluatorActor::base {
                const TrainingProgress& progress) -> caf::result<EvaluationReport> {
           if (weights.values.size() != model_->parameter_count())
             return caf::make_error(caf::sec::invalid_argument, "evaluator: weights do not fit the model");
-          model_->set_weights(weights.values.data(), weights.values.size());
+          lower_own_priority();
           const auto n = static_cast<Eigen::Index>(dev_->count);
           const auto result = model_->evaluate(
+              weights.values.data(),
               ConstMatrixMap(dev_->inputs.data(), n, static_cast<Eigen::Index>(dev_->width)),
               ConstMatrixMap(dev_->targets.data(), n, static_cast<Eigen::Index>(dev_->num_classes)),
               batch_size_);
@@ -41,6 +45,16 @@ class Evaluator : public EvaluatorActor::base {
   }
 
  private:
+  // Evaluation runs on cores training leaves idle: as a SCHED_IDLE thread it never takes a core from
+  // a worker, and at the end of a run, when the workers stop, it has the machine to itself.
+  void lower_own_priority() {
+    if (lowered_) return;
+    lowered_ = true;
+    sched_param parameters{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &parameters);
+  }
+
+  bool lowered_ = false;
   std::shared_ptr<Model> model_;
   std::shared_ptr<const Dataset> dev_;
   std::size_t batch_size_;

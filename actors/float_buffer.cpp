@@ -2,17 +2,17 @@
 
 namespace psgrad {
 
-const std::vector<float>& FloatBuffer::values() const {
-  static const std::vector<float> empty;
+const AlignedFloats& FloatBuffer::values() const {
+  static const AlignedFloats empty;
   return values_ ? *values_ : empty;
 }
 
-std::shared_ptr<std::vector<float>> BufferPool::acquire() {
+std::shared_ptr<AlignedFloats> BufferPool::acquire() {
   // use_count() == 1: only the pool holds it. Other holders can only let go concurrently, so a stale
   // count can only make us skip a free buffer, never hand out a busy one.
   for (auto& buffer : buffers_)
     if (buffer.use_count() == 1) return buffer;
-  buffers_.push_back(std::make_shared<std::vector<float>>(size_));
+  buffers_.push_back(std::make_shared<AlignedFloats>(size_));
   return buffers_.back();
 }
 

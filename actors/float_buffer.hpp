@@ -16,21 +16,24 @@
 #include "caf/meta/type_name.hpp"
 #include "caf/sec.hpp"
 #include "caf/serializer.hpp"
+#include "model/aligned_floats.hpp"
 
 namespace psgrad {
 
+// 64-byte aligned like every buffer the model computes on, so a worker computes on a received buffer
+// in place with the same summation order as on its own.
 class FloatBuffer {
  public:
   FloatBuffer() = default;
-  explicit FloatBuffer(std::shared_ptr<const std::vector<float>> values) : values_(std::move(values)) {}
+  explicit FloatBuffer(std::shared_ptr<const AlignedFloats> values) : values_(std::move(values)) {}
   static FloatBuffer copy_of(const float* data, std::size_t size) {
-    return FloatBuffer(std::make_shared<const std::vector<float>>(data, data + size));
+    return FloatBuffer(std::make_shared<const AlignedFloats>(data, data + size));
   }
 
   std::size_t size() const { return values_ ? values_->size() : 0; }
   const float* data() const { return values_ ? values_->data() : nullptr; }
   bool empty() const { return size() == 0; }
-  const std::vector<float>& values() const;
+  const AlignedFloats& values() const;
   // How many holders share the buffer (messages, actors): 0 for an empty buffer.
   long use_count() const { return values_.use_count(); }
 
@@ -40,7 +43,7 @@ class FloatBuffer {
   }
 
  private:
-  std::shared_ptr<const std::vector<float>> values_;
+  std::shared_ptr<const AlignedFloats> values_;
 };
 
 // The largest buffer a peer may send; a declared size beyond it is refused before any allocation.
@@ -67,7 +70,7 @@ typename Inspector::result_type inspect(Inspector& f, FloatBuffer& x) {
     if (auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
         binary && count * sizeof(float) > binary->remaining())
       return caf::make_error(caf::sec::end_of_stream, "float buffer larger than its message");
-    auto values = std::make_shared<std::vector<float>>(count);
+    auto values = std::make_shared<AlignedFloats>(count);
     if (count > 0)
       if (auto err = f.apply_raw(count * sizeof(float), values->data())) return err;
     x = FloatBuffer(std::move(values));
@@ -106,12 +109,12 @@ class BufferPool {
  public:
   explicit BufferPool(std::size_t size) : size_(size) {}
   // A buffer of the pool's size that only the caller may write until it is shared.
-  std::shared_ptr<std::vector<float>> acquire();
+  std::shared_ptr<AlignedFloats> acquire();
   std::size_t buffers_created() const { return buffers_.size(); }
 
  private:
   std::size_t size_;
-  std::vector<std::shared_ptr<std::vector<float>>> buffers_;
+  std::vector<std::shared_ptr<AlignedFloats>> buffers_;
 };
 
 }  // namespace psgrad

@@ -19,18 +19,18 @@ class ParameterServer : public ParameterServerActor::base {
   ParameterServer(caf::actor_config& config, std::shared_ptr<ParameterServerState> state)
       : ParameterServerActor::base(config),
         state_(std::move(state)),
-        pool_(shard_size(*state_)),
-        sum_(shard_size(*state_), 0.0f) {
+        pool_(shard_size(*state_)) {
     if (state_->end == 0) state_->end = state_->layout.total_size();
     current_ = pool_.acquire();
-    *current_ = state_->weights;
+    current_->assign(state_->weights.begin(), state_->weights.end());
   }
 
   behavior_type make_behavior() override {
     return {
         [this](apply_atom, const Gradients& gradients) -> caf::result<Weights> {
           if (auto error = check(gradients)) return error;
-          step(gradients.values.data() + state_->begin);
+          const float* values = gradients.values.data() + state_->begin;
+          step(&values, 1);
           return snapshot();
         },
         [this](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
@@ -38,13 +38,9 @@ class ParameterServer : public ParameterServerActor::base {
           for (const auto& gradients : all)
             if (auto error = check(gradients)) return error;
           // Summed in the given (worker) order so that the result is deterministic.
-          const std::size_t begin = state_->begin;
-          std::copy(all[0].values.data() + begin, all[0].values.data() + begin + sum_.size(), sum_.begin());
-          for (std::size_t k = 1; k < all.size(); ++k) {
-            const float* g = all[k].values.data() + begin;
-            for (std::size_t i = 0; i < sum_.size(); ++i) sum_[i] += g[i];
-          }
-          step(sum_.data());
+          gradient_slices_.clear();
+          for (const auto& gradients : all) gradient_slices_.push_back(gradients.values.data() + state_->begin);
+          step(gradient_slices_.data(), gradient_slices_.size());
           return snapshot();
         },
         [this](weights_atom) -> Weights { return snapshot(); },
@@ -68,14 +64,16 @@ class ParameterServer : public ParameterServerActor::base {
     return caf::error{};
   }
 
-  void step(const float* gradients) {
-    // Weights already handed out stay immutable: write in place only when nobody else holds them.
+  void step(const float* const* gradients, std::size_t count) {
+    // Weights already handed out stay immutable: when anyone besides the pool and current_ still holds
+    // them, the step reads them and writes a free buffer (no copy first); otherwise it works in place.
     if (current_.use_count() > 2) {
       auto next = pool_.acquire();
-      std::copy(current_->begin(), current_->end(), next->begin());
+      state_->optimizer->apply_gradients(current_->data(), next->data(), gradients, count);
       current_ = std::move(next);
+    } else {
+      state_->optimizer->apply_gradients(current_->data(), current_->data(), gradients, count);
     }
-    state_->optimizer->apply_gradients(current_->data(), gradients);
     ++state_->version;
   }
 
@@ -85,8 +83,8 @@ class ParameterServer : public ParameterServerActor::base {
 
   std::shared_ptr<ParameterServerState> state_;
   BufferPool pool_;
-  std::shared_ptr<std::vector<float>> current_;  // held by pool_ too
-  std::vector<float> sum_;
+  std::shared_ptr<AlignedFloats> current_;  // held by pool_ too
+  std::vector<const float*> gradient_slices_;  // this shard's part of each gradient, in worker order
 };
 
 }  // namespace

@@ -208,6 +208,8 @@ class TrainingDriver : public caf::event_based_actor {
       gradients_[k] = Gradients{};
     }
     if (received.empty()) return all_lost();
+    // Every worker has let go of these weights; dropping ours lets the server step in place.
+    current_ = Weights{};
     request_servers(
         [this](Weights weights) {
           current_ = std::move(weights);
@@ -337,7 +339,7 @@ class TrainingDriver : public caf::event_based_actor {
             [checkpoint, done](ServerState& state) {
               checkpoint->version = state.weights.version;
               checkpoint->layout_hash = state.weights.layout_hash;
-              checkpoint->weights = state.weights.values.values();
+              checkpoint->weights.assign(state.weights.values.data(), state.weights.values.data() + state.weights.values.size());
               checkpoint->optimizer = std::move(state.optimizer);
               done();
             },

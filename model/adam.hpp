@@ -25,7 +25,9 @@ class Adam final : public Optimizer {
   Adam(const AdamSettings& settings, const ParameterLayout& layout);
 
   std::string name() const override { return "Adam.v1"; }
-  void apply_gradients(float* weights, const float* gradients) override;
+  using Optimizer::apply_gradients;
+  void apply_gradients(const float* source, float* target, const float* const* gradients,
+                       std::size_t count) override;
   const float* averages() const override {
     return settings_.use_averages ? averages_.data() : nullptr;
   }
@@ -37,7 +39,8 @@ class Adam final : public Optimizer {
  private:
   AdamSettings settings_;
   ParameterLayout layout_;
-  std::vector<float> first_moment_, second_moment_, averages_, clipped_;
+  std::vector<float> first_moment_, second_moment_, averages_;
+  std::vector<float> summed_;  // several gradients' sum, or one plus coupled L2
   std::vector<std::uint64_t> steps_;
 };
 

@@ -20,7 +20,16 @@ Model::Model(LayerChain layers, std::string architecture)
   weights_.assign(layout_.total_size(), 0.0f);
   gradients_.assign(layout_.total_size(), 0.0f);
   // The vectors are never resized again, so the layers' views stay valid (also across moves).
-  for (auto& layer : layers_) layer->bind(weights_.data(), gradients_.data(), layout_);
+  bind_buffers(weights_.data(), gradients_.data());
+}
+
+void Model::bind_buffers(const float* weights, float* gradients) {
+  if (weights == bound_weights_ && gradients == bound_gradients_) return;
+  // Layers write weights only in initialize(), which runs on the model's own buffer; on a caller's
+  // buffer they only read it.
+  for (auto& layer : layers_) layer->bind(const_cast<float*>(weights), gradients, layout_);
+  bound_weights_ = weights;
+  bound_gradients_ = gradients;
 }
 
 Result<Model> Model::build(const std::string& architecture, const Settings& settings,
@@ -38,6 +47,7 @@ Result<Model> Model::build(const std::string& architecture, const Settings& sett
 }
 
 void Model::initialize(std::uint64_t seed) {
+  bind_buffers(weights_.data(), gradients_.data());
   Random rng(seed);
   for (auto& layer : layers_) layer->initialize(rng);
 }
@@ -71,6 +81,18 @@ ConstMatrixMap Model::forward(const ConstMatrixMap& inputs, bool is_train, Rando
 
 float Model::compute_gradients(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
                                Random& dropout_rng) {
+  bind_buffers(weights_.data(), gradients_.data());
+  return backpropagate(inputs, targets, dropout_rng);
+}
+
+float Model::compute_gradients(const float* weights, float* gradients, const ConstMatrixMap& inputs,
+                               const ConstMatrixMap& targets, Random& dropout_rng) {
+  bind_buffers(weights, gradients);
+  return backpropagate(inputs, targets, dropout_rng);
+}
+
+float Model::backpropagate(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
+                           Random& dropout_rng) {
   const auto n = inputs.rows();
   const ConstMatrixMap probs = forward(inputs, true, dropout_rng);
   MatrixMap d_logits(d_logits_.data(), n, static_cast<Eigen::Index>(output_width()));
@@ -86,11 +108,18 @@ float Model::compute_gradients(const ConstMatrixMap& inputs, const ConstMatrixMa
 }
 
 ConstMatrixMap Model::predict(const ConstMatrixMap& inputs) {
+  bind_buffers(weights_.data(), gradients_.data());
   return forward(inputs, false, no_dropout_rng_);
 }
 
 Evaluation Model::evaluate(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
                            std::size_t batch_size) {
+  return evaluate(weights_.data(), inputs, targets, batch_size);
+}
+
+Evaluation Model::evaluate(const float* weights, const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
+                           std::size_t batch_size) {
+  bind_buffers(weights, gradients_.data());
   if (batch_size == 0) throw std::invalid_argument("evaluate: batch_size must be positive");
   Evaluation result;
   std::size_t correct = 0;
@@ -100,7 +129,7 @@ Evaluation Model::evaluate(const ConstMatrixMap& inputs, const ConstMatrixMap& t
     const auto rows = static_cast<Eigen::Index>(std::min(batch_size, total - start));
     const ConstMatrixMap x(inputs.data() + start * inputs.cols(), rows, inputs.cols());
     const ConstMatrixMap y(targets.data() + start * targets.cols(), rows, targets.cols());
-    const ConstMatrixMap probs = predict(x);
+    const ConstMatrixMap probs = forward(x, false, no_dropout_rng_);
     for (Eigen::Index r = 0; r < rows; ++r) {
       Eigen::Index guess, truth;
       probs.row(r).maxCoeff(&guess);

@@ -54,20 +54,33 @@ class Model {
   // the gradient buffer (fresh per batch, never accumulated) and returns the mean cross-entropy.
   float compute_gradients(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
                           Random& dropout_rng);
+  // The same on caller-owned buffers laid out by layout() and 64-byte aligned: reads `weights`
+  // (e.g. a received message) and writes the gradient into `gradients` (e.g. an outgoing payload),
+  // so a worker copies nothing in or out.
+  float compute_gradients(const float* weights, float* gradients, const ConstMatrixMap& inputs,
+                          const ConstMatrixMap& targets, Random& dropout_rng);
   // Class probabilities without dropout; valid until the next call on this model.
   ConstMatrixMap predict(const ConstMatrixMap& inputs);
   // Accuracy (argmax agreement) and loss over all rows, in batches of batch_size.
   Evaluation evaluate(const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
                       std::size_t batch_size);
+  // The same with caller-owned weights (laid out by layout(), 64-byte aligned), without copying them.
+  Evaluation evaluate(const float* weights, const ConstMatrixMap& inputs, const ConstMatrixMap& targets,
+                      std::size_t batch_size);
 
  private:
   ConstMatrixMap forward(const ConstMatrixMap& inputs, bool is_train, Random& rng);
+  // Points every layer at these buffers (no-op when they already are).
+  void bind_buffers(const float* weights, float* gradients);
+  float backpropagate(const ConstMatrixMap& inputs, const ConstMatrixMap& targets, Random& dropout_rng);
 
   std::string architecture_;
   LayerChain layers_;
   ParameterLayout layout_;
   AlignedFloats weights_;
   AlignedFloats gradients_;
+  const float* bound_weights_ = nullptr;
+  float* bound_gradients_ = nullptr;
   std::size_t reserved_rows_ = 0;
   Matrix d_logits_;
   Random no_dropout_rng_;

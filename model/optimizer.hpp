@@ -1,6 +1,7 @@
-// The optimizer interface: one step from a gradient buffer laid out like the weights.
+// The optimizer interface: one step from one or more gradient buffers laid out like the weights.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,8 +20,16 @@ class Optimizer {
  public:
   virtual ~Optimizer() = default;
   virtual std::string name() const = 0;
-  // One optimizer step: updates weights in place from gradients (both laid out by the layout).
-  virtual void apply_gradients(float* weights, const float* gradients) = 0;
+
+  // One optimizer step from the sum of `count` gradient buffers, added element by element in the
+  // given order (so a run is deterministic). Reads the weights from `source` and writes the new ones
+  // to `target`, which may be the same buffer: a parameter server whose old weights are still being
+  // read by a worker writes the step elsewhere without copying them first.
+  virtual void apply_gradients(const float* source, float* target, const float* const* gradients,
+                               std::size_t count) = 0;
+  // One step in place from one gradient buffer.
+  void apply_gradients(float* weights, const float* gradients) { apply_gradients(weights, weights, &gradients, 1); }
+
   // Parameter averages (EMA), when the optimizer keeps them; nullptr otherwise.
   virtual const float* averages() const { return nullptr; }
 

@@ -1,13 +1,23 @@
 #include "model/sgd.hpp"
 
+#include <algorithm>
+
 #include "model/gradient_clip.hpp"
+#include "model/gradient_sum.hpp"
 
 namespace psgrad {
 
 Sgd::Sgd(const SgdSettings& settings, const ParameterLayout& layout)
     : settings_(settings), layout_(layout), steps_(layout.array_count(), 0) {}
 
-void Sgd::apply_gradients(float* weights, const float* gradients) {
+void Sgd::apply_gradients(const float* source, float* weights, const float* const* all, std::size_t count) {
+  if (source != weights) std::copy(source, source + layout_.total_size(), weights);
+  const float* gradients = all[0];
+  if (count > 1) {
+    summed_.resize(layout_.total_size());
+    sum_gradients(summed_.data(), all, count, 0, summed_.size());
+    gradients = summed_.data();
+  }
   const auto lr = static_cast<float>(settings_.learn_rate);
   const auto l2 = static_cast<float>(settings_.L2);
   const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;

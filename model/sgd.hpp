@@ -19,7 +19,9 @@ class Sgd final : public Optimizer {
  public:
   Sgd(const SgdSettings& settings, const ParameterLayout& layout);
   std::string name() const override { return "SGD.v1"; }
-  void apply_gradients(float* weights, const float* gradients) override;
+  using Optimizer::apply_gradients;
+  void apply_gradients(const float* source, float* target, const float* const* gradients,
+                       std::size_t count) override;
   OptimizerState state() const override;
   bool set_state(const OptimizerState& state) override;
 
@@ -27,6 +29,7 @@ class Sgd final : public Optimizer {
   SgdSettings settings_;
   ParameterLayout layout_;
   std::vector<std::uint64_t> steps_;
+  std::vector<float> summed_;  // several gradients' sum
 };
 
 }  // namespace psgrad

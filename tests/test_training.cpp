@@ -66,7 +66,8 @@ TEST_CASE("sync mode sums worker gradients in worker order then makes one step, 
     const auto summary = train(job, data, data);
     CHECK(summary.steps == 5);
     CHECK(summary.final_weights.version == 5);
-    CHECK(summary.final_weights.values.values() == sequential_sync(job, data));
+    const auto& final_weights = summary.final_weights.values.values();
+    CHECK(std::vector<float>(final_weights.begin(), final_weights.end()) == sequential_sync(job, data));
   }
 }
 
