@@ -1,4 +1,5 @@
-// Inverted dropout after an activation: mask = (u >= rate) / (1 - rate), only while training.
+// Inverted dropout after an activation: mask = (u >= rate) / (1 - rate), only while training, with
+// u drawn in steps of 1/65536.
 #pragma once
 
 #include "model/layer.hpp"
