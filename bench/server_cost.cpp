@@ -2,6 +2,7 @@
 // and the real ParameterServer actor answering a request, messaging included.
 #include "bench/server_cost.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "actors/actor_config.hpp"
@@ -10,6 +11,7 @@
 #include "actors/parameter_server.hpp"
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
+#include "model/gradient_sum.hpp"
 #include "model/minibatcher.hpp"
 
 namespace psgrad::bench {
@@ -46,45 +48,44 @@ void measure_server_cost(BenchContext& context, Report& report) {
   const double seconds = context.effort.seconds_per_sample / 5.0;
   const char* section = "5 server";
 
-  // The server's step as parameter_server.cpp does it. `held` plays the driver, which still holds
-  // the previous snapshot when the next step comes, so the copy-on-write copy happens every step.
+  // The server's steps as parameter_server.cpp takes them. Sync: the workers have let go of the
+  // weights, so the sum of 2 gradients and Adam run in place, on the threads the server gets for it.
+  // Async: a worker still computes on the current weights, so the step writes a free buffer.
   auto optimizer = std::move(build_optimizer(context.job, model.layout()).value());
   BufferPool pool(size);
   auto current = pool.acquire();
   std::copy(model.weights().begin(), model.weights().end(), current->begin());
-  std::vector<float> sum(size);
+  const float* both[] = {gradients[0].values.data(), gradients[1].values.data()};
+  auto sync_step = [&] { optimizer->apply_gradients(current->data(), current->data(), both, 2); };
   Weights held;
   std::uint64_t version = 0;
-  auto add_gradients = [&] {
-    std::copy(gradients[0].values.data(), gradients[0].values.data() + size, sum.begin());
-    const float* g = gradients[1].values.data();
-    for (std::size_t i = 0; i < size; ++i) sum[i] += g[i];
-  };
-  auto snapshot = [&] {
-    if (current.use_count() > 2) {
-      auto next = pool.acquire();
-      std::copy(current->begin(), current->end(), next->begin());
-      current = std::move(next);
-    }
-    held = Weights{++version, model.layout().hash(), FloatBuffer(current)};
-  };
-  auto server_step = [&] {
-    add_gradients();
-    optimizer->apply_gradients(current->data(), sum.data());
+  auto snapshot = [&] { held = Weights{++version, model.layout().hash(), FloatBuffer(current)}; };
+  auto async_step = [&] {
+    auto next = pool.acquire();
+    optimizer->apply_gradients(current->data(), next->data(), both, 1);
+    current = std::move(next);
     snapshot();
   };
-  const auto step_seconds = time_per_call(repeats, calls_for(seconds, server_step, 3), server_step);
+  std::vector<float> sum(size);
+  auto add_gradients = [&] { sum_gradients(sum.data(), both, 2, 0, size); };
+  const auto step_seconds = time_per_call(repeats, calls_for(seconds, sync_step, 3), sync_step);
+  const auto async_seconds = time_per_call(repeats, calls_for(seconds, async_step, 3), async_step);
   const auto sum_seconds = time_per_call(repeats, calls_for(seconds, add_gradients, 3), add_gradients);
   const auto snapshot_seconds = time_per_call(repeats, calls_for(seconds, snapshot, 3), snapshot);
-  report.add({"server.step_us", section, "server step: sum 2 + Adam + snapshot", scaled(step_seconds, 1e6), "µs",
+  report.add({"server.step_us", section, "sync server step: sum 2 + Adam, in place", scaled(step_seconds, 1e6), "µs",
               "no actors"});
-  report.add({"server.sum_us", section, "  sum of 2 gradients", scaled(sum_seconds, 1e6), "µs", ""});
-  report.add({"server.snapshot_us", section, "  snapshot (copy-on-write + hash)", scaled(snapshot_seconds, 1e6),
+  report.add({"server.sum_us", section, "  sum of 2 gradients with clip norms", scaled(sum_seconds, 1e6), "µs",
+              "1 thread"});
+  report.add({"server.async_step_us", section, "async server step: Adam into a free buffer + snapshot",
+              scaled(async_seconds, 1e6), "µs", "1 thread"});
+  report.add({"server.snapshot_us", section, "  snapshot (share the buffer + hash)", scaled(snapshot_seconds, 1e6),
               "µs", ""});
   report.add({"server.compute_gradients_us", section, "one worker's compute_gradients (batch 128)",
               scaled(context.baselines.compute_gradients_seconds, 1e6), "µs", "from section 2"});
-  report.add({"server.fraction_of_gradient", section, "  server step ÷ compute_gradients",
+  report.add({"server.fraction_of_gradient", section, "  sync server step ÷ compute_gradients",
               ratio(step_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
+  report.add({"server.async_fraction_of_gradient", section, "  async server step ÷ compute_gradients",
+              ratio(async_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
 
   // The same step through the actor: request/response, message dispatch and the reply's Weights.
   ActorConfig config(0);

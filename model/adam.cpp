@@ -42,39 +42,59 @@ Adam::Adam(const AdamSettings& settings, const ParameterLayout& layout)
       second_moment_(layout.total_size(), 0.0f),
       averages_(settings.use_averages ? layout.total_size() : 0, 0.0f),
       summed_(layout.total_size(), 0.0f),
-      steps_(layout.array_count(), 0) {}
+      steps_(layout.array_count(), 0),
+      scale_(layout.array_count(), 1.0f),
+      learn_rate_(layout.array_count(), 0.0f) {
+  for (std::size_t a = 0; a < layout.array_count(); ++a)
+    for (std::size_t begin = 0; begin < layout[a].size(); begin += chunk_size)
+      chunks_.push_back(Chunk{a, layout[a].offset + begin, std::min(chunk_size, layout[a].size() - begin)});
+  chunk_squares_.assign(chunks_.size(), 0.0);
+}
 
 void Adam::apply_gradients(const float* source, float* target, const float* const* gradients,
                            std::size_t count) {
+  // Coupled L2 joins the gradient before clipping, as in Thinc's Optimizer.__call__.
+  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+  const bool gradient_as_is = count == 1 && !coupled_l2;
+
+  // 1. Each chunk's gradient (one used where it lies; several summed in one pass) and its sum of squares.
+  auto gather = [&](std::size_t c) {
+    const auto& chunk = chunks_[c];
+    if (gradient_as_is) {
+      chunk_squares_[c] = settings_.grad_clip > 0.0 ? sum_of_squares(gradients[0] + chunk.begin, chunk.size) : 0.0;
+    } else {
+      chunk_squares_[c] = sum_gradients(summed_.data() + chunk.begin, gradients, count, chunk.begin, chunk.size,
+                                        coupled_l2 ? source + chunk.begin : nullptr,
+                                        static_cast<float>(settings_.L2));
+    }
+  };
+  // 2. Per array, in chunk order (the same sum whichever thread did which chunk): clip factor and
+  //    Thinc's bias-corrected learning rate.
+  auto per_array = [&] {
+    std::size_t c = 0;
+    for (std::size_t a = 0; a < layout_.array_count(); ++a) {
+      double squares = 0.0;
+      for (; c < chunks_.size() && chunks_[c].array == a; ++c) squares += chunk_squares_[c];
+      scale_[a] = clip_scale_from(squares, settings_.grad_clip);
+      const auto t = static_cast<double>(++steps_[a]);
+      learn_rate_[a] = static_cast<float>(settings_.learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /
+                                          (1.0 - std::pow(settings_.beta1, t)));
+    }
+  };
+  // 3. The update of each chunk.
   const auto b1 = static_cast<float>(settings_.beta1);
   const auto b2 = static_cast<float>(settings_.beta2);
   const auto eps = static_cast<float>(settings_.eps);
-  // Coupled L2 joins the gradient before clipping, as in Thinc's Optimizer.__call__.
-  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
-  for (std::size_t a = 0; a < layout_.array_count(); ++a) {
-    const auto& array = layout_[a];
-    const std::size_t size = array.size();
-    const float* w = source + array.offset;
-    float* m = first_moment_.data() + array.offset;
-    float* v = second_moment_.data() + array.offset;
-
-    // One gradient is used where it lies; several are summed (with the clip norm) in one pass.
-    const float* g = gradients[0] + array.offset;
-    double squares = 0.0;
-    if (count == 1 && !coupled_l2) {
-      squares = settings_.grad_clip > 0.0 ? sum_of_squares(g, size) : 0.0;
-    } else {
-      float* summed = summed_.data() + array.offset;
-      squares = sum_gradients(summed, gradients, count, array.offset, size, coupled_l2 ? w : nullptr,
-                              static_cast<float>(settings_.L2));
-      g = summed;
-    }
-    const float scale = clip_scale_from(squares, settings_.grad_clip);
-
-    const auto t = static_cast<double>(++steps_[a]);
-    const auto lr_t = static_cast<float>(settings_.learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /
-                                         (1.0 - std::pow(settings_.beta1, t)));
-    float* out = target + array.offset;
+  auto update = [&](std::size_t c) {
+    const auto& chunk = chunks_[c];
+    const std::size_t size = chunk.size;
+    const float* w = source + chunk.begin;
+    const float* g = (gradient_as_is ? gradients[0] : summed_.data()) + chunk.begin;
+    float* m = first_moment_.data() + chunk.begin;
+    float* v = second_moment_.data() + chunk.begin;
+    float* out = target + chunk.begin;
+    const float scale = scale_[chunk.array];
+    const float lr_t = learn_rate_[chunk.array];
     if (out == w) adam_update(out, g, m, v, size, scale, b1, b2, eps, lr_t);
     else adam_update(w, out, g, m, v, size, scale, b1, b2, eps, lr_t);
     if (settings_.L2 != 0.0 && settings_.L2_is_weight_decay) {
@@ -82,12 +102,16 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
       for (std::size_t i = 0; i < size; ++i) out[i] -= decay * out[i];
     }
     if (settings_.use_averages) {
+      const auto t = static_cast<double>(steps_[chunk.array]);
       const double decay = std::min((1.0 + t) / (10.0 + t), 0.9999);
       const auto keep = static_cast<float>(1.0 - decay);
-      float* average = averages_.data() + array.offset;
+      float* average = averages_.data() + chunk.begin;
       for (std::size_t i = 0; i < size; ++i) average[i] -= keep * (average[i] - out[i]);
     }
-  }
+  };
+  for (std::size_t c = 0; c < chunks_.size(); ++c) gather(c);
+  per_array();
+  for (std::size_t c = 0; c < chunks_.size(); ++c) update(c);
 }
 
 OptimizerState Adam::state() const {

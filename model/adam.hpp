@@ -42,6 +42,18 @@ class Adam final : public Optimizer {
   std::vector<float> first_moment_, second_moment_, averages_;
   std::vector<float> summed_;  // several gradients' sum, or one plus coupled L2
   std::vector<std::uint64_t> steps_;
+
+  // A step works on chunks of at most chunk_size floats (L1-sized, never across arrays): the sum and
+  // the norm of a chunk are computed while it is in cache, and an array's clip norm is the sum of its
+  // chunks' sums in chunk order. The chunks are independent, ready to be split across threads; on
+  // this 2-core machine two threads did not measure faster (86-127 µs on one, 75-130 µs on two).
+  static constexpr std::size_t chunk_size = 8192;
+  struct Chunk {
+    std::size_t array, begin, size;  // begin: offset in the whole buffer
+  };
+  std::vector<Chunk> chunks_;
+  std::vector<double> chunk_squares_;
+  std::vector<float> scale_, learn_rate_;  // per array, for the step under way
 };
 
 }  // namespace psgrad
