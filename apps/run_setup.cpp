@@ -8,7 +8,6 @@
 #include "apps/job_from_config.hpp"
 #include "apps/metrics_from_run.hpp"
 #include "apps/model_saving.hpp"
-#include "apps/report_printer.hpp"
 #include "apps/weights_file.hpp"
 
 namespace psgrad {
@@ -35,6 +34,18 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
   return std::make_shared<RunOutput>(settings, job.mode != TrainingMode::sync, std::move(metrics));
 }
 
+std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
+  auto line = fmt::format("{} summary: workers {}, steps {}, final accuracy {:.3f}, wall {:.2f} s, "
+                          "{:.0f} samples/s",
+                          summary.mode, workers, summary.steps, summary.final_accuracy,
+                          summary.wall_seconds,
+                          summary.training_seconds > 0 ? summary.samples / summary.training_seconds : 0.0);
+  if (summary.mode != "sync")
+    line += fmt::format(", staleness min/mean/max {:.0f}/{:.2f}/{:.0f}", summary.staleness_min,
+                        summary.staleness_mean, summary.staleness_max);
+  return line;
+}
+
 }  // namespace
 
 Result<PreparedRun> prepare_run(const RunOptions& options) {
@@ -53,7 +64,6 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
 }
 
 void print_run_header(const PreparedRun& run) {
-  set_active_run_output(run.output);
   run.output->print_line(fmt::format("Running {} parameter server training: {} workers, {} iterations, data {}",
                                      run.job.mode == TrainingMode::sync    ? "synchronous"
                                      : run.job.mode == TrainingMode::async ? "asynchronous"

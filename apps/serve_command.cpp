@@ -12,7 +12,6 @@
 #include "actors/remote_training.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
-#include "apps/report_printer.hpp"
 
 extern char** environ;
 

@@ -6,7 +6,6 @@
 #include "actors/local_training.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
-#include "apps/report_printer.hpp"
 #include "apps/serve_command.hpp"
 
 namespace psgrad {
