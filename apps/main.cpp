@@ -12,9 +12,8 @@
 namespace {
 
 // The options `train` and `serve` share.
-void add_run_options(CLI::App& command, psgrad::RunOptions& options, bool config_required = true) {
-  auto* config = command.add_option("--config", options.config_path, "TOML config file");
-  if (config_required) config->required();
+void add_run_options(CLI::App& command, psgrad::RunOptions& options) {
+  command.add_option("--config", options.config_path, "TOML config file")->required();
   command.add_option("--mode", options.mode, "sync, async or ssp (overrides cluster.mode)")
       ->check(CLI::IsMember({"sync", "async", "ssp"}));
   command.add_option("--workers", options.workers, "number of workers (overrides cluster.num_workers)")
@@ -43,33 +42,29 @@ int main(int argc, char** argv) {
   serve.command = "serve";
   auto* serve_command = app.add_subcommand("serve", "Serve a run: parameter server, driver and evaluator; "
                                                     "workers join with `psgrad work`");
-  add_run_options(*serve_command, serve, /*config_required=*/false);  // a --shard process gets it from the server
+  add_run_options(*serve_command, serve);
   serve_command->add_option("--bind", serve.bind, "address to listen on (default cluster.host, 127.0.0.1)");
   serve_command->add_option("--port", serve.port, "port to listen on; 0 picks a free one (default cluster.port)")
       ->check(CLI::Range(0, 65535));
   serve_command->add_option("--token", serve.token, "join token workers must present (default cluster.join_token)");
   serve_command->add_option("--resume", serve.resume, "continue from this checkpoint file");
   serve_command->add_flag("--remote-shards", serve.remote_shards,
-                          "with cluster.servers = K: expect shards 1..K-1 from `psgrad serve --shard i` processes");
+                          "with cluster.servers = K: expect shards 1..K-1 from `psgrad shard --index i` processes");
+
   psgrad::ShardOptions shard;
-  serve_command->add_option("--shard", shard.shard,
-                            "run only parameter-server shard i (1..K-1) for the server at --connect")
+  auto* shard_command = app.add_subcommand("shard", "Hold one parameter-server shard for a `psgrad serve --remote-shards` run");
+  shard_command->add_option("--index", shard.index, "which shard to hold, 1..K-1 (the server holds shard 0)")
+      ->required()
       ->check(CLI::PositiveNumber);
-  serve_command->add_option("--connect", shard.connect, "with --shard: the main server's HOST:PORT");
+  psgrad::add_connect_options(*shard_command, shard);
 
   psgrad::WorkOptions work;
   auto* work_command = app.add_subcommand("work", "Join a server with one DataWorker");
-  work_command->add_option("--connect", work.connect, "server address HOST:PORT")->required();
-  work_command->add_option("--threads", work.threads, "CAF scheduler threads (default: cores)")
-      ->check(CLI::NonNegativeNumber);
+  psgrad::add_connect_options(*work_command, work);
   work_command->add_option("--data", work.data, "data folder of IDX files, or the folder of named data sets");
-  work_command->add_option("--token", work.token, "join token the server expects");
   work_command->add_flag("--retry", work.retry,
                          "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
   work_command->add_flag("--quiet", work.quiet, "print errors only");
-  work_command->add_option("--tls-cert", work.tls_certificate, "PEM certificate of this worker (TLS)");
-  work_command->add_option("--tls-key", work.tls_key, "PEM private key of this worker (TLS)");
-  work_command->add_option("--tls-ca", work.tls_ca, "PEM CA certificate the server's certificate must be signed by");
 
   std::string npm_dir, out_dir;
   auto* data_command = app.add_subcommand("data", "Data set preparation");
@@ -85,11 +80,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (auto code = tools.run_parsed()) return *code;
   if (train_command->parsed()) return psgrad::run_train_command(train);
-  if (serve_command->parsed() && shard.shard > 0) {
-    shard.token = serve.token;
-    return psgrad::run_shard_command(shard);
-  }
   if (serve_command->parsed()) return psgrad::run_serve_command(serve);
+  if (shard_command->parsed()) return psgrad::run_shard_command(shard);
   if (work_command->parsed()) return psgrad::run_work_command(work);
   if (prepare->parsed()) return psgrad::run_data_prepare(npm_dir, out_dir);
   return 2;

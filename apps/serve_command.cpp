@@ -63,10 +63,6 @@ int wait_for(const std::vector<pid_t>& children) {
 }  // namespace
 
 int run_serve_command(const ServeOptions& options) {
-  if (options.config_path.empty()) {
-    fmt::print(stderr, "psgrad serve: --config is required (only a --shard process takes its config from the server)\n");
-    return 2;
-  }
   RunOptions run_options = options;
   if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
   if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));

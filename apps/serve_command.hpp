@@ -12,7 +12,7 @@ struct ServeOptions : RunOptions {
   int port = -1;     // -1: the config's cluster.port; 0 picks a free one
   std::string token;   // empty: the config's cluster.join_token
   std::string resume;  // a checkpoint to continue from
-  bool remote_shards = false;  // shards 1..K-1 join from `psgrad serve --shard i` processes
+  bool remote_shards = false;  // shards 1..K-1 join from `psgrad shard` processes
   bool spawn_local_workers = false;  // `train --processes`: start the workers as child processes
 };
 

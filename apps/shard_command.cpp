@@ -1,3 +1,4 @@
+// Connects to the main server, builds its shard of the initial weights and serves it until stopped.
 #include "apps/shard_command.hpp"
 
 #include <cstdio>
@@ -19,17 +20,16 @@ namespace psgrad {
 int run_shard_command(const ShardOptions& options) {
   const auto address = parse_host_port(options.connect);
   if (!address) {
-    fmt::print(stderr, "psgrad serve --shard: --connect: {}\n", address.error());
+    fmt::print(stderr, "psgrad shard: --connect: {}\n", address.error());
     return 2;
   }
-  NetworkSettings network;
-  network.tls = TlsSettings{options.tls_certificate, options.tls_key, options.tls_ca};
+  const auto network = network_settings(options);
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
   caf::actor_system system{actor_config};
   caf::scoped_actor self{system};
   RetryPolicy retry;
   retry.tls = network.tls.enabled();
-  const auto shard = static_cast<std::uint32_t>(options.shard);
+  const auto shard = static_cast<std::uint32_t>(options.index);
   auto say = [](const std::string& line) { fmt::print(stderr, "psgrad shard: {}\n", line); };
   auto connection = connect_as_shard(self, address->host, address->port, options.token, shard, retry, say);
   if (!connection) {

@@ -106,8 +106,7 @@ int run_work_command(const WorkOptions& options) {
   auto say = [&](const std::string& line) {
     if (!options.quiet) fmt::print(stderr, "psgrad work: {}\n", line);
   };
-  NetworkSettings network;
-  network.tls = TlsSettings{options.tls_certificate, options.tls_key, options.tls_ca};
+  const auto network = network_settings(options);
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
   caf::actor_system system{actor_config};
   RetryPolicy retry;
