@@ -3,11 +3,13 @@
 
 #include <string>
 
+#include "apps/command.hpp"
 #include "apps/run_setup.hpp"
 
 namespace psgrad {
 
 struct ServeOptions : RunOptions {
+  ServeOptions() { command = "serve"; }
   std::string bind;  // empty: the config's cluster.host
   int port = -1;     // -1: the config's cluster.port; 0 picks a free one
   std::string token;   // empty: the config's cluster.join_token
@@ -16,6 +18,7 @@ struct ServeOptions : RunOptions {
   bool spawn_local_workers = false;  // `train --processes`: start the workers as child processes
 };
 
+Command add_serve_command(CLI::App& app);
 int run_serve_command(const ServeOptions& options);
 
 }  // namespace psgrad

@@ -2,6 +2,7 @@
 #include "apps/shard_command.hpp"
 
 #include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,16 @@
 #include "io/config.hpp"
 
 namespace psgrad {
+
+Command add_shard_command(CLI::App& app) {
+  auto options = std::make_shared<ShardOptions>();
+  auto* command = app.add_subcommand("shard", "Hold one parameter-server shard for a `psgrad serve --remote-shards` run");
+  command->add_option("--index", options->index, "which shard to hold, 1..K-1 (the server holds shard 0)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  add_connect_options(*command, *options);
+  return {command, [options] { return run_shard_command(*options); }};
+}
 
 int run_shard_command(const ShardOptions& options) {
   const auto address = parse_host_port(options.connect);

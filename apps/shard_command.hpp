@@ -1,6 +1,7 @@
 // `psgrad shard --index i --connect HOST:PORT`: one parameter-server shard in its own process.
 #pragma once
 
+#include "apps/command.hpp"
 #include "apps/connect_options.hpp"
 
 namespace psgrad {
@@ -9,6 +10,7 @@ struct ShardOptions : ConnectOptions {
   int index = 0;  // which shard, 1..K-1 (the server holds shard 0)
 };
 
+Command add_shard_command(CLI::App& app);
 int run_shard_command(const ShardOptions& options);
 
 }  // namespace psgrad

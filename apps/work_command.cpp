@@ -1,8 +1,10 @@
+// Connects to a server, builds this worker from the config it sends, and serves until stopped.
 #include "apps/work_command.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -96,6 +98,17 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
 }
 
 }  // namespace
+
+Command add_work_command(CLI::App& app) {
+  auto options = std::make_shared<WorkOptions>();
+  auto* command = app.add_subcommand("work", "Join a server with one DataWorker");
+  add_connect_options(*command, *options);
+  command->add_option("--data", options->data, "data folder of IDX files, or the folder of named data sets");
+  command->add_flag("--retry", options->retry,
+                    "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
+  command->add_flag("--quiet", options->quiet, "print errors only");
+  return {command, [options] { return run_work_command(*options); }};
+}
 
 int run_work_command(const WorkOptions& options) {
   const auto address = parse_host_port(options.connect);

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "apps/command.hpp"
 #include "apps/connect_options.hpp"
 
 namespace psgrad {
@@ -13,6 +14,7 @@ struct WorkOptions : ConnectOptions {
   bool quiet = false;
 };
 
+Command add_work_command(CLI::App& app);
 int run_work_command(const WorkOptions& options);
 
 }  // namespace psgrad

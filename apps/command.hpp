@@ -1,0 +1,17 @@
+// One psgrad subcommand as main() sees it: its CLI11 subcommand and what to run when it was given.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace psgrad {
+
+// Each command file has one `Command add_<name>_command(CLI::App& app)` that adds the subcommand with
+// its options (held by `run`, so they outlive parsing) and returns it.
+struct Command {
+  CLI::App* cli = nullptr;
+  std::function<int()> run;  // returns the process exit code
+};
+
+}  // namespace psgrad
