@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kDefaultMetricsFolder = "runs";
 
-Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const Config& config,
+Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const std::string& config_text,
                                                    const TrainingJob& job, const std::string& data_description) {
   const auto start = std::chrono::system_clock::now();
   std::unique_ptr<MetricsWriter> metrics;
@@ -25,7 +25,7 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
                                        : MetricsWriter::create_in(kDefaultMetricsFolder, mode_name(job.mode), start);
     if (!writer) return Error{writer.error()};
     metrics = std::move(writer).value();
-    if (auto written = metrics->write(metrics_run(options.command, config, job, data_description, start)); !written)
+    if (auto written = metrics->write(metrics_run(options.command, config_text, job, data_description, start)); !written)
       return Error{written.error()};
   }
   OutputSettings settings;
@@ -58,9 +58,13 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   auto data = load_data_shared(config->data.name, config->data.path, data_dir);
   if (!data) return Error{data.error()};
   auto job = job_from_config(*config);
-  auto output = open_run_output(options, *config, job, data->description);
+  auto model = build_model(job, data->train->width, data->train->num_classes);
+  if (!model) return Error{model.error()};
+  auto config_text = render_config(*config);
+  auto output = open_run_output(options, config_text, job, data->description);
   if (!output) return Error{output.error()};
-  return PreparedRun{std::move(config).value(), std::move(data).value(), std::move(job), std::move(output).value()};
+  return PreparedRun{std::move(config).value(), std::move(config_text), std::move(data).value(), std::move(job),
+                     model->layout(),           std::move(output).value()};
 }
 
 void print_run_header(const PreparedRun& run) {
@@ -92,7 +96,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     }
   }
   if (!options.save_model.empty()) {
-    auto saved = save_model(options.save_model, run.config, *run.data.train, summary->final_weights);
+    auto saved = save_model(options.save_model, run, summary->final_weights);
     if (saved) output.print_note("psgrad: model saved to " + options.save_model);
     else {
       fmt::print(stderr, "psgrad: {}\n", saved.error());

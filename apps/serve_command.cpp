@@ -101,7 +101,7 @@ int run_serve_command(const ServeOptions& options) {
   std::vector<pid_t> children;
   ServeSetup setup;
   setup.job = run->job;
-  setup.config = render_config(run->config);
+  setup.config = run->config_text;
   setup.dev = run->data.dev;
   setup.host = run->config.cluster.host;
   setup.port = static_cast<std::uint16_t>(run->config.cluster.port);

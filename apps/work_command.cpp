@@ -78,6 +78,11 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     return {1, false};
   }
   const auto model = build_model(job, data->train->width, data->train->num_classes);
+  if (!model) {
+    fmt::print(stderr, "psgrad work: {}\n", model.error());
+    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
+    return {1, false};
+  }
   JoinRequest request{offer.worker_index, *worker, model->layout().hash(), data->train->width,
                       data->train->num_classes, data->train->count, host_name()};
   auto joined = join_server(self, connection->coordinator, request);
