@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "caf/actor_system.hpp"
-#include "actors/remote_training.hpp"
+#include "actors/remote_server.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/run_options.hpp"

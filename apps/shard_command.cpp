@@ -11,7 +11,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
-#include "actors/remote_training.hpp"
+#include "actors/remote_client.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "io/config.hpp"

@@ -16,7 +16,7 @@
 #include "caf/send.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/data_worker.hpp"
-#include "actors/remote_training.hpp"
+#include "actors/remote_client.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "io/config.hpp"
