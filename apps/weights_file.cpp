@@ -2,18 +2,11 @@
 #include "apps/weights_file.hpp"
 
 #include "io/atomic_file.hpp"
+#include "io/fnv1a.hpp"
 
 namespace psgrad {
 
-std::uint64_t weights_hash(const FloatBuffer& values) {
-  std::uint64_t hash = 14695981039346656037ull;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
-  for (std::size_t i = 0; i < values.size() * sizeof(float); ++i) {
-    hash ^= bytes[i];
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
+std::uint64_t weights_hash(const FloatBuffer& values) { return fnv1a(values.data(), values.size() * sizeof(float)); }
 
 Status write_weights_file(const std::string& path, const Weights& weights) {
   const std::uint64_t header[4] = {0x5753475250ull /* "PRGSW" */, weights.version, weights.layout_hash,
