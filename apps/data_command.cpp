@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 
 namespace psgrad {
 

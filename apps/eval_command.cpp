@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 #include "io/model_scoring.hpp"
 #include "io/saved_model.hpp"
 

@@ -10,7 +10,7 @@
 #include "actors/training_job.hpp"
 #include "apps/run_output.hpp"
 #include "io/config.hpp"
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/result.hpp"
 

@@ -20,7 +20,7 @@
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "io/config.hpp"
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 
 namespace psgrad {
 
