@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -13,5 +14,12 @@ struct Command {
   CLI::App* cli = nullptr;
   std::function<int()> run;  // returns the process exit code
 };
+
+// A subcommand that only groups others (`psgrad config show`): one of them must be given.
+inline CLI::App* add_command_group(CLI::App& app, const std::string& name, const std::string& description) {
+  auto* group = app.add_subcommand(name, description);
+  group->require_subcommand(1);
+  return group;
+}
 
 }  // namespace psgrad

@@ -22,9 +22,8 @@ void add_config_arguments(CLI::App& command, ConfigOptions& options) {
 }  // namespace
 
 Command add_config_command(CLI::App& app) {
+  auto* command = add_command_group(app, "config", "Show, check or document configs");
   auto options = std::make_shared<ConfigOptions>();
-  auto* command = app.add_subcommand("config", "Show, check or document configs");
-  command->require_subcommand(1);
   auto* show = command->add_subcommand("show", "Print the resolved config, every default filled in");
   add_config_arguments(*show, *options);
   show->parse_complete_callback([options] { options->action = "show"; });

