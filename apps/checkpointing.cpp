@@ -1,3 +1,4 @@
+// Writes checkpoints with the run's rendered config, and checks a checkpoint against the run's layout.
 #include "apps/checkpointing.hpp"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// Loads the config, data and layout a run needs, opens its output, and reports how it ended.
 #include "apps/run_setup.hpp"
 
 #include <chrono>
