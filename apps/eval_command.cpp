@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 #include "io/model_scoring.hpp"
 #include "io/saved_model.hpp"
 
@@ -50,13 +51,14 @@ void print_scoring(const Scoring& scoring) {
 
 }  // namespace
 
-CLI::App* add_eval_command(CLI::App& app, EvalOptions& options) {
+Command add_eval_command(CLI::App& app) {
+  auto options = std::make_shared<EvalOptions>();
   auto* command = app.add_subcommand("eval", "Score a saved model (--save) on a data set's dev split");
-  command->add_option("--model", options.model_path, "model file written by --save")->required();
-  command->add_option("--data", options.data,
+  command->add_option("--model", options->model_path, "model file written by --save")->required();
+  command->add_option("--data", options->data,
                       "data folder of IDX files, or a named data set (default: the model's own data set)");
-  command->add_option("--data-dir", options.data_dir, "folder of the named data sets (default $PSGRAD_DATA, else ./data)");
-  return command;
+  command->add_option("--data-dir", options->data_dir, "folder of the named data sets (default $PSGRAD_DATA, else ./data)");
+  return {command, [options] { return run_eval_command(*options); }};
 }
 
 int run_eval_command(const EvalOptions& options) {

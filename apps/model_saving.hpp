@@ -4,13 +4,12 @@
 #include <string>
 
 #include "actors/messages.hpp"
-#include "io/config.hpp"
-#include "model/dataset.hpp"
+#include "apps/run_setup.hpp"
 #include "model/result.hpp"
 
 namespace psgrad {
 
-// data gives the input width, classes and image shape the model was trained for.
-Status save_model(const std::string& path, const Config& config, const Dataset& data, const Weights& weights);
+// The run's training data gives the input width, classes and image shape the model was trained for.
+Status save_model(const std::string& path, const PreparedRun& run, const Weights& weights);
 
 }  // namespace psgrad

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -132,14 +133,15 @@ Status plot(const PlotOptions& options) {
 
 }  // namespace
 
-CLI::App* add_plot_command(CLI::App& app, PlotOptions& options) {
+Command add_plot_command(CLI::App& app) {
+  auto options = std::make_shared<PlotOptions>();
   auto* command = app.add_subcommand("plot", "Draw dev accuracy against iteration and wall time (needs gnuplot)");
-  command->add_option("metrics", options.metrics_paths, "metrics files (.jsonl) written by train or serve")
+  command->add_option("metrics", options->metrics_paths, "metrics files (.jsonl) written by train or serve")
       ->required();
-  command->add_option("-o,--output", options.output_path, "image to write: .png or .svg (default curves.png)");
-  command->add_option("--label", options.label, "name each line by its file or its run's mode (default file)")
+  command->add_option("-o,--output", options->output_path, "image to write: .png or .svg (default curves.png)");
+  command->add_option("--label", options->label, "name each line by its file or its run's mode (default file)")
       ->check(CLI::IsMember({"file", "mode"}));
-  return command;
+  return {command, [options] { return run_plot_command(*options); }};
 }
 
 int run_plot_command(const PlotOptions& options) {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "apps/command.hpp"
 
 namespace psgrad {
 
@@ -14,7 +14,7 @@ struct PlotOptions {
   std::string label = "file";  // "file" or "mode": what names each line
 };
 
-CLI::App* add_plot_command(CLI::App& app, PlotOptions& options);
+Command add_plot_command(CLI::App& app);
 int run_plot_command(const PlotOptions& options);
 
 }  // namespace psgrad

@@ -2,6 +2,7 @@
 #include "apps/predict_command.hpp"
 
 #include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -11,11 +12,12 @@
 
 namespace psgrad {
 
-CLI::App* add_predict_command(CLI::App& app, PredictOptions& options) {
+Command add_predict_command(CLI::App& app) {
+  auto options = std::make_shared<PredictOptions>();
   auto* command = app.add_subcommand("predict", "Print a saved model's predicted label for each image");
-  command->add_option("--model", options.model_path, "model file written by --save")->required();
-  command->add_option("images", options.images_path, "IDX image file (idx3-ubyte, optionally .gz)")->required();
-  return command;
+  command->add_option("--model", options->model_path, "model file written by --save")->required();
+  command->add_option("images", options->images_path, "IDX image file (idx3-ubyte, optionally .gz)")->required();
+  return {command, [options] { return run_predict_command(*options); }};
 }
 
 int run_predict_command(const PredictOptions& options) {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "apps/command.hpp"
 
 namespace psgrad {
 
@@ -12,7 +12,7 @@ struct PredictOptions {
   std::string images_path;  // an IDX image file, raw or .gz
 };
 
-CLI::App* add_predict_command(CLI::App& app, PredictOptions& options);
+Command add_predict_command(CLI::App& app);
 int run_predict_command(const PredictOptions& options);
 
 }  // namespace psgrad

@@ -85,21 +85,4 @@ void RunOutput::record(const Status& written) {
   std::fflush(stderr);
 }
 
-namespace {
-
-std::mutex active_mutex;
-std::shared_ptr<RunOutput> active_output;
-
-}  // namespace
-
-void set_active_run_output(std::shared_ptr<RunOutput> output) {
-  std::lock_guard<std::mutex> lock(active_mutex);
-  active_output = std::move(output);
-}
-
-std::shared_ptr<RunOutput> active_run_output() {
-  std::lock_guard<std::mutex> lock(active_mutex);
-  return active_output;
-}
-
 }  // namespace psgrad

@@ -57,10 +57,4 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   std::atomic<bool> metrics_failed_{false};
 };
 
-// train_command and serve_command build their report callback with print_reports() before the run's
-// output is at hand in their code, so print_run_header() makes the run's output the process's active
-// one (there is one run per process) and print_reports() forwards to it.
-void set_active_run_output(std::shared_ptr<RunOutput> output);
-std::shared_ptr<RunOutput> active_run_output();
-
 }  // namespace psgrad

@@ -1,3 +1,4 @@
+// Loads the config, data and layout a run needs, opens its output, and reports how it ended.
 #include "apps/run_setup.hpp"
 
 #include <chrono>
@@ -8,7 +9,6 @@
 #include "apps/job_from_config.hpp"
 #include "apps/metrics_from_run.hpp"
 #include "apps/model_saving.hpp"
-#include "apps/report_printer.hpp"
 #include "apps/weights_file.hpp"
 
 namespace psgrad {
@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kDefaultMetricsFolder = "runs";
 
-Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const Config& config,
+Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const std::string& config_text,
                                                    const TrainingJob& job, const std::string& data_description) {
   const auto start = std::chrono::system_clock::now();
   std::unique_ptr<MetricsWriter> metrics;
@@ -26,13 +26,25 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
                                        : MetricsWriter::create_in(kDefaultMetricsFolder, mode_name(job.mode), start);
     if (!writer) return Error{writer.error()};
     metrics = std::move(writer).value();
-    if (auto written = metrics->write(metrics_run(options.command, config, job, data_description, start)); !written)
+    if (auto written = metrics->write(metrics_run(options.command, config_text, job, data_description, start)); !written)
       return Error{written.error()};
   }
   OutputSettings settings;
   settings.verbosity = options.verbosity;
   settings.progress_line = output_is_terminal();
   return std::make_shared<RunOutput>(settings, job.mode != TrainingMode::sync, std::move(metrics));
+}
+
+std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
+  auto line = fmt::format("{} summary: workers {}, steps {}, final accuracy {:.3f}, wall {:.2f} s, "
+                          "{:.0f} samples/s",
+                          summary.mode, workers, summary.steps, summary.final_accuracy,
+                          summary.wall_seconds,
+                          summary.training_seconds > 0 ? summary.samples / summary.training_seconds : 0.0);
+  if (summary.mode != "sync")
+    line += fmt::format(", staleness min/mean/max {:.0f}/{:.2f}/{:.0f}", summary.staleness_min,
+                        summary.staleness_mean, summary.staleness_max);
+  return line;
 }
 
 }  // namespace
@@ -47,13 +59,16 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   auto data = load_data_shared(config->data.name, config->data.path, data_dir);
   if (!data) return Error{data.error()};
   auto job = job_from_config(*config);
-  auto output = open_run_output(options, *config, job, data->description);
+  auto model = build_model(job, data->train->width, data->train->num_classes);
+  if (!model) return Error{model.error()};
+  auto config_text = render_config(*config);
+  auto output = open_run_output(options, config_text, job, data->description);
   if (!output) return Error{output.error()};
-  return PreparedRun{std::move(config).value(), std::move(data).value(), std::move(job), std::move(output).value()};
+  return PreparedRun{std::move(config).value(), std::move(config_text), std::move(data).value(), std::move(job),
+                     model->layout(),           std::move(output).value()};
 }
 
 void print_run_header(const PreparedRun& run) {
-  set_active_run_output(run.output);
   run.output->print_line(fmt::format("Running {} parameter server training: {} workers, {} iterations, data {}",
                                      run.job.mode == TrainingMode::sync    ? "synchronous"
                                      : run.job.mode == TrainingMode::async ? "asynchronous"
@@ -82,7 +97,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     }
   }
   if (!options.save_model.empty()) {
-    auto saved = save_model(options.save_model, run.config, *run.data.train, summary->final_weights);
+    auto saved = save_model(options.save_model, run, summary->final_weights);
     if (saved) output.print_note("psgrad: model saved to " + options.save_model);
     else {
       fmt::print(stderr, "psgrad: {}\n", saved.error());

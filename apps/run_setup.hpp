@@ -10,7 +10,8 @@
 #include "actors/training_job.hpp"
 #include "apps/run_output.hpp"
 #include "io/config.hpp"
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
+#include "model/parameter_layout.hpp"
 #include "model/result.hpp"
 
 namespace psgrad {
@@ -30,8 +31,13 @@ struct RunOptions {
 
 struct PreparedRun {
   Config config;
+  // render_config(config), rendered once: the metrics file, checkpoints, model files and the workers
+  // all get the same text.
+  std::string config_text;
   DataSplit data;
   TrainingJob job;
+  // The model's layout for the data's shape, built once, to check checkpoints and describe model files.
+  ParameterLayout layout;
   std::shared_ptr<RunOutput> output;  // console lines and the metrics file
 };
 

@@ -1,6 +1,8 @@
+// Serves a run to worker (and shard) processes, or to worker children it starts itself.
 #include "apps/serve_command.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -9,10 +11,10 @@
 #include <unistd.h>
 
 #include "caf/actor_system.hpp"
-#include "actors/remote_training.hpp"
+#include "actors/remote_server.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
-#include "apps/report_printer.hpp"
+#include "apps/run_options.hpp"
 
 extern char** environ;
 
@@ -63,11 +65,22 @@ int wait_for(const std::vector<pid_t>& children) {
 
 }  // namespace
 
+Command add_serve_command(CLI::App& app) {
+  auto options = std::make_shared<ServeOptions>();
+  auto* command = app.add_subcommand("serve", "Serve a run: parameter server, driver and evaluator; "
+                                              "workers join with `psgrad work`");
+  add_run_options(*command, *options);
+  command->add_option("--bind", options->bind, "address to listen on (default cluster.host, 127.0.0.1)");
+  command->add_option("--port", options->port, "port to listen on; 0 picks a free one (default cluster.port)")
+      ->check(CLI::Range(0, 65535));
+  command->add_option("--token", options->token, "join token workers must present (default cluster.join_token)");
+  command->add_option("--resume", options->resume, "continue from this checkpoint file");
+  command->add_flag("--remote-shards", options->remote_shards,
+                    "with cluster.servers = K: expect shards 1..K-1 from `psgrad shard --index i` processes");
+  return {command, [options] { return run_serve_command(*options); }};
+}
+
 int run_serve_command(const ServeOptions& options) {
-  if (options.config_path.empty()) {
-    fmt::print(stderr, "psgrad serve: --config is required (only a --shard process takes its config from the server)\n");
-    return 2;
-  }
   RunOptions run_options = options;
   if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
   if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
@@ -88,7 +101,7 @@ int run_serve_command(const ServeOptions& options) {
   std::vector<pid_t> children;
   ServeSetup setup;
   setup.job = run->job;
-  setup.config = render_config(run->config);
+  setup.config = run->config_text;
   setup.dev = run->data.dev;
   setup.host = run->config.cluster.host;
   setup.port = static_cast<std::uint16_t>(run->config.cluster.port);

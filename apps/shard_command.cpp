@@ -1,6 +1,8 @@
+// Connects to the main server, builds its shard of the initial weights and serves it until stopped.
 #include "apps/shard_command.hpp"
 
 #include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -9,27 +11,36 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
-#include "actors/remote_training.hpp"
+#include "actors/remote_client.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "io/config.hpp"
 
 namespace psgrad {
 
+Command add_shard_command(CLI::App& app) {
+  auto options = std::make_shared<ShardOptions>();
+  auto* command = app.add_subcommand("shard", "Hold one parameter-server shard for a `psgrad serve --remote-shards` run");
+  command->add_option("--index", options->index, "which shard to hold, 1..K-1 (the server holds shard 0)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  add_connect_options(*command, *options);
+  return {command, [options] { return run_shard_command(*options); }};
+}
+
 int run_shard_command(const ShardOptions& options) {
   const auto address = parse_host_port(options.connect);
   if (!address) {
-    fmt::print(stderr, "psgrad serve --shard: --connect: {}\n", address.error());
+    fmt::print(stderr, "psgrad shard: --connect: {}\n", address.error());
     return 2;
   }
-  NetworkSettings network;
-  network.tls = TlsSettings{options.tls_certificate, options.tls_key, options.tls_ca};
+  const auto network = network_settings(options);
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
   caf::actor_system system{actor_config};
   caf::scoped_actor self{system};
   RetryPolicy retry;
   retry.tls = network.tls.enabled();
-  const auto shard = static_cast<std::uint32_t>(options.shard);
+  const auto shard = static_cast<std::uint32_t>(options.index);
   auto say = [](const std::string& line) { fmt::print(stderr, "psgrad shard: {}\n", line); };
   auto connection = connect_as_shard(self, address->host, address->port, options.token, shard, retry, say);
   if (!connection) {

@@ -1,18 +1,16 @@
-// `psgrad serve --shard i --connect HOST:PORT`: one parameter-server shard in its own process.
+// `psgrad shard --index i --connect HOST:PORT`: one parameter-server shard in its own process.
 #pragma once
 
-#include <string>
+#include "apps/command.hpp"
+#include "apps/connect_options.hpp"
 
 namespace psgrad {
 
-struct ShardOptions {
-  int shard = 0;
-  std::string connect;  // the main server's HOST:PORT
-  std::string token;
-  int threads = 0;
-  std::string tls_certificate, tls_key, tls_ca;
+struct ShardOptions : ConnectOptions {
+  int index = 0;  // which shard, 1..K-1 (the server holds shard 0)
 };
 
+Command add_shard_command(CLI::App& app);
 int run_shard_command(const ShardOptions& options);
 
 }  // namespace psgrad

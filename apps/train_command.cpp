@@ -1,4 +1,7 @@
+// Trains in this process, or hands `--processes` to serve with worker processes.
 #include "apps/train_command.hpp"
+
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -6,10 +9,20 @@
 #include "actors/local_training.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
-#include "apps/report_printer.hpp"
+#include "apps/run_options.hpp"
 #include "apps/serve_command.hpp"
 
 namespace psgrad {
+
+Command add_train_command(CLI::App& app) {
+  auto options = std::make_shared<TrainOptions>();
+  auto* command = app.add_subcommand("train", "Train: every actor in this process, or worker processes");
+  add_run_options(*command, *options);
+  command->add_flag("--processes", options->processes,
+                    "run each worker as its own process on this machine, over loopback");
+  command->add_option("--resume", options->resume, "continue from this checkpoint file");
+  return {command, [options] { return run_train_command(*options); }};
+}
 
 int run_train_command(const TrainOptions& options) {
   if (options.processes) {

@@ -1,6 +1,7 @@
 // `psgrad train`: every actor in this process, or (--processes) worker processes on this machine.
 #pragma once
 
+#include "apps/command.hpp"
 #include "apps/run_setup.hpp"
 
 namespace psgrad {
@@ -10,6 +11,7 @@ struct TrainOptions : RunOptions {
   std::string resume;      // a checkpoint to continue from
 };
 
+Command add_train_command(CLI::App& app);
 int run_train_command(const TrainOptions& options);
 
 }  // namespace psgrad

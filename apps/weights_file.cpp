@@ -1,38 +1,20 @@
+// The raw weights file: a four-word header (magic, version, layout hash, count), then the floats.
 #include "apps/weights_file.hpp"
 
-#include <cstdio>
-
-#include <fmt/format.h>
-#include <unistd.h>
+#include "io/atomic_file.hpp"
+#include "io/fnv1a.hpp"
 
 namespace psgrad {
 
-std::uint64_t weights_hash(const FloatBuffer& values) {
-  std::uint64_t hash = 14695981039346656037ull;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
-  for (std::size_t i = 0; i < values.size() * sizeof(float); ++i) {
-    hash ^= bytes[i];
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
+std::uint64_t weights_hash(const FloatBuffer& values) { return fnv1a(values.data(), values.size() * sizeof(float)); }
 
 Status write_weights_file(const std::string& path, const Weights& weights) {
-  const auto temporary = path + ".tmp";
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (!file) return Error{fmt::format("{}: cannot write weights file", path)};
   const std::uint64_t header[4] = {0x5753475250ull /* "PRGSW" */, weights.version, weights.layout_hash,
                                    weights.values.size()};
-  bool ok = std::fwrite(header, sizeof header, 1, file) == 1 &&
-            std::fwrite(weights.values.data(), sizeof(float), weights.values.size(), file) ==
-                weights.values.size();
-  ok = std::fflush(file) == 0 && ::fsync(fileno(file)) == 0 && ok;
-  ok = std::fclose(file) == 0 && ok;
-  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return Error{fmt::format("{}: writing the weights failed", path)};
-  }
-  return success();
+  return write_file_atomically(path, "weights file", [&](int fd) -> Status {
+    if (auto written = write_fully(fd, header, sizeof header); !written) return written;
+    return write_fully(fd, weights.values.data(), weights.values.size() * sizeof(float));
+  });
 }
 
 }  // namespace psgrad

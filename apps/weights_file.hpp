@@ -10,7 +10,7 @@
 namespace psgrad {
 
 Status write_weights_file(const std::string& path, const Weights& weights);
-// FNV-1a over the weight bytes: equal hashes mean bit-identical weights.
+// FNV-1a (io/fnv1a.hpp) over the weight bytes: equal hashes mean bit-identical weights.
 std::uint64_t weights_hash(const FloatBuffer& values);
 
 }  // namespace psgrad

@@ -1,8 +1,10 @@
+// Connects to a server, builds this worker from the config it sends, and serves until stopped.
 #include "apps/work_command.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -14,11 +16,11 @@
 #include "caf/send.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/data_worker.hpp"
-#include "actors/remote_training.hpp"
+#include "actors/remote_client.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "io/config.hpp"
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 
 namespace psgrad {
 
@@ -76,6 +78,11 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     return {1, false};
   }
   const auto model = build_model(job, data->train->width, data->train->num_classes);
+  if (!model) {
+    fmt::print(stderr, "psgrad work: {}\n", model.error());
+    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
+    return {1, false};
+  }
   JoinRequest request{offer.worker_index, *worker, model->layout().hash(), data->train->width,
                       data->train->num_classes, data->train->count, host_name()};
   auto joined = join_server(self, connection->coordinator, request);
@@ -97,6 +104,17 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
 
 }  // namespace
 
+Command add_work_command(CLI::App& app) {
+  auto options = std::make_shared<WorkOptions>();
+  auto* command = app.add_subcommand("work", "Join a server with one DataWorker");
+  add_connect_options(*command, *options);
+  command->add_option("--data", options->data, "data folder of IDX files, or the folder of named data sets");
+  command->add_flag("--retry", options->retry,
+                    "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
+  command->add_flag("--quiet", options->quiet, "print errors only");
+  return {command, [options] { return run_work_command(*options); }};
+}
+
 int run_work_command(const WorkOptions& options) {
   const auto address = parse_host_port(options.connect);
   if (!address) {
@@ -106,8 +124,7 @@ int run_work_command(const WorkOptions& options) {
   auto say = [&](const std::string& line) {
     if (!options.quiet) fmt::print(stderr, "psgrad work: {}\n", line);
   };
-  NetworkSettings network;
-  network.tls = TlsSettings{options.tls_certificate, options.tls_key, options.tls_ca};
+  const auto network = network_settings(options);
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
   caf::actor_system system{actor_config};
   RetryPolicy retry;

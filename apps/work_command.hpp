@@ -3,18 +3,18 @@
 
 #include <string>
 
+#include "apps/command.hpp"
+#include "apps/connect_options.hpp"
+
 namespace psgrad {
 
-struct WorkOptions {
-  std::string connect;  // HOST:PORT
-  int threads = 0;
+struct WorkOptions : ConnectOptions {
   std::string data;  // a data folder of IDX files, or the directory of named data sets
-  std::string token;
   bool retry = false;  // keep trying to reach the server for much longer
   bool quiet = false;
-  std::string tls_certificate, tls_key, tls_ca;  // connect over TLS with this identity
 };
 
+Command add_work_command(CLI::App& app);
 int run_work_command(const WorkOptions& options);
 
 }  // namespace psgrad

@@ -11,7 +11,7 @@
 #include "bench/machine_info.hpp"
 #include "bench/model_flops.hpp"
 #include "bench/statistics.hpp"
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 
 namespace psgrad::bench {
 

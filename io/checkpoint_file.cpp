@@ -1,13 +1,14 @@
+// The checkpoint format: fields in a fixed order, host byte order, behind a magic and a version.
 #include "io/checkpoint_file.hpp"
 
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
+
+#include "io/atomic_file.hpp"
 
 namespace psgrad {
 
@@ -112,23 +113,8 @@ Status write_checkpoint(const std::string& path, const TrainingCheckpoint& check
     out.state(worker.data.epoch_rng);
     out.state(worker.dropout);
   }
-  const auto temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return Error{fmt::format("{}: cannot write checkpoint: {}", path, std::strerror(errno))};
   const auto& bytes = out.data();
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const auto n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n <= 0) break;
-    written += static_cast<std::size_t>(n);
-  }
-  const bool ok = written == bytes.size() && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return Error{fmt::format("{}: writing the checkpoint failed: {}", path, std::strerror(errno))};
-  }
-  return success();
+  return write_file_atomically(path, "checkpoint", std::string_view(bytes.data(), bytes.size()));
 }
 
 Result<TrainingCheckpoint> read_checkpoint(const std::string& path) {

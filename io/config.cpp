@@ -1,18 +1,19 @@
-// Parses, overrides, validates and renders the TOML training configuration.
+// The config's sections as tables (one entry per key), and parsing, validating and rendering through them.
 #include "io/config.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
-#include <set>
+#include <functional>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "io/config_validator.hpp"
+#include "io/toml_text.hpp"
 #include "model/registry.hpp"
 
 namespace psgrad {
@@ -29,281 +30,200 @@ const std::vector<std::string>& section_names() {
   return names;
 }
 
-SettingSpec integer_spec(std::string name, std::int64_t default_value, std::string description,
-                         std::optional<double> minimum, std::optional<double> maximum = std::nullopt) {
+// What a key's value is checked against besides its type.
+struct Check {
+  std::optional<double> minimum;
+  std::optional<double> maximum;
+  std::vector<std::string> choices;
+};
+Check at_least(double minimum) { return {minimum, std::nullopt, {}}; }
+Check within(double minimum, double maximum) { return {minimum, maximum, {}}; }
+Check one_of(std::vector<std::string> choices) { return {std::nullopt, std::nullopt, std::move(choices)}; }
+
+// The setting types a section member can have, both ways.
+SettingValue to_value(std::int64_t x) { return SettingValue{x}; }
+SettingValue to_value(std::uint64_t x) { return SettingValue{static_cast<std::int64_t>(x)}; }
+SettingValue to_value(bool x) { return SettingValue{x}; }
+SettingValue to_value(const std::string& x) { return SettingValue{x}; }
+void read_value(const Settings& settings, const std::string& name, std::int64_t& out) {
+  out = get_integer(settings, name);
+}
+void read_value(const Settings& settings, const std::string& name, std::uint64_t& out) {
+  out = static_cast<std::uint64_t>(get_integer(settings, name));  // its spec checks it is >= 0
+}
+void read_value(const Settings& settings, const std::string& name, bool& out) { out = get_boolean(settings, name); }
+void read_value(const Settings& settings, const std::string& name, std::string& out) {
+  out = get_text(settings, name);
+}
+
+// One key of a fixed section: its spec, and the member of the section struct that holds its value.
+template <class Section>
+struct Key {
   SettingSpec spec;
-  spec.name = std::move(name);
-  spec.kind = SettingKind::integer;
-  spec.default_value = SettingValue{default_value};
-  spec.description = std::move(description);
-  spec.minimum = minimum;
-  spec.maximum = maximum;
-  return spec;
-}
-
-SettingSpec text_spec(std::string name, std::string default_value, std::string description,
-                      std::vector<std::string> choices = {}) {
-  SettingSpec spec;
-  spec.name = std::move(name);
-  spec.kind = SettingKind::text;
-  spec.default_value = SettingValue{std::move(default_value)};
-  spec.description = std::move(description);
-  spec.choices = std::move(choices);
-  return spec;
-}
-
-SettingSpec boolean_spec(std::string name, bool default_value, std::string description) {
-  SettingSpec spec;
-  spec.name = std::move(name);
-  spec.kind = SettingKind::boolean;
-  spec.default_value = SettingValue{default_value};
-  spec.description = std::move(description);
-  return spec;
-}
-
-std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
-  std::string text;
-  for (std::size_t i = 0; i < items.size(); ++i) text += (i ? separator : "") + items[i];
-  return text;
-}
-
-std::string quoted_list(const std::vector<std::string>& items) {
-  std::vector<std::string> quoted;
-  for (const auto& item : items) quoted.push_back("\"" + item + "\"");
-  return join(quoted);
-}
-
-// A TOML basic string, escaped so any text (Windows paths, quotes) survives a round trip.
-std::string toml_string(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04X}", c);
-        else out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-// fmt's "{}" is the shortest text that reads back as the same double, so rendered configs stay
-// readable (0.2, not 0.20000000000000001) and still round-trip exactly; TOML needs a '.' or exponent
-// to keep a float a float.
-std::string toml_number(double x) {
-  auto text = fmt::format("{}", x);
-  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";  // 'n': inf, nan
-  return text;
-}
-
-std::string toml_text(const SettingValue& value) {
-  if (auto* d = std::get_if<double>(&value)) return toml_number(*d);
-  if (auto* s = std::get_if<std::string>(&value)) return toml_string(*s);
-  return to_text(value);
-}
-
-// A key as TOML needs it written: "@layers" must be quoted, plain names must not be.
-std::string toml_key(const std::string& key) {
-  const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '_' || c == '-';
-  });
-  return bare ? key : toml_string(key);
-}
-
-std::string type_name(toml::node_type type, bool plural = false) {
-  switch (type) {
-    case toml::node_type::table: return plural ? "tables" : "a table";
-    case toml::node_type::array: return plural ? "arrays" : "an array";
-    case toml::node_type::string: return plural ? "strings" : "a string";
-    case toml::node_type::integer: return plural ? "integers" : "an integer";
-    case toml::node_type::floating_point: return plural ? "floats" : "a float";
-    case toml::node_type::boolean: return plural ? "booleans" : "a boolean";
-    case toml::node_type::date: return plural ? "dates" : "a date";
-    case toml::node_type::time: return plural ? "times" : "a time";
-    case toml::node_type::date_time: return plural ? "date-times" : "a date-time";
-    case toml::node_type::none: break;
-  }
-  return "nothing";
-}
-
-// How a TOML value that fits no SettingValue is named in messages ("an array of strings").
-std::string describe_node(const toml::node& node) {
-  if (auto* array = node.as_array()) {
-    if (array->empty()) return "an empty array";
-    if (array->is_homogeneous(toml::node_type::none))  // none: all elements share one type
-      return "an array of " + type_name(array->front().type(), true);
-    return "a mixed array";
-  }
-  return type_name(node.type());
-}
-
-std::optional<SettingValue> to_setting_value(const toml::node& node) {
-  if (auto* b = node.as_boolean()) return SettingValue{b->get()};
-  if (auto* i = node.as_integer()) return SettingValue{static_cast<std::int64_t>(i->get())};
-  if (auto* d = node.as_floating_point()) return SettingValue{d->get()};
-  if (auto* s = node.as_string()) return SettingValue{s->get()};
-  if (auto* array = node.as_array()) {
-    std::vector<std::int64_t> list;
-    for (const auto& element : *array) {
-      auto* i = element.as_integer();
-      if (!i) return std::nullopt;
-      list.push_back(i->get());
-    }
-    return SettingValue{std::move(list)};
-  }
-  return std::nullopt;
-}
-
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
-
-// What the --set overrides of one parse touched, so messages can say so.
-struct OverrideRecord {
-  std::set<std::string> paths;             // "training.batch_size"
-  std::set<std::string> created_sections;  // sections the file did not have
+  std::function<void(const Settings&, Section&)> read;
+  std::function<SettingValue(const Section&)> value;
 };
 
-// Validation state for one parse: the source name for messages and which key paths came from --set.
-class Validator {
+// The key's type follows from the member; its default is the struct's own, so it is written only there.
+template <class Section, class Member>
+Key<Section> key(const std::string& name, Member Section::*member, std::string description, Check check = {}) {
+  Key<Section> entry;
+  entry.read = [name, member](const Settings& settings, Section& section) { read_value(settings, name, section.*member); };
+  entry.value = [member](const Section& section) { return to_value(section.*member); };
+  auto& spec = entry.spec;
+  spec.name = name;
+  if constexpr (std::is_same_v<Member, bool>) spec.kind = SettingKind::boolean;
+  else if constexpr (std::is_same_v<Member, std::string>) spec.kind = SettingKind::text;
+  else spec.kind = SettingKind::integer;
+  spec.default_value = entry.value(Section{});
+  spec.description = std::move(description);
+  spec.minimum = check.minimum;
+  spec.maximum = check.maximum;
+  spec.choices = std::move(check.choices);
+  return entry;
+}
+
+template <class Section>
+class SectionTable {
  public:
-  Validator(std::string source, OverrideRecord overrides)
-      : source_(std::move(source)), overrides_(std::move(overrides)) {}
-
-  Error fail(const std::string& path, const std::string& problem) const {
-    // A section-level problem (an unknown section) came from --set if any key set there did.
-    const auto& paths = overrides_.paths;
-    const bool from_override = paths.count(path) > 0 || std::any_of(paths.begin(), paths.end(), [&](const auto& p) {
-                                 return p.rfind(path + ".", 0) == 0;
-                               });
-    return Error{source_ + ": " + path + ": " + problem + (from_override ? " (from --set)" : "")};
+  SectionTable(std::string name, std::vector<Key<Section>> keys) : name_(std::move(name)), keys_(std::move(keys)) {
+    for (const auto& key : keys_) specs_.push_back(key.spec);
   }
-
-  // Reads a section's keys against specs. handled_keys ("@layers") are read by the caller but still
-  // count as known; owner names who requires a missing setting ("SGD.v1").
-  Result<Settings> read_settings(const toml::table* section, const std::string& section_name,
-                                 const std::vector<SettingSpec>& specs,
-                                 std::initializer_list<std::string> handled_keys,
-                                 const std::string& owner) const {
+  const std::string& name() const { return name_; }
+  const std::vector<SettingSpec>& specs() const { return specs_; }
+  void read(const Settings& settings, Section& section) const {
+    for (const auto& key : keys_) key.read(settings, section);
+  }
+  Settings values(const Section& section) const {
     Settings settings;
-    if (section) {
-      for (const auto& [key_node, node] : *section) {
-        const std::string key(key_node.str());
-        if (std::find(handled_keys.begin(), handled_keys.end(), key) != handled_keys.end()) continue;
-        const auto path = section_name + "." + key;
-        auto spec = std::find_if(specs.begin(), specs.end(),
-                                 [&](const SettingSpec& s) { return s.name == key; });
-        if (spec == specs.end()) {
-          std::vector<std::string> known(handled_keys);
-          for (const auto& s : specs) known.push_back(s.name);
-          return fail(path, "unknown key; known keys of [" + section_name + "]" +
-                                (owner.empty() ? "" : " for " + owner) + ": " + join(known));
-        }
-        auto value = to_setting_value(node);
-        if (!value)
-          return fail(path, "expected " + describe_expected(*spec) + ", got " + describe_node(node));
-        // Numbers are stored as doubles whichever way they were written, so "1" and "1.0" give
-        // equal configs and a rendered config reads back identical.
-        if (spec->kind == SettingKind::number)
-          if (auto* i = std::get_if<std::int64_t>(&*value)) value = SettingValue{static_cast<double>(*i)};
-        if (auto expected = check_setting(*spec, *value))
-          return fail(path, "expected " + *expected + ", got " + toml_text(*value));
-        settings.emplace(key, std::move(*value));
-      }
-    }
-    if (auto missing = fill_defaults(specs, settings)) {
-      auto spec = std::find_if(specs.begin(), specs.end(),
-                               [&](const SettingSpec& s) { return s.name == *missing; });
-      return fail(section_name + "." + *missing,
-                  "missing required setting" + (owner.empty() ? "" : " of " + owner) + "; expected " +
-                      describe_expected(*spec));
-    }
+    for (const auto& key : keys_) settings.emplace(key.spec.name, key.value(section));
     return settings;
   }
 
-  // The registered name under key ("@layers") in section, or default_name when the section is absent.
-  // A section that only --set created may leave the name out: `--set model.dropout=0.5` tweaks the
-  // default model rather than demanding the user also spell out its architecture.
-  Result<std::string> read_registry_name(const toml::table* section, const std::string& section_name,
-                                         const std::string& key, const std::string& what,
-                                         const std::vector<std::string>& known_names,
-                                         const std::string& default_name) const {
-    if (!section) return default_name;
-    const auto path = section_name + "." + key;
-    const auto expected = "a registered " + what + " name, one of " + quoted_list(known_names);
-    const toml::node* node = section->get(key);
-    if (!node && overrides_.created_sections.count(section_name)) return default_name;
-    if (!node) return fail(path, "missing; [" + section_name + "] must name its " + what + ": " + expected);
-    auto* name = node->as_string();
-    if (!name) {
-      auto value = to_setting_value(*node);
-      return fail(path, "expected " + expected + ", got " + (value ? toml_text(*value) : describe_node(*node)));
-    }
-    if (std::find(known_names.begin(), known_names.end(), name->get()) == known_names.end())
-      return fail(path, "unknown " + what + "; expected " + expected + ", got " + toml_string(name->get()));
-    return name->get();
-  }
-
-  const std::string& source() const { return source_; }
-
  private:
-  std::string source_;
-  OverrideRecord overrides_;
+  std::string name_;
+  std::vector<Key<Section>> keys_;
+  std::vector<SettingSpec> specs_;
 };
 
-// Applies "section.key=value" overrides to the parsed document; records the paths they set.
-Status apply_overrides(toml::table& document, const std::vector<std::string>& overrides,
-                       const std::string& source, OverrideRecord& record) {
-  for (const auto& override_text : overrides) {
-    auto malformed = [&](const std::string& why) {
-      return Error{source + ": --set \"" + override_text + "\": " + why +
-                   "; expected section.key=value, e.g. training.batch_size=64"};
-    };
-    const auto equals = override_text.find('=');
-    if (equals == std::string::npos) return malformed("no '='");
-    const auto path = trim(override_text.substr(0, equals));
-    const auto dot = path.find('.');
-    if (dot == std::string::npos) return malformed("no section before the key");
-    const auto section_name = trim(path.substr(0, dot));
-    auto key = trim(path.substr(dot + 1));
-    // Accept the TOML spelling model."@layers" as well as the shell-friendlier model.@layers.
-    if (key.size() >= 2 && key.front() == '"' && key.back() == '"') key = key.substr(1, key.size() - 2);
-    if (section_name.empty() || key.empty()) return malformed("empty section or key");
+const SectionTable<TrainingSection>& training_table() {
+  using S = TrainingSection;
+  static const SectionTable<S> table{"training", {
+      key("iterations", &S::iterations,
+          "Number of training steps; each one gathers gradients from the workers and updates the weights.", at_least(1)),
+      key("batch_size", &S::batch_size, "Number of training examples in each minibatch a worker computes gradients on.",
+          at_least(1)),
+      key("seed", &S::seed, "Random seed for weight initialisation, shuffling and dropout, so runs can be repeated.",
+          at_least(0)),
+      key("checkpoint_every", &S::checkpoint_every,
+          "Save a checkpoint every this many iterations; 0 saves only at the end.", at_least(0)),
+      key("checkpoint_path", &S::checkpoint_path, "File the weights are checkpointed to; empty disables checkpoints."),
+  }};
+  return table;
+}
 
-    const auto value_text = trim(override_text.substr(equals + 1));
-    const std::string value_document = "v = " + value_text;
-    toml::table parsed_value;
-    bool parsed_as_toml = true;
-    try {
-      parsed_value = toml::parse(std::string_view(value_document), std::string_view("--set"));
-    } catch (const toml::parse_error&) {
-      parsed_as_toml = false;  // a bare word such as async or a path: the text itself
-    }
-    const toml::node* value_node = parsed_as_toml ? parsed_value.get("v") : nullptr;
+const SectionTable<EvaluationSection>& evaluation_table() {
+  using S = EvaluationSection;
+  static const SectionTable<S> table{"evaluation", {
+      key("batch_size", &S::batch_size, "Number of dev-set examples scored per forward pass during evaluation.",
+          at_least(1)),
+      key("frequency", &S::frequency, "Evaluate accuracy on the dev set every this many iterations.", at_least(1)),
+  }};
+  return table;
+}
 
-    toml::node* section_node = document.get(section_name);
-    if (!section_node) {
-      document.insert(section_name, toml::table{});
-      record.created_sections.insert(section_name);
-      section_node = document.get(section_name);
-    }
-    auto* section = section_node->as_table();
-    if (!section)
-      return Error{source + ": " + section_name + ": expected a table, got " + describe_node(*section_node) +
-                   " (from --set \"" + override_text + "\")"};
-    if (value_node) section->insert_or_assign(key, *value_node);
-    else section->insert_or_assign(key, value_text);
-    record.paths.insert(section_name + "." + key);
-  }
+const SectionTable<DataSection>& data_table() {
+  using S = DataSection;
+  static const SectionTable<S> table{"data", {
+      key("name", &S::name, "Named data set to train on, used when path is empty.", one_of({"mnist", "fashion-mnist"})),
+      key("path", &S::path, "Folder of IDX files to train on instead of the named data set; empty uses name."),
+  }};
+  return table;
+}
+
+const SectionTable<ClusterSection>& cluster_table() {
+  using S = ClusterSection;
+  static const SectionTable<S> table{"cluster", {
+      key("num_workers", &S::num_workers, "Number of workers that compute gradients in parallel.", at_least(1)),
+      key("threads", &S::threads, "Scheduler threads for the actor system; 0 uses one per machine core.", at_least(0)),
+      key("mode", &S::mode, "sync waits for every worker's gradients each step; async applies each as it arrives.",
+          one_of({"sync", "async", "ssp"})),
+      key("servers", &S::servers,
+          "Parameter-server shards: the weights are split on array boundaries, each shard with its own optimizer.",
+          within(1, 64)),
+      key("staleness", &S::staleness,
+          "ssp mode: how many gradients a worker may get ahead of the slowest one (0 is lock-step).", at_least(0)),
+      key("host", &S::host, "Address the parameter server listens on and workers connect to."),
+      key("port", &S::port, "TCP port of the parameter server; 0 picks a free port.", within(0, 65535)),
+      key("heartbeat_ms", &S::heartbeat_ms,
+          "Milliseconds between heartbeats that tell the server a worker is alive; 0 disables them.", at_least(0)),
+      key("connection_timeout_ms", &S::connection_timeout_ms,
+          "Milliseconds without any traffic (heartbeats included) after which a peer counts as dead; 0 never.",
+          at_least(0)),
+      key("request_timeout_ms", &S::request_timeout_ms,
+          "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped.", at_least(1)),
+      key("elastic", &S::elastic,
+          "Let workers join a running job (from the next iteration); num_workers is then the minimum to start."),
+      key("rejoin_timeout_ms", &S::rejoin_timeout_ms,
+          "When every worker is lost: how long an elastic job waits for a new one before giving up.", at_least(0)),
+      key("join_token", &S::join_token,
+          "Secret a worker must present to join; empty admits any worker that can connect."),
+      key("worker_delay_ms", &S::worker_delay_ms,
+          "Extra milliseconds every worker spends per gradient (to simulate slower machines).", at_least(0)),
+      key("straggler_delay_ms", &S::straggler_delay_ms,
+          "Extra milliseconds the last worker spends per gradient (to simulate one straggler).", at_least(0)),
+      key("tls_certificate", &S::tls_certificate,
+          "Server's PEM certificate; setting the TLS keys switches connections to TLS."),
+      key("tls_key", &S::tls_key, "Server's PEM private key."),
+      key("tls_ca", &S::tls_ca,
+          "PEM CA certificate that workers' certificates must be signed by; workers without one are refused."),
+  }};
+  return table;
+}
+
+// [model] and [optimizer]: a registered name under "@layers" / "@optimizers", then that entry's settings.
+struct RegistrySection {
+  const char* name;       // "model"
+  const char* name_key;   // "@layers"
+  const char* what;       // "architecture", for messages
+  std::vector<std::string> (*known_names)();
+  std::function<const std::vector<SettingSpec>*(const std::string&)> settings_of;  // null: not registered
+};
+
+template <class Entry>
+const std::vector<SettingSpec>* settings_of(const Entry* entry) {
+  return entry ? &entry->settings : nullptr;
+}
+
+const RegistrySection model_section{"model", kLayersKey, "architecture", architecture_names,
+                                    [](const std::string& name) { return settings_of(find_architecture(name)); }};
+const RegistrySection optimizer_section{"optimizer", kOptimizersKey, "optimizer", optimizer_names,
+                                        [](const std::string& name) { return settings_of(find_optimizer(name)); }};
+
+template <class Section>
+Status read_section(const toml::table& document, const Validator& validator, const SectionTable<Section>& table,
+                    Section& out) {
+  auto settings = validator.read_settings(document.get_as<toml::table>(table.name()), table.name(), table.specs(),
+                                          {}, "");
+  if (!settings) return Error{settings.error()};
+  table.read(*settings, out);
+  return success();
+}
+
+Status read_section(const toml::table& document, const Validator& validator, const RegistrySection& registry,
+                    const std::string& default_name, std::string& name, Settings& settings) {
+  const auto* section = document.get_as<toml::table>(registry.name);
+  auto chosen = validator.read_registry_name(section, registry.name, registry.name_key, registry.what,
+                                             registry.known_names(), default_name);
+  if (!chosen) return Error{chosen.error()};
+  const auto* specs = registry.settings_of(*chosen);
+  if (!specs)  // the default itself is not registered: a build problem, still an error value
+    return Error{fmt::format("{}: {}.{}: {} \"{}\" is not registered", validator.source(), registry.name,
+                             registry.name_key, registry.what, *chosen)};
+  auto read = validator.read_settings(section, registry.name, *specs, {registry.name_key}, *chosen);
+  if (!read) return Error{read.error()};
+  name = *chosen;
+  settings = std::move(*read);
   return success();
 }
 
@@ -316,75 +236,19 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
                                       "; known sections: " + join(known));
     if (!node.is_table()) return validator.fail(name, "expected a table, got " + describe_node(node));
   }
-  auto section = [&](const char* name) { return document.get_as<toml::table>(name); };
-
   Config config;
   config.source = validator.source();
-
-  auto training = validator.read_settings(section("training"), "training", training_settings(), {}, "");
-  if (!training) return Error{training.error()};
-  config.training.iterations = get_integer(*training, "iterations");
-  config.training.batch_size = get_integer(*training, "batch_size");
-  config.training.seed = static_cast<std::uint64_t>(get_integer(*training, "seed"));  // checked >= 0
-  config.training.checkpoint_every = get_integer(*training, "checkpoint_every");
-  config.training.checkpoint_path = get_text(*training, "checkpoint_path");
-
-  auto evaluation = validator.read_settings(section("evaluation"), "evaluation", evaluation_settings(), {}, "");
-  if (!evaluation) return Error{evaluation.error()};
-  config.evaluation.batch_size = get_integer(*evaluation, "batch_size");
-  config.evaluation.frequency = get_integer(*evaluation, "frequency");
-
-  auto architecture = validator.read_registry_name(section("model"), "model", kLayersKey, "architecture",
-                                                   architecture_names(), ModelSection{}.architecture);
-  if (!architecture) return Error{architecture.error()};
-  const auto* architecture_entry = find_architecture(*architecture);
-  if (!architecture_entry)  // the default itself is not registered: a build problem, still an error value
-    return Error{validator.source() + ": model." + kLayersKey + ": architecture \"" + *architecture +
-                 "\" is not registered"};
-  auto model = validator.read_settings(section("model"), "model", architecture_entry->settings, {kLayersKey},
-                                       *architecture);
-  if (!model) return Error{model.error()};
-  config.model.architecture = *architecture;
-  config.model.settings = std::move(*model);
-
-  auto optimizer_name = validator.read_registry_name(section("optimizer"), "optimizer", kOptimizersKey,
-                                                     "optimizer", optimizer_names(), OptimizerSection{}.name);
-  if (!optimizer_name) return Error{optimizer_name.error()};
-  const auto* optimizer_entry = find_optimizer(*optimizer_name);
-  if (!optimizer_entry)
-    return Error{validator.source() + ": optimizer." + kOptimizersKey + ": optimizer \"" + *optimizer_name +
-                 "\" is not registered"};
-  auto optimizer = validator.read_settings(section("optimizer"), "optimizer", optimizer_entry->settings,
-                                           {kOptimizersKey}, *optimizer_name);
-  if (!optimizer) return Error{optimizer.error()};
-  config.optimizer.name = *optimizer_name;
-  config.optimizer.settings = std::move(*optimizer);
-
-  auto data = validator.read_settings(section("data"), "data", data_settings(), {}, "");
-  if (!data) return Error{data.error()};
-  config.data.name = get_text(*data, "name");
-  config.data.path = get_text(*data, "path");
-
-  auto cluster = validator.read_settings(section("cluster"), "cluster", cluster_settings(), {}, "");
-  if (!cluster) return Error{cluster.error()};
-  config.cluster.num_workers = get_integer(*cluster, "num_workers");
-  config.cluster.threads = get_integer(*cluster, "threads");
-  config.cluster.mode = get_text(*cluster, "mode");
-  config.cluster.staleness = get_integer(*cluster, "staleness");
-  config.cluster.servers = get_integer(*cluster, "servers");
-  config.cluster.host = get_text(*cluster, "host");
-  config.cluster.port = get_integer(*cluster, "port");
-  config.cluster.heartbeat_ms = get_integer(*cluster, "heartbeat_ms");
-  config.cluster.connection_timeout_ms = get_integer(*cluster, "connection_timeout_ms");
-  config.cluster.request_timeout_ms = get_integer(*cluster, "request_timeout_ms");
-  config.cluster.elastic = get_boolean(*cluster, "elastic");
-  config.cluster.rejoin_timeout_ms = get_integer(*cluster, "rejoin_timeout_ms");
-  config.cluster.join_token = get_text(*cluster, "join_token");
-  config.cluster.worker_delay_ms = get_integer(*cluster, "worker_delay_ms");
-  config.cluster.straggler_delay_ms = get_integer(*cluster, "straggler_delay_ms");
-  config.cluster.tls_certificate = get_text(*cluster, "tls_certificate");
-  config.cluster.tls_key = get_text(*cluster, "tls_key");
-  config.cluster.tls_ca = get_text(*cluster, "tls_ca");
+  Status read = read_section(document, validator, training_table(), config.training);
+  if (read) read = read_section(document, validator, evaluation_table(), config.evaluation);
+  if (read)
+    read = read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
+                        config.model.settings);
+  if (read)
+    read = read_section(document, validator, optimizer_section, OptimizerSection{}.name, config.optimizer.name,
+                        config.optimizer.settings);
+  if (read) read = read_section(document, validator, data_table(), config.data);
+  if (read) read = read_section(document, validator, cluster_table(), config.cluster);
+  if (!read) return Error{read.error()};
   return config;
 }
 
@@ -402,100 +266,25 @@ void render_settings(std::ostringstream& out, const std::vector<SettingSpec>& sp
   }
 }
 
+template <class Section>
+void render_section(std::ostringstream& out, const SectionTable<Section>& table, const Section& section) {
+  out << "[" << table.name() << "]\n";
+  render_settings(out, table.specs(), table.values(section));
+}
+
+void render_section(std::ostringstream& out, const RegistrySection& registry, const std::string& name,
+                    const Settings& settings) {
+  out << "[" << registry.name << "]\n" << toml_string(registry.name_key) << " = " << toml_string(name) << "\n";
+  const auto* specs = registry.settings_of(name);
+  render_settings(out, specs ? *specs : std::vector<SettingSpec>{}, settings);
+}
+
 }  // namespace
 
-const std::vector<SettingSpec>& training_settings() {
-  static const std::vector<SettingSpec> specs = [] {
-    const TrainingSection defaults;
-    return std::vector<SettingSpec>{
-        integer_spec("iterations", defaults.iterations,
-                     "Number of training steps; each one gathers gradients from the workers and updates the "
-                     "weights.",
-                     1),
-        integer_spec("batch_size", defaults.batch_size,
-                     "Number of training examples in each minibatch a worker computes gradients on.", 1),
-        integer_spec("seed", static_cast<std::int64_t>(defaults.seed),
-                     "Random seed for weight initialisation, shuffling and dropout, so runs can be repeated.", 0),
-        integer_spec("checkpoint_every", defaults.checkpoint_every,
-                     "Save a checkpoint every this many iterations; 0 saves only at the end.", 0),
-        text_spec("checkpoint_path", defaults.checkpoint_path,
-                  "File the weights are checkpointed to; empty disables checkpoints."),
-    };
-  }();
-  return specs;
-}
-
-const std::vector<SettingSpec>& evaluation_settings() {
-  static const std::vector<SettingSpec> specs = [] {
-    const EvaluationSection defaults;
-    return std::vector<SettingSpec>{
-        integer_spec("batch_size", defaults.batch_size,
-                     "Number of dev-set examples scored per forward pass during evaluation.", 1),
-        integer_spec("frequency", defaults.frequency,
-                     "Evaluate accuracy on the dev set every this many iterations.", 1),
-    };
-  }();
-  return specs;
-}
-
-const std::vector<SettingSpec>& data_settings() {
-  static const std::vector<SettingSpec> specs = [] {
-    const DataSection defaults;
-    return std::vector<SettingSpec>{
-        text_spec("name", defaults.name, "Named data set to train on, used when path is empty.",
-                  {"mnist", "fashion-mnist"}),
-        text_spec("path", defaults.path,
-                  "Folder of IDX files to train on instead of the named data set; empty uses name."),
-    };
-  }();
-  return specs;
-}
-
-const std::vector<SettingSpec>& cluster_settings() {
-  static const std::vector<SettingSpec> specs = [] {
-    const ClusterSection defaults;
-    return std::vector<SettingSpec>{
-        integer_spec("num_workers", defaults.num_workers,
-                     "Number of workers that compute gradients in parallel.", 1),
-        integer_spec("threads", defaults.threads,
-                     "Scheduler threads for the actor system; 0 uses one per machine core.", 0),
-        text_spec("mode", defaults.mode,
-                  "sync waits for every worker's gradients each step; async applies each as it arrives.",
-                  {"sync", "async", "ssp"}),
-        integer_spec("servers", defaults.servers,
-                     "Parameter-server shards: the weights are split on array boundaries, each shard with its own optimizer.",
-                     1, 64),
-        integer_spec("staleness", defaults.staleness,
-                     "ssp mode: how many gradients a worker may get ahead of the slowest one (0 is lock-step).", 0),
-        text_spec("host", defaults.host, "Address the parameter server listens on and workers connect to."),
-        integer_spec("port", defaults.port, "TCP port of the parameter server; 0 picks a free port.", 0, 65535),
-        integer_spec("heartbeat_ms", defaults.heartbeat_ms,
-                     "Milliseconds between heartbeats that tell the server a worker is alive; 0 disables them.",
-                     0),
-        integer_spec("connection_timeout_ms", defaults.connection_timeout_ms,
-                     "Milliseconds without any traffic (heartbeats included) after which a peer counts as dead; 0 never.",
-                     0),
-        integer_spec("request_timeout_ms", defaults.request_timeout_ms,
-                     "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped.", 1),
-        boolean_spec("elastic", defaults.elastic,
-                     "Let workers join a running job (from the next iteration); num_workers is then the minimum to start."),
-        integer_spec("rejoin_timeout_ms", defaults.rejoin_timeout_ms,
-                     "When every worker is lost: how long an elastic job waits for a new one before giving up.", 0),
-        text_spec("join_token", defaults.join_token,
-                  "Secret a worker must present to join; empty admits any worker that can connect."),
-        integer_spec("worker_delay_ms", defaults.worker_delay_ms,
-                     "Extra milliseconds every worker spends per gradient (to simulate slower machines).", 0),
-        integer_spec("straggler_delay_ms", defaults.straggler_delay_ms,
-                     "Extra milliseconds the last worker spends per gradient (to simulate one straggler).", 0),
-        text_spec("tls_certificate", defaults.tls_certificate,
-                  "Server's PEM certificate; setting the TLS keys switches connections to TLS."),
-        text_spec("tls_key", defaults.tls_key, "Server's PEM private key."),
-        text_spec("tls_ca", defaults.tls_ca,
-                  "PEM CA certificate that workers' certificates must be signed by; workers without one are refused."),
-    };
-  }();
-  return specs;
-}
+const std::vector<SettingSpec>& training_settings() { return training_table().specs(); }
+const std::vector<SettingSpec>& evaluation_settings() { return evaluation_table().specs(); }
+const std::vector<SettingSpec>& data_settings() { return data_table().specs(); }
+const std::vector<SettingSpec>& cluster_settings() { return cluster_table().specs(); }
 
 Result<Config> parse_config(const std::string& text, const std::string& source,
                             const std::vector<std::string>& overrides) {
@@ -531,51 +320,17 @@ Result<Config> load_config(const std::string& path, const std::vector<std::strin
 
 std::string render_config(const Config& config) {
   std::ostringstream out;
-  const auto& training = config.training;
-  out << "[training]\n";
-  render_settings(out, training_settings(),
-                  {{"iterations", training.iterations},
-                   {"batch_size", training.batch_size},
-                   {"seed", static_cast<std::int64_t>(training.seed)},
-                   {"checkpoint_every", training.checkpoint_every},
-                   {"checkpoint_path", training.checkpoint_path}});
-
-  out << "\n[evaluation]\n";
-  render_settings(out, evaluation_settings(),
-                  {{"batch_size", config.evaluation.batch_size}, {"frequency", config.evaluation.frequency}});
-
-  out << "\n[model]\n" << toml_string(kLayersKey) << " = " << toml_string(config.model.architecture) << "\n";
-  const auto* architecture = find_architecture(config.model.architecture);
-  render_settings(out, architecture ? architecture->settings : std::vector<SettingSpec>{}, config.model.settings);
-
-  out << "\n[optimizer]\n" << toml_string(kOptimizersKey) << " = " << toml_string(config.optimizer.name) << "\n";
-  const auto* optimizer = find_optimizer(config.optimizer.name);
-  render_settings(out, optimizer ? optimizer->settings : std::vector<SettingSpec>{}, config.optimizer.settings);
-
-  out << "\n[data]\n";
-  render_settings(out, data_settings(), {{"name", config.data.name}, {"path", config.data.path}});
-
-  const auto& cluster = config.cluster;
-  out << "\n[cluster]\n";
-  render_settings(out, cluster_settings(),
-                  {{"num_workers", cluster.num_workers},
-                   {"threads", cluster.threads},
-                   {"mode", cluster.mode},
-                   {"servers", cluster.servers},
-                   {"staleness", cluster.staleness},
-                   {"host", cluster.host},
-                   {"port", cluster.port},
-                   {"heartbeat_ms", cluster.heartbeat_ms},
-                   {"connection_timeout_ms", cluster.connection_timeout_ms},
-                   {"request_timeout_ms", cluster.request_timeout_ms},
-                   {"elastic", cluster.elastic},
-                   {"rejoin_timeout_ms", cluster.rejoin_timeout_ms},
-                   {"join_token", cluster.join_token},
-                   {"worker_delay_ms", cluster.worker_delay_ms},
-                   {"straggler_delay_ms", cluster.straggler_delay_ms},
-                   {"tls_certificate", cluster.tls_certificate},
-                   {"tls_key", cluster.tls_key},
-                   {"tls_ca", cluster.tls_ca}});
+  render_section(out, training_table(), config.training);
+  out << "\n";
+  render_section(out, evaluation_table(), config.evaluation);
+  out << "\n";
+  render_section(out, model_section, config.model.architecture, config.model.settings);
+  out << "\n";
+  render_section(out, optimizer_section, config.optimizer.name, config.optimizer.settings);
+  out << "\n";
+  render_section(out, data_table(), config.data);
+  out << "\n";
+  render_section(out, cluster_table(), config.cluster);
   return out.str();
 }
 

@@ -10,6 +10,9 @@
 
 namespace psgrad {
 
+// The fixed sections. A member's initial value is that key's default; the section tables in config.cpp
+// give each key its name, check and description once, and validation, rendering and the reference
+// follow from them.
 struct TrainingSection {
   std::int64_t iterations = 200;
   std::int64_t batch_size = 128;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "io/config.hpp"
+#include "io/toml_text.hpp"
 #include "model/registry.hpp"
 
 namespace psgrad {
@@ -26,13 +27,9 @@ std::string code(const std::string& text) { return text.empty() ? "`\"\"`" : "`"
 std::string default_text(const SettingSpec& spec) {
   if (!spec.default_value) return "(required)";
   if (auto* text = std::get_if<std::string>(&*spec.default_value)) return code("\"" + *text + "\"");
-  // to_text prints every digit of a double (0.20000000000000001); the shortest exact spelling reads better.
-  // 1.0 rather than 1, so a number setting does not read as an integer one.
-  if (auto* number = std::get_if<double>(&*spec.default_value)) {
-    auto text = fmt::format("{}", *number);
-    if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
-    return code(text);
-  }
+  // to_text prints every digit of a double (0.20000000000000001); a config's spelling reads better, and
+  // 1.0 rather than 1 keeps a number setting from reading as an integer one.
+  if (auto* number = std::get_if<double>(&*spec.default_value)) return code(toml_number(*number));
   return code(to_text(*spec.default_value));
 }
 

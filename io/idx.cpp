@@ -7,13 +7,16 @@
 #include <array>
 #include <cerrno>
 #include <climits>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <system_error>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include "io/atomic_file.hpp"
 
 namespace psgrad {
 namespace {
@@ -187,16 +190,18 @@ Status check_count(const std::string& path, std::uint64_t count, const char* wha
   return success();
 }
 
-// Writes `bytes` to "<path>.tmp" (gzip when path ends in .gz), then renames it over `path`.
-Status write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& header,
-                             const std::vector<std::uint8_t>& payload) {
-  const std::string temporary = path + ".tmp";
-  // "T" writes the bytes as they are, so both kinds of file go through the same code.
-  const char* mode = ends_with(path, ".gz") ? "wb6" : "wbT";
+// gzip when path ends in .gz; "T" writes the bytes as they are, so both kinds go through the same code.
+// zlib gets its own copy of the descriptor: gzclose closes it, and the caller still has to fsync.
+Status write_through_zlib(int fd, const std::string& path, const std::vector<std::uint8_t>& header,
+                          const std::vector<std::uint8_t>& payload) {
+  const int zlib_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (zlib_fd < 0) return Error{fmt::format("dup: {}", std::strerror(errno))};
   errno = 0;
-  GzFile file(gzopen(temporary.c_str(), mode));
+  GzFile file(gzdopen(zlib_fd, ends_with(path, ".gz") ? "wb6" : "wbT"));
   if (!file) {
-    return file_error(temporary, fmt::format("cannot create: {}", errno ? std::strerror(errno) : "out of memory"));
+    const int error = errno;
+    ::close(zlib_fd);
+    return Error{fmt::format("zlib: {}", error ? std::strerror(error) : "out of memory")};
   }
   auto write_all = [&](const std::vector<std::uint8_t>& bytes) {
     std::size_t done = 0;
@@ -216,16 +221,14 @@ Status write_file_atomically(const std::string& path, const std::vector<std::uin
   }
   const int close_code = gzclose(file.release());
   if (written && close_code != Z_OK) fault = close_code == Z_ERRNO ? std::strerror(errno) : "zlib error on close";
-  if (!fault.empty()) {
-    std::remove(temporary.c_str());
-    return file_error(temporary, fmt::format("write failed: {}", fault));
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    return file_error(path, fmt::format("cannot rename {} into place: {}", temporary, reason));
-  }
+  if (!fault.empty()) return Error{"write: " + fault};
   return success();
+}
+
+// Writes header and payload (gzip when path ends in .gz) so that path is never half-written.
+Status write_idx_file(const std::string& path, const std::vector<std::uint8_t>& header,
+                      const std::vector<std::uint8_t>& payload) {
+  return write_file_atomically(path, "IDX file", [&](int fd) { return write_through_zlib(fd, path, header, payload); });
 }
 
 }  // namespace
@@ -292,7 +295,7 @@ Status write_idx_images(const std::string& path, const IdxImages& images) {
   append_big_endian_u32(header, static_cast<std::uint32_t>(images.count));
   append_big_endian_u32(header, static_cast<std::uint32_t>(images.rows));
   append_big_endian_u32(header, static_cast<std::uint32_t>(images.cols));
-  return write_file_atomically(path, header, images.pixels);
+  return write_idx_file(path, header, images.pixels);
 }
 
 Status write_idx_labels(const std::string& path, const IdxLabels& labels) {
@@ -303,7 +306,7 @@ Status write_idx_labels(const std::string& path, const IdxLabels& labels) {
   std::vector<std::uint8_t> header;
   append_big_endian_u32(header, kLabelsMagic);
   append_big_endian_u32(header, static_cast<std::uint32_t>(labels.labels.size()));
-  return write_file_atomically(path, header, labels.labels);
+  return write_idx_file(path, header, labels.labels);
 }
 
 }  // namespace psgrad

@@ -2,17 +2,14 @@
 #include "io/model_file.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "io/atomic_file.hpp"
 #include "io/fnv1a.hpp"
 
 namespace psgrad {
@@ -132,48 +129,12 @@ std::string encode(const ModelFileHeader& header, const float* weights, std::siz
   return out.bytes();
 }
 
-bool write_all(int fd, const std::string& bytes) {
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const auto n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    written += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// After the rename, syncing the folder makes the new directory entry itself durable.
-void sync_parent_folder(const std::string& path) {
-  auto parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) parent = ".";
-  const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
 }  // namespace
 
 Status write_model_file(const std::string& path, const ModelFileHeader& header, const float* weights,
                         std::size_t weight_count) {
   if (weight_count > 0 && !weights) return Error{fmt::format("{}: no weights to save", path)};
-  const auto bytes = encode(header, weights, weight_count);
-  std::string temporary = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(temporary.data());
-  if (fd < 0) return Error{fmt::format("{}: cannot write model file: {}", path, std::strerror(errno))};
-  ::fchmod(fd, 0644);  // mkstemp's 0600 would make a model unreadable to the rest of the team
-  int error = 0;
-  errno = 0;
-  if (!write_all(fd, bytes) || ::fsync(fd) != 0) error = errno ? errno : EIO;
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-  if (error != 0) {
-    std::remove(temporary.c_str());
-    return Error{fmt::format("{}: writing the model file failed: {}", path, std::strerror(error))};
-  }
-  sync_parent_folder(path);
-  return success();
+  return write_file_atomically(path, "model file", encode(header, weights, weight_count));
 }
 
 Result<ModelFileContents> read_model_file(const std::string& path) {

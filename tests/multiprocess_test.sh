@@ -260,14 +260,32 @@ case "$scenario" in
       --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
     start_server --set training.iterations=40 --set cluster.servers=3 --remote-shards \
       --save-weights "$work_dir/remote.bin" --no-metrics
-    "$psgrad" serve --shard 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
-    "$psgrad" serve --shard 2 --connect "127.0.0.1:$port" 2>"$work_dir/shard2.log" & s2=$!
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" 2>"$work_dir/shard2.log" & s2=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
     cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "weights from 3 shard processes differ from one server"
     grep -q "server shard 2 joined" "$work_dir/serve.log" || fail "the server did not report the shards"
-    "$psgrad" serve --shard 1 --connect 127.0.0.1:1 2>"$work_dir/lonely.log" && fail "a shard without a server succeeded"
+    "$psgrad" shard --index 1 --connect 127.0.0.1:1 2>"$work_dir/lonely.log" && fail "a shard without a server succeeded"
+    ;;
+  shard-processes-tls)
+    make_identity ca
+    make_signed server ca; make_signed shard ca; make_signed worker ca
+    tls=(--set cluster.tls_certificate="$work_dir/server.pem" --set cluster.tls_key="$work_dir/server.key"
+         --set cluster.tls_ca="$work_dir/ca.pem")
+    start_server --workers 1 --set training.iterations=20 --set cluster.servers=2 --remote-shards "${tls[@]}" \
+      --no-metrics
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/plain-shard.log" &&
+      fail "a plain shard joined a TLS server"
+    kill -0 $server_pid || fail "the TLS server died"
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --threads 2 --tls-cert "$work_dir/shard.pem" \
+      --tls-key "$work_dir/shard.key" --tls-ca "$work_dir/ca.pem" 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" work --connect "127.0.0.1:$port" --tls-cert "$work_dir/worker.pem" --tls-key "$work_dir/worker.key" \
+      --tls-ca "$work_dir/ca.pem" 2>"$work_dir/work0.log" & w0=$!
+    wait_ok $server_pid serve; wait_ok $s1 "TLS shard 1"; wait_ok $w0 "TLS worker"
+    grep -q "server shard 1 joined" "$work_dir/serve.log" || fail "the server did not report the TLS shard"
+    grep -q "Final" "$work_dir/serve.out" || fail "the TLS run with a shard process did not finish"
     ;;
   ssp-straggler)
     start_server --mode ssp --set cluster.staleness=1 --set cluster.straggler_delay_ms=5 \

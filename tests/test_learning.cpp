@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "actors/training_job.hpp"
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 #include "model/minibatcher.hpp"
 #include "tests/actor_fixtures.hpp"
 

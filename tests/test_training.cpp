@@ -11,7 +11,7 @@
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/training_driver.hpp"
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 #include "model/minibatcher.hpp"
 #include "tests/actor_fixtures.hpp"
 

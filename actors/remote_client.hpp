@@ -1,45 +1,17 @@
-// Training across processes: the server side publishes a Coordinator and trains with the DataWorkers
-// that join; the worker side connects, joins and serves until the server stops it.
+// The joining end of training across processes: a worker or shard process connects to a server,
+// joins, and serves until the server stops it.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <optional>
 #include <string>
 
-#include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
-#include "actors/evaluator.hpp"
 #include "actors/interfaces.hpp"
-#include "actors/training_job.hpp"
-#include "model/checkpoint.hpp"
-#include "model/dataset.hpp"
+#include "model/result.hpp"
 
 namespace psgrad {
-
-struct ServeSetup {
-  TrainingJob job;
-  std::string config;  // resolved TOML sent to every worker
-  std::shared_ptr<const Dataset> dev;
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 0;
-  std::string token;
-  bool tls = false;  // publish through CAF's OpenSSL module (the actor system must have it loaded)
-  std::chrono::milliseconds join_timeout{600000};
-  std::function<void(std::uint16_t port)> on_listening;
-  std::function<void(const std::string&)> on_event;
-  ReportCallback on_report;
-  std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints
-  std::optional<TrainingCheckpoint> resume;
-  // With job.servers = K > 1: shards 1..K-1 run in `psgrad serve --shard i` processes that join here;
-  // this process holds shard 0.
-  bool remote_shards = false;
-};
-
-// Publishes, waits for job.num_workers workers, trains, stops the workers, unpublishes.
-Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup);
 
 struct ServerConnection {
   CoordinatorActor coordinator;
@@ -53,8 +25,8 @@ struct RetryPolicy {
   std::chrono::milliseconds max_delay{2000};
 };
 
-// Connects (retrying with backoff) and says hello as self_name (e.g. the host name); the offer carries the run's config and our index.
-// `self` must live as long as the worker serves: the server watches it to free the worker's place
+// Connects (retrying with backoff) and says hello as self_name (e.g. the host name); the offer carries
+// the run's config and our index. `self` must live as long as the worker serves: the server watches it to free the worker's place
 // when the process goes away before joining.
 Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::string& host,
                                            std::uint16_t port, const std::string& token,

@@ -1,5 +1,5 @@
 // Data sets from IDX files: pairs, folders, the named sets, the process-wide cache and the npm digits.
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 
 #include <algorithm>
 #include <array>

@@ -15,7 +15,7 @@
 
 #include <unistd.h>
 
-#include "io/dataset.hpp"
+#include "io/named_datasets.hpp"
 #include "io/idx.hpp"
 #include "tests/temp_folder.hpp"
 

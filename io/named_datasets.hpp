@@ -1,4 +1,4 @@
-// Loading data sets from IDX files, and the named data sets psgrad knows how to find.
+// Data sets from IDX files: pairs, folders, the named sets psgrad knows how to find, the npm digits.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +11,6 @@
 #include "model/result.hpp"
 
 namespace psgrad {
-
 
 struct DataSplit {
   std::shared_ptr<const Dataset> train;

@@ -1,0 +1,157 @@
+// Publishes the Coordinator, gathers workers and shard processes, runs the driver, and stops
+// everything it started through one cleanup guard.
+#include "actors/remote_server.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "caf/io/all.hpp"
+#include "caf/openssl/all.hpp"
+#include "actors/coordinator.hpp"
+#include "actors/error_text.hpp"
+#include "actors/local_training.hpp"
+#include "actors/parameter_server.hpp"
+#include "actors/training_driver.hpp"
+
+namespace psgrad {
+
+namespace {
+
+// Stops what serve_training started, whichever way it returns: the shard processes first (with an
+// acknowledged request, so they exit cleanly before this process goes away), then the published
+// port, the local actors and the coordinator.
+class ServingCleanup {
+ public:
+  ServingCleanup(caf::actor_system& system, CoordinatorActor coordinator)
+      : system_(system), coordinator_(std::move(coordinator)) {}
+  ServingCleanup(const ServingCleanup&) = delete;
+  ServingCleanup& operator=(const ServingCleanup&) = delete;
+
+  ~ServingCleanup() {
+    if (!remote_shards_.empty()) {
+      caf::scoped_actor self{system_};
+      for (const auto& shard : remote_shards_)
+        self->request(shard, std::chrono::seconds(5), stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+    }
+    // CAF 0.17.6's openssl::unpublish does not compile (it uses a 0.18 atom); a TLS port closes when
+    // the actor system shuts down instead.
+    if (port_ && !tls_) system_.middleman().unpublish(coordinator_, *port_);
+    for (const auto& actor : actors_) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(coordinator_, caf::exit_reason::user_shutdown);
+  }
+
+  const CoordinatorActor& coordinator() const { return coordinator_; }
+  void published(std::uint16_t port, bool tls) {
+    port_ = port;
+    tls_ = tls;
+  }
+  template <class Handle>
+  void stop_on_exit(const Handle& actor) {
+    actors_.push_back(caf::actor_cast<caf::actor>(actor));
+  }
+  void stop_shard_processes_on_exit(std::vector<ParameterServerActor> shards) { remote_shards_ = std::move(shards); }
+
+ private:
+  caf::actor_system& system_;
+  CoordinatorActor coordinator_;
+  std::optional<std::uint16_t> port_;
+  bool tls_ = false;
+  std::vector<caf::actor> actors_;
+  std::vector<ParameterServerActor> remote_shards_;
+};
+
+struct JoinedWorkers {
+  std::vector<DataWorkerActor> workers;
+  std::vector<std::string> names;
+};
+
+// Blocks until the coordinator has every worker (and every shard process) or the join timeout passes.
+Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const CoordinatorActor& coordinator,
+                                       const ServeSetup& setup) {
+  Result<JoinedWorkers> joined = Error{"no workers joined"};
+  caf::scoped_actor self{system};
+  self->request(coordinator, setup.join_timeout, wait_atom::value)
+      .receive([&](std::vector<DataWorkerActor>& workers,
+                   std::vector<std::string>& names) { joined = JoinedWorkers{std::move(workers), std::move(names)}; },
+               [&](caf::error& error) {
+                 joined = Error{fmt::format("waiting for {} workers: {}", setup.job.num_workers,
+                                            error == caf::sec::request_timeout ? "timed out"
+                                                                               : error_text(system, error))};
+               });
+  return joined;
+}
+
+// Shard 0 in this process; the others as they joined from their own processes, in shard order.
+Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
+                                                        const TrainingJob& job, const ParameterServerState& whole) {
+  auto shards = shard_server_state(job, whole, job.servers);
+  if (!shards) return Error{shards.error()};
+  Result<std::vector<ParameterServerActor>> remote = Error{"no answer"};
+  caf::scoped_actor self{system};
+  self->request(coordinator, std::chrono::seconds(10), shards_atom::value)
+      .receive([&](std::vector<ParameterServerActor>& joined) { remote = std::move(joined); },
+               [&](caf::error& error) {
+                 remote = Error{"cannot get the shard processes from the coordinator: " + error_text(system, error)};
+               });
+  if (!remote) return remote;
+  const auto missing = std::count_if(remote->begin(), remote->end(), [](const auto& shard) { return !shard; });
+  if (remote->size() != job.servers - 1 || missing > 0)
+    return Error{fmt::format("expected {} shard processes, but {} joined", job.servers - 1,
+                             remote->size() - static_cast<std::size_t>(missing))};
+  std::vector<ParameterServerActor> all = {spawn_parameter_server(system, shards.value()[0])};
+  all.insert(all.end(), remote->begin(), remote->end());
+  return all;
+}
+
+}  // namespace
+
+Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup) {
+  const auto& job = setup.job;
+  auto state = initial_server_state(job, setup.dev->width, setup.dev->num_classes, setup.resume);
+  if (!state) return Error{state.error()};
+  const bool shards_elsewhere = setup.remote_shards && job.servers > 1;
+  CoordinatorSetup coordinator_setup{setup.config,
+                                     static_cast<std::uint32_t>(job.num_workers),
+                                     setup.token,
+                                     state.value()->layout.hash(),
+                                     setup.dev->width,
+                                     setup.dev->num_classes,
+                                     setup.on_event,
+                                     job.elastic,
+                                     setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
+                                     shards_elsewhere ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
+  ServingCleanup cleanup(system, spawn_coordinator(system, std::move(coordinator_setup)));
+  const auto& coordinator = cleanup.coordinator();
+  // Always with an address: CAF 0.17 listens on every interface when given none.
+  auto port = setup.tls ? caf::openssl::publish(coordinator, setup.port, setup.host.c_str(), true)
+                        : system.middleman().publish(coordinator, setup.port, setup.host.c_str(), true);
+  if (!port)
+    return Error{fmt::format("cannot listen on {}:{}: {}", setup.host, setup.port, error_text(system, port.error()))};
+  cleanup.published(*port, setup.tls);
+  if (setup.on_listening) setup.on_listening(*port);
+
+  auto joined = wait_for_workers(system, coordinator, setup);
+  if (!joined) return Error{joined.error()};
+  auto servers = shards_elsewhere ? gather_shards(system, coordinator, job, *state.value())
+                                  : spawn_parameter_servers(system, job, std::move(state).value());
+  if (!servers) return Error{servers.error()};
+  for (const auto& server : *servers) cleanup.stop_on_exit(server);
+  if (shards_elsewhere) cleanup.stop_shard_processes_on_exit({servers->begin() + 1, servers->end()});
+  auto evaluator = spawn_evaluator(system, job, setup.dev, setup.on_report);
+  if (!evaluator) return Error{evaluator.error()};
+  cleanup.stop_on_exit(*evaluator);
+
+  DriverHooks hooks;
+  hooks.worker_names = joined->names;
+  hooks.on_event = setup.on_event;
+  hooks.on_checkpoint = setup.on_checkpoint;
+  if (setup.resume) hooks.start_iteration = setup.resume->iteration;
+  auto driver = spawn_training_driver(system, job, *servers, joined->workers, *evaluator, std::move(hooks));
+  caf::anon_send(coordinator, driver_atom::value, driver);
+  return run_driver(system, driver);  // the driver stops the workers before it answers
+}
+
+}  // namespace psgrad

@@ -1,0 +1,44 @@
+// The server end of training across processes: publish a Coordinator, train with the workers (and
+// shard processes) that join, stop them all.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "caf/actor_system.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
+#include "actors/training_job.hpp"
+#include "model/checkpoint.hpp"
+#include "model/dataset.hpp"
+#include "model/result.hpp"
+
+namespace psgrad {
+
+struct ServeSetup {
+  TrainingJob job;
+  std::string config;  // resolved TOML sent to every worker
+  std::shared_ptr<const Dataset> dev;
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+  std::string token;
+  bool tls = false;  // publish through CAF's OpenSSL module (the actor system must have it loaded)
+  std::chrono::milliseconds join_timeout{600000};
+  std::function<void(std::uint16_t port)> on_listening;
+  std::function<void(const std::string&)> on_event;
+  ReportCallback on_report;
+  std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints
+  std::optional<TrainingCheckpoint> resume;
+  // With job.servers = K > 1: shards 1..K-1 run in `psgrad shard` processes that join here; this
+  // process holds shard 0.
+  bool remote_shards = false;
+};
+
+// Publishes, waits for job.num_workers workers, trains, stops the workers, unpublishes.
+Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup);
+
+}  // namespace psgrad

@@ -1,0 +1,58 @@
+// Reading one TOML config document: --set overrides applied to it, and its sections checked against
+// setting specs with one-line errors that say which values came from --set.
+#pragma once
+
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "model/result.hpp"
+#include "model/settings.hpp"
+
+namespace psgrad {
+
+// What the --set overrides of one parse touched, so messages can say so.
+struct OverrideRecord {
+  std::set<std::string> paths;             // "training.batch_size"
+  std::set<std::string> created_sections;  // sections the file did not have
+};
+
+// Applies "section.key=value" overrides to the parsed document (value in TOML syntax; a bare word is
+// taken as a string); records the paths they set.
+Status apply_overrides(toml::table& document, const std::vector<std::string>& overrides, const std::string& source,
+                       OverrideRecord& record);
+
+// Validation state for one parse: the source name for messages and which key paths came from --set.
+class Validator {
+ public:
+  Validator(std::string source, OverrideRecord overrides)
+      : source_(std::move(source)), overrides_(std::move(overrides)) {}
+
+  // "<source>: <path>: <problem>", with " (from --set)" when an override set the path.
+  Error fail(const std::string& path, const std::string& problem) const;
+
+  // Reads a section's keys against specs, defaults filled in. handled_keys ("@layers") are read by the
+  // caller but still count as known; owner names who requires a missing setting ("SGD.v1").
+  Result<Settings> read_settings(const toml::table* section, const std::string& section_name,
+                                 const std::vector<SettingSpec>& specs,
+                                 std::initializer_list<std::string> handled_keys, const std::string& owner) const;
+
+  // The registered name under key ("@layers") in section, or default_name when the section is absent.
+  // A section that only --set created may leave the name out: `--set model.dropout=0.5` tweaks the
+  // default model rather than demanding the user also spell out its architecture.
+  Result<std::string> read_registry_name(const toml::table* section, const std::string& section_name,
+                                         const std::string& key, const std::string& what,
+                                         const std::vector<std::string>& known_names,
+                                         const std::string& default_name) const;
+
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+  OverrideRecord overrides_;
+};
+
+}  // namespace psgrad

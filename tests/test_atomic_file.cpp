@@ -1,0 +1,61 @@
+// Tests for replacing files whole: new contents in place, old contents kept on failure, no leftovers.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "io/atomic_file.hpp"
+#include "tests/temp_folder.hpp"
+
+using namespace psgrad;
+using psgrad::testing::read_file_bytes;
+using psgrad::testing::TempFolder;
+using psgrad::testing::write_file_bytes;
+
+namespace {
+
+std::size_t files_in(const std::filesystem::path& folder) {
+  std::size_t count = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(folder)) ++count;
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("an atomic write replaces the file and leaves no temporary file") {
+  TempFolder folder("atomic-file");
+  const auto path = folder.file("weights.bin");
+  write_file_bytes(path, "old contents");
+  REQUIRE(write_file_atomically(path, "test file", std::string_view("new")).ok());
+  CHECK(read_file_bytes(path) == "new");
+  CHECK(files_in(folder.path) == 1);
+  CHECK((std::filesystem::status(path).permissions() & std::filesystem::perms::others_read) !=
+        std::filesystem::perms::none);
+}
+
+TEST_CASE("an atomic write into a missing folder names the file, what it is and the system's reason") {
+  TempFolder folder("atomic-file");
+  const auto path = folder.file("missing/model.psgrad");
+  auto written = write_file_atomically(path, "model file", std::string_view("bytes"));
+  REQUIRE_FALSE(written.ok());
+  const auto& message = written.error();
+  INFO(message);
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK(message.rfind(path + ": cannot write model file: ", 0) == 0);
+  CHECK(message.find("No such file or directory") != std::string::npos);
+  CHECK(std::filesystem::is_empty(folder.path));
+}
+
+TEST_CASE("a failed atomic write keeps the old contents and removes its temporary file") {
+  TempFolder folder("atomic-file");
+  const auto path = folder.file("run.ckpt");
+  write_file_bytes(path, "old contents");
+  auto written = write_file_atomically(path, "checkpoint", [](int fd) -> Status {
+    if (auto part = write_fully(fd, "half", 4); !part) return part;
+    return Error{"write: No space left on device"};
+  });
+  REQUIRE_FALSE(written.ok());
+  CHECK(written.error() == path + ": cannot write checkpoint: write: No space left on device");
+  CHECK(read_file_bytes(path) == "old contents");
+  CHECK(files_in(folder.path) == 1);
+}
