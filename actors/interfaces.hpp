@@ -55,7 +55,7 @@ using CoordinatorActor = caf::typed_actor<
     caf::replies_to<join_atom, JoinRequest>::with<std::uint32_t>,
     caf::replies_to<wait_atom>::with<std::vector<DataWorkerActor>, std::vector<std::string>>,
     caf::reacts_to<driver_atom, caf::actor>,
-    // Shard processes (`psgrad serve --shard i`): hello (protocol, token, shard index) gets the
+    // Shard processes (`psgrad shard --index i`): hello (protocol, token, shard index) gets the
     // config; join hands over the shard's ParameterServer after checking the layout hash.
     caf::replies_to<shard_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,
     caf::replies_to<join_shard_atom, std::uint32_t, ParameterServerActor, std::uint64_t>::with<std::uint32_t>,
