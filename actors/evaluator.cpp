@@ -1,8 +1,5 @@
 #include "actors/evaluator.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
@@ -29,7 +26,6 @@ class Evaluator : public EvaluatorActor::base {
                const TrainingProgress& progress) -> caf::result<EvaluationReport> {
           if (weights.values.size() != model_->parameter_count())
             return caf::make_error(caf::sec::invalid_argument, "evaluator: weights do not fit the model");
-          lower_own_priority();
           const auto n = static_cast<Eigen::Index>(dev_->count);
           const auto result = model_->evaluate(
               weights.values.data(),
@@ -45,16 +41,6 @@ class Evaluator : public EvaluatorActor::base {
   }
 
  private:
-  // Evaluation runs on cores training leaves idle: as a SCHED_IDLE thread it never takes a core from
-  // a worker, and at the end of a run, when the workers stop, it has the machine to itself.
-  void lower_own_priority() {
-    if (lowered_) return;
-    lowered_ = true;
-    sched_param parameters{};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &parameters);
-  }
-
-  bool lowered_ = false;
   std::shared_ptr<Model> model_;
   std::shared_ptr<const Dataset> dev_;
   std::size_t batch_size_;

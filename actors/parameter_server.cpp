@@ -1,5 +1,7 @@
 #include "actors/parameter_server.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
@@ -30,7 +32,7 @@ class ParameterServer : public ParameterServerActor::base {
         [this](apply_atom, const Gradients& gradients) -> caf::result<Weights> {
           if (auto error = check(gradients)) return error;
           const float* values = gradients.values.data() + state_->begin;
-          step(&values, 1);
+          if (auto error = step(&values, 1, gradients.loss)) return error;
           return snapshot();
         },
         [this](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
@@ -39,8 +41,12 @@ class ParameterServer : public ParameterServerActor::base {
             if (auto error = check(gradients)) return error;
           // Summed in the given (worker) order so that the result is deterministic.
           gradient_slices_.clear();
-          for (const auto& gradients : all) gradient_slices_.push_back(gradients.values.data() + state_->begin);
-          step(gradient_slices_.data(), gradient_slices_.size());
+          float loss = 0.0f;
+          for (const auto& gradients : all) {
+            gradient_slices_.push_back(gradients.values.data() + state_->begin);
+            if (!std::isfinite(gradients.loss) || std::isfinite(loss)) loss = gradients.loss;
+          }
+          if (auto error = step(gradient_slices_.data(), gradient_slices_.size(), loss)) return error;
           return snapshot();
         },
         [this](weights_atom) -> Weights { return snapshot(); },
@@ -64,7 +70,11 @@ class ParameterServer : public ParameterServerActor::base {
     return caf::error{};
   }
 
-  void step(const float* const* gradients, std::size_t count) {
+  // Divergence is caught here, the step it happens: a NaN or infinite loss is refused before it
+  // touches the weights; a step that produced non-finite weights stops the run too.
+  caf::error step(const float* const* gradients, std::size_t count, float loss) {
+    const auto next_step = state_->version + 1;
+    if (!std::isfinite(loss)) return diverged(fmt::format("the loss is {}", loss), next_step);
     // Weights already handed out stay immutable: when anyone besides the pool and current_ still holds
     // them, the step reads them and writes a free buffer (no copy first); otherwise it works in place.
     if (current_.use_count() > 2) {
@@ -74,7 +84,17 @@ class ParameterServer : public ParameterServerActor::base {
     } else {
       state_->optimizer->apply_gradients(current_->data(), current_->data(), gradients, count);
     }
+    if (!state_->optimizer->last_step_finite())
+      return diverged(fmt::format("the gradients or the new weights are not finite (loss {:.4g})", loss), next_step);
     ++state_->version;
+    return caf::error{};
+  }
+
+  static caf::error diverged(const std::string& what, std::uint64_t step) {
+    return caf::make_error(caf::sec::runtime_error,
+                           fmt::format("training diverged at step {}: {}; lower optimizer.learn_rate or keep "
+                                       "optimizer.grad_clip on, and resume from the last checkpoint",
+                                       step, what));
   }
 
   Weights snapshot() const {

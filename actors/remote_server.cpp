@@ -148,6 +148,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   hooks.worker_names = joined->names;
   hooks.on_event = setup.on_event;
   hooks.on_checkpoint = setup.on_checkpoint;
+  hooks.interrupt = setup.interrupt;
   if (setup.resume) hooks.start_iteration = setup.resume->iteration;
   auto driver = spawn_training_driver(system, job, *servers, joined->workers, *evaluator, std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);

@@ -2,6 +2,7 @@
 // shard processes) that join, stop them all.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -32,6 +33,7 @@ struct ServeSetup {
   std::function<void(const std::string&)> on_event;
   ReportCallback on_report;
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints
+  std::shared_ptr<const std::atomic<int>> interrupt;  // see DriverHooks::interrupt
   std::optional<TrainingCheckpoint> resume;
   // With job.servers = K > 1: shards 1..K-1 run in `psgrad shard` processes that join here; this
   // process holds shard 0.

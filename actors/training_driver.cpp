@@ -116,7 +116,14 @@ class TrainingDriver : public caf::event_based_actor {
     return job_.mode != TrainingMode::ssp || slots_[k].clock <= min_clock() + job_.staleness;
   }
 
+  int interrupted_by() const { return hooks_.interrupt ? hooks_.interrupt->load() : 0; }
+
+  bool any_busy() const {
+    return std::any_of(slots_.begin(), slots_.end(), [](const WorkerSlot& s) { return s.alive && s.busy; });
+  }
+
   void issue_idle_workers() {
+    if (interrupted_by() != 0) return;
     for (std::size_t k = 0; k < slots_.size() && issued_ < total_steps_; ++k)
       if (slots_[k].alive && !slots_[k].busy && may_start(k)) async_issue(k);
   }
@@ -175,7 +182,7 @@ class TrainingDriver : public caf::event_based_actor {
 
   // -- synchronous: every worker computes from the same weights, one step from their sum ----------
   void sync_iteration() {
-    if (iteration_ >= job_.iterations) return finish();
+    if (iteration_ >= job_.iterations || interrupted_by() != 0) return finish();
     if (alive_count() == 0) return all_lost();
     pending_ = 0;
     for (std::size_t k = 0; k < slots_.size(); ++k) {
@@ -267,6 +274,11 @@ class TrainingDriver : public caf::event_based_actor {
               const auto step = summary_.steps++;
               maybe_evaluate(step);
               if (summary_.steps >= total_steps_) return finish();
+              // Interrupted: no new requests; the run ends once the last gradient in flight is in.
+              if (interrupted_by() != 0) {
+                if (!any_busy()) finish();
+                return;
+              }
               if (checkpoint_due(summary_.steps)) take_checkpoint([] {});
               // This worker first (it gets the weights that include its gradient), then any idle
               // one: one lost earlier left its step to the others, or (ssp) waited on the slowest.
@@ -399,6 +411,7 @@ class TrainingDriver : public caf::event_based_actor {
   void finish() {
     if (finished_) return;
     finished_ = true;
+    summary_.interrupted_by = interrupted_by();
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     summary_.final_weights = current_;
     auto evaluate_final = [this] {

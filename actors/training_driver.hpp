@@ -3,7 +3,9 @@
 // answers its "run" request with a summary.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,9 @@ struct DriverHooks {
   // Receives each checkpoint (without its config text); empty: no checkpoints.
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;
   std::uint64_t start_iteration = 0;  // when resuming: loop iterations (sync) or steps (async) done
+  // Becomes a signal's number when the user asks the run to stop: the driver then stops at the next
+  // step boundary (async/ssp: once the gradients in flight are applied), checkpoints and reports.
+  std::shared_ptr<const std::atomic<int>> interrupt;
 };
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers

@@ -2,6 +2,7 @@
 #include "apps/checkpointing.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -10,10 +11,30 @@
 
 namespace psgrad {
 
-std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run) {
-  const auto path = run.config.training.checkpoint_path;
-  if (path.empty()) return {};
-  return [path, config_text = run.config_text](const TrainingCheckpoint& checkpoint) {
+std::string interrupted_checkpoint_path(const PreparedRun& run) {
+  if (!run.config.training.checkpoint_path.empty()) return run.config.training.checkpoint_path;
+  if (const auto* metrics = run.output->metrics()) {
+    auto path = metrics->path();
+    const auto dot = path.rfind(".jsonl");
+    if (dot != std::string::npos) path.erase(dot);
+    return path + "-interrupted.ckpt";
+  }
+  return fmt::format("runs/{}-interrupted.ckpt", mode_name(run.job.mode));
+}
+
+std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,
+                                                                 std::shared_ptr<const std::atomic<int>> interrupt) {
+  const auto configured = run.config.training.checkpoint_path;
+  if (configured.empty() && !interrupt) return {};
+  const auto on_interrupt = interrupted_checkpoint_path(run);
+  return [configured, on_interrupt, interrupt, config_text = run.config_text](const TrainingCheckpoint& checkpoint) {
+    const bool interrupted = interrupt && interrupt->load() != 0;
+    if (configured.empty() && !interrupted) return;
+    const auto& path = configured.empty() ? on_interrupt : configured;
+    if (configured.empty()) {
+      std::error_code ignored;
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+    }
     auto complete = checkpoint;
     complete.config = config_text;
     if (auto written = write_checkpoint(path, complete); !written)

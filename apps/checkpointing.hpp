@@ -1,7 +1,9 @@
 // Wires the driver's checkpoints to files, and loads a checkpoint to resume from.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -10,8 +12,14 @@
 
 namespace psgrad {
 
-// Writes each checkpoint to training.checkpoint_path (atomically); empty when no path is set.
-std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run);
+// Writes each checkpoint to training.checkpoint_path (atomically). Without a path, only a run stopped
+// by a signal is checkpointed, to interrupted_checkpoint_path(run). Empty when neither can happen.
+std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,
+                                                                 std::shared_ptr<const std::atomic<int>> interrupt = {});
+
+// Where a run stopped by a signal leaves its checkpoint: training.checkpoint_path, else beside the
+// run's metrics file (runs/<run>-interrupted.ckpt).
+std::string interrupted_checkpoint_path(const PreparedRun& run);
 
 // Nothing when path is empty; else the checkpoint, checked to belong to this run's model.
 Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run);

@@ -5,6 +5,7 @@
 
 #include "io/fnv1a.hpp"
 #include "io/model_file.hpp"
+#include "model/finite.hpp"
 
 namespace psgrad {
 
@@ -16,6 +17,9 @@ Status save_model(const std::string& path, const PreparedRun& run, const Weights
                              "layout {})",
                              path, weights.values.size(), hash_hex(weights.layout_hash), layout.total_size(),
                              hash_hex(layout.hash()))};
+  if (const auto bad = first_non_finite(weights.values.data(), weights.values.size()))
+    return Error{fmt::format("{}: not saved: weight {} is {} (training diverged)", path, *bad,
+                             weights.values.data()[*bad])};
   const auto& data = *run.data.train;
   ModelFileHeader header;
   header.weights_version = weights.version;

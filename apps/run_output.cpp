@@ -68,6 +68,10 @@ void RunOutput::finish(const TrainingSummary& summary) {
   if (metrics_ && !metrics_failed_) record(metrics_->write(metrics_summary(summary)));
 }
 
+void RunOutput::interrupted(const std::string& signal, std::uint64_t steps, const std::string& checkpoint) {
+  if (metrics_ && !metrics_failed_) record(metrics_->write_interruption(signal, steps, checkpoint));
+}
+
 void RunOutput::fail(const std::string& error) {
   {
     std::lock_guard<std::mutex> lock(mutex_);

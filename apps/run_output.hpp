@@ -43,6 +43,8 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   // The evaluator calls this from its own thread; the callback keeps this output alive.
   ReportCallback callback();
   void finish(const TrainingSummary& summary);
+  // Before finish(), for a run a signal stopped early.
+  void interrupted(const std::string& signal, std::uint64_t steps, const std::string& checkpoint);
   void fail(const std::string& error);
 
  private:

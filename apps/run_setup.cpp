@@ -6,7 +6,11 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
+#include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
+#include "apps/signal_watch.hpp"
 #include "apps/metrics_from_run.hpp"
 #include "apps/model_saving.hpp"
 #include "apps/weights_file.hpp"
@@ -83,6 +87,14 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     fmt::print(stderr, "psgrad: training failed: {}\n", summary.error());
     return 1;
   }
+  if (summary->interrupted_by != 0) {
+    // The checkpoint writer put it there; a sharded server takes none.
+    const auto checkpoint = run.job.servers <= 1 ? interrupted_checkpoint_path(run) : std::string();
+    output.interrupted(strsignal(summary->interrupted_by), summary->steps, checkpoint);
+    if (!checkpoint.empty())
+      fmt::print(stderr, "psgrad: interrupted; resume with: psgrad {} --config {} --resume {}\n", options.command,
+                 options.config_path, checkpoint);
+  }
   output.print_line(summary_line(*summary, run.job.num_workers));
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary->final_weights.version,
                                 weights_hash(summary->final_weights.values)));
@@ -104,6 +116,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
       code = 1;
     }
   }
+  if (code == 0 && summary->interrupted_by != 0) return exit_code_for_signal(summary->interrupted_by);
   return code;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "caf/actor_system.hpp"
+#include "apps/signal_watch.hpp"
 #include "actors/remote_server.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
@@ -45,7 +46,15 @@ std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const Ru
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
-    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) == 0)
+    // Their own process group: Ctrl-C at the terminal reaches only the server, which stops them
+    // cleanly once it has saved the run (they exit 0).
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    const int spawned = posix_spawn(&pid, "/proc/self/exe", nullptr, &attributes, argv.data(), environ);
+    posix_spawnattr_destroy(&attributes);
+    if (spawned == 0)
       children.push_back(pid);
     else
       fmt::print(stderr, "psgrad: could not start worker process {}\n", k);
@@ -88,6 +97,7 @@ int run_serve_command(const ServeOptions& options) {
     run_options.overrides.push_back("cluster.host=\"127.0.0.1\"");
     run_options.overrides.push_back("cluster.port=0");
   }
+  SignalWatch signals;
   auto run = prepare_run(run_options);
   if (!run) {
     fmt::print(stderr, "psgrad: {}\n", run.error());
@@ -114,7 +124,9 @@ int run_serve_command(const ServeOptions& options) {
   }
   setup.resume = *resume;
   setup.remote_shards = options.remote_shards;
-  setup.on_checkpoint = checkpoint_writer(*run);
+  setup.on_checkpoint = checkpoint_writer(*run, signals.flag());
+  setup.interrupt = signals.flag();
+  signals.training_started();
   setup.on_report = run->output->callback();
   setup.on_event = run->output->event_printer("psgrad serve");
   setup.on_listening = [&](std::uint16_t port) {

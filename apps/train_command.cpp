@@ -11,6 +11,7 @@
 #include "apps/job_from_config.hpp"
 #include "apps/run_options.hpp"
 #include "apps/serve_command.hpp"
+#include "apps/signal_watch.hpp"
 
 namespace psgrad {
 
@@ -32,6 +33,7 @@ int run_train_command(const TrainOptions& options) {
     serve.resume = options.resume;
     return run_serve_command(serve);
   }
+  SignalWatch signals;
   auto run = prepare_run(options);
   if (!run) {
     fmt::print(stderr, "psgrad: {}\n", run.error());
@@ -48,7 +50,9 @@ int run_train_command(const TrainOptions& options) {
   }
   DriverHooks hooks;
   hooks.on_event = run->output->event_printer("psgrad train");
-  hooks.on_checkpoint = checkpoint_writer(*run);
+  hooks.on_checkpoint = checkpoint_writer(*run, signals.flag());
+  hooks.interrupt = signals.flag();
+  signals.training_started();
   const auto summary = train_in_process(system, run->job, run->data.train, run->data.dev, run->output->callback(),
                                         std::move(hooks), *resume);
   return finish_run(summary, *run, options);

@@ -115,6 +115,13 @@ Status MetricsWriter::write(const MetricsSummary& summary) {
                         .dump(-1, ' ', false, kReplaceBadUtf8));
 }
 
+Status MetricsWriter::write_interruption(const std::string& signal, std::uint64_t steps,
+                                         const std::string& checkpoint) {
+  return write_line(nlohmann::ordered_json{{"type", "interrupted"}, {"signal", signal}, {"steps", steps},
+                                           {"checkpoint", checkpoint}}
+                        .dump(-1, ' ', false, kReplaceBadUtf8));
+}
+
 Status MetricsWriter::write_failure(const std::string& error) {
   return write_line(nlohmann::ordered_json{{"type", "failed"}, {"error", error}}.dump(-1, ' ', false, kReplaceBadUtf8));
 }

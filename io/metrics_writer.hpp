@@ -34,6 +34,8 @@ class MetricsWriter {
   Status write(const MetricsEval& eval);
   Status write(const MetricsSummary& summary);
   Status write_failure(const std::string& error);
+  // A run stopped early by a signal: which one, where it stood and where its checkpoint is.
+  Status write_interruption(const std::string& signal, std::uint64_t steps, const std::string& checkpoint);
 
  private:
   struct Closer {

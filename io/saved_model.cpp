@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "io/fnv1a.hpp"
+#include "model/finite.hpp"
 
 namespace psgrad {
 
@@ -32,6 +33,9 @@ Result<LoadedModel> load_saved_model(const std::string& path) {
   if (contents->weights.size() != model->parameter_count())
     return Error{fmt::format("{}: holds {} weights but its layout needs {}", path, contents->weights.size(),
                              model->parameter_count())};
+  if (const auto bad = first_non_finite(contents->weights.data(), contents->weights.size()))
+    return Error{fmt::format("{}: weight {} is {}: the model diverged in training and cannot be used", path, *bad,
+                             contents->weights[*bad])};
   model->set_weights(contents->weights.data(), contents->weights.size());
   return LoadedModel{path, header, std::move(config).value(), std::move(model).value()};
 }

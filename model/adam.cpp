@@ -49,6 +49,7 @@ Adam::Adam(const AdamSettings& settings, const ParameterLayout& layout)
     for (std::size_t begin = 0; begin < layout[a].size(); begin += chunk_size)
       chunks_.push_back(Chunk{a, layout[a].offset + begin, std::min(chunk_size, layout[a].size() - begin)});
   chunk_squares_.assign(chunks_.size(), 0.0);
+  chunk_probes_.assign(chunks_.size(), 0.0f);
 }
 
 void Adam::apply_gradients(const float* source, float* target, const float* const* gradients,
@@ -101,6 +102,9 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
       const auto decay = static_cast<float>(settings_.learn_rate * settings_.L2);
       for (std::size_t i = 0; i < size; ++i) out[i] -= decay * out[i];
     }
+    float probe = 0.0f;
+    for (std::size_t i = 0; i < size; ++i) probe += out[i] * 0.0f;
+    chunk_probes_[c] = probe;
     if (settings_.use_averages) {
       const auto t = static_cast<double>(steps_[chunk.array]);
       const double decay = std::min((1.0 + t) / (10.0 + t), 0.9999);
@@ -112,6 +116,9 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   for (std::size_t c = 0; c < chunks_.size(); ++c) gather(c);
   per_array();
   for (std::size_t c = 0; c < chunks_.size(); ++c) update(c);
+  finite_ = true;
+  for (std::size_t c = 0; c < chunks_.size(); ++c)
+    finite_ = finite_ && std::isfinite(chunk_squares_[c]) && chunk_probes_[c] == 0.0f;
 }
 
 OptimizerState Adam::state() const {

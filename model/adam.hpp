@@ -31,6 +31,7 @@ class Adam final : public Optimizer {
   const float* averages() const override {
     return settings_.use_averages ? averages_.data() : nullptr;
   }
+  bool last_step_finite() const override { return finite_; }
   OptimizerState state() const override;
   bool set_state(const OptimizerState& state) override;
 
@@ -54,6 +55,8 @@ class Adam final : public Optimizer {
   std::vector<Chunk> chunks_;
   std::vector<double> chunk_squares_;
   std::vector<float> scale_, learn_rate_;  // per array, for the step under way
+  std::vector<float> chunk_probes_;        // per chunk: sum of new weights x 0, NaN when any is not finite
+  bool finite_ = true;
 };
 
 }  // namespace psgrad

@@ -30,6 +30,10 @@ class Optimizer {
   // One step in place from one gradient buffer.
   void apply_gradients(float* weights, const float* gradients) { apply_gradients(weights, weights, &gradients, 1); }
 
+  // False when the last step met a NaN or infinite gradient or produced NaN or infinite weights: the
+  // run has diverged (the check rides along the step's own passes).
+  virtual bool last_step_finite() const = 0;
+
   // Parameter averages (EMA), when the optimizer keeps them; nullptr otherwise.
   virtual const float* averages() const { return nullptr; }
 

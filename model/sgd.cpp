@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/gradient_clip.hpp"
+#include "model/finite.hpp"
 #include "model/gradient_sum.hpp"
 
 namespace psgrad {
@@ -42,6 +43,8 @@ void Sgd::apply_gradients(const float* source, float* weights, const float* cons
     if (settings_.L2 != 0.0 && settings_.L2_is_weight_decay)
       for (std::size_t i = 0; i < array.size(); ++i) w[i] -= lr * l2 * w[i];
   }
+  // SGD's step is cheap, so one more pass over the weights costs little.
+  finite_ = !first_non_finite(weights, layout_.total_size());
 }
 
 OptimizerState Sgd::state() const { return OptimizerState{{}, steps_}; }

@@ -22,6 +22,7 @@ class Sgd final : public Optimizer {
   using Optimizer::apply_gradients;
   void apply_gradients(const float* source, float* target, const float* const* gradients,
                        std::size_t count) override;
+  bool last_step_finite() const override { return finite_; }
   OptimizerState state() const override;
   bool set_state(const OptimizerState& state) override;
 
@@ -30,6 +31,7 @@ class Sgd final : public Optimizer {
   ParameterLayout layout_;
   std::vector<std::uint64_t> steps_;
   std::vector<float> summed_;  // several gradients' sum
+  bool finite_ = true;
 };
 
 }  // namespace psgrad

@@ -1,4 +1,5 @@
 // Tests for model files: the byte round trip, the rebuild check, and one clear refusal per kind of bad file.
+#include <cmath>
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -228,4 +229,16 @@ TEST_CASE("writing a model file into a missing folder fails cleanly") {
   CHECK(contains(refusal(write_model_file(path, ModelFileHeader{}, weights.data(), weights.size()), path),
                  "cannot write model file"));
   CHECK(std::filesystem::is_empty(folder.path));
+}
+
+TEST_CASE("a model with NaN or infinite weights is refused: training diverged") {
+  TempFolder folder("model-file");
+  const auto config = small_config();
+  const auto model = small_model(config);
+  std::vector<float> weights(model.weights().begin(), model.weights().end());
+  weights[3] = std::nanf("");
+  const auto path = folder.file("model.psgrad");
+  REQUIRE(write_model_file(path, header_for(config, model), weights.data(), weights.size()).ok());
+  CHECK(contains(refusal(load_saved_model(path), path), "weight 3 is nan"));
+  CHECK(contains(load_saved_model(path).error(), "diverged"));
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/adam.hpp"
+#include "model/finite.hpp"
 #include "model/registry.hpp"
 #include "model/sgd.hpp"
 
@@ -183,4 +184,40 @@ TEST_CASE("the optimizer registry builds Adam.v1 with Thinc's defaults") {
   CHECK(entry->build(settings, two_arrays())->name() == "Adam.v1");
   Settings sgd_settings;
   CHECK(fill_defaults(find_optimizer("SGD.v1")->settings, sgd_settings) == std::optional<std::string>("learn_rate"));
+}
+
+TEST_CASE("a step with a non-finite gradient or result is reported as not finite") {
+  const auto layout = two_arrays();
+  std::vector<float> w = {0.5f, -0.25f, 0.1f};
+  Adam adam(AdamSettings{}, layout);
+  const std::vector<float> fine = {0.1f, 0.2f, 0.3f};
+  adam.apply_gradients(w.data(), fine.data());
+  CHECK(adam.last_step_finite());
+  const std::vector<float> nan_gradient = {0.1f, std::nanf(""), 0.3f};
+  adam.apply_gradients(w.data(), nan_gradient.data());
+  CHECK_FALSE(adam.last_step_finite());
+  // A finite gradient whose step overflows the weights.
+  AdamSettings huge;
+  huge.learn_rate = 1e38;
+  huge.grad_clip = 0.0;
+  Adam overflowing(huge, layout);
+  std::vector<float> w2 = {3e38f, -3e38f, 1.0f};
+  const std::vector<float> pushes_out = {-1.0f, 1.0f, 0.5f};
+  overflowing.apply_gradients(w2.data(), pushes_out.data());
+  CHECK_FALSE(overflowing.last_step_finite());
+  Sgd sgd(SgdSettings{}, layout);
+  std::vector<float> w3 = {0.5f, -0.25f, 0.1f};
+  sgd.apply_gradients(w3.data(), fine.data());
+  CHECK(sgd.last_step_finite());
+  sgd.apply_gradients(w3.data(), nan_gradient.data());
+  CHECK_FALSE(sgd.last_step_finite());
+}
+
+TEST_CASE("first_non_finite finds the first NaN or infinity") {
+  std::vector<float> values(1000, 1.5f);
+  CHECK_FALSE(first_non_finite(values.data(), values.size()));
+  values[700] = INFINITY;
+  values[900] = NAN;
+  REQUIRE(first_non_finite(values.data(), values.size()));
+  CHECK(*first_non_finite(values.data(), values.size()) == 700);
 }

@@ -54,6 +54,16 @@ case "$scenario" in
     [ "$(LC_ALL=C printf '%.3f' "$recorded")" = "$(final_accuracy run.out)" ] ||
       fail "summary final_accuracy $recorded does not print as the Final line $(final_accuracy run.out)"
     ;;
+  diverged-run)
+    "$psgrad" train --config "$config" --set optimizer.learn_rate=1e30 --save diverged.psgrad --no-metrics \
+      >diverged.out 2>diverged.err
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "a diverging run exited with $rc, expected 1"
+    grep -qE "training diverged at step [0-9]+: the loss is (nan|inf)" diverged.err || fail "no line naming the step and the loss"
+    [ "$(wc -l <diverged.err)" -eq 1 ] || fail "the divergence took more than one line"
+    [ ! -e diverged.psgrad ] || fail "a diverged model was saved"
+    grep -q "^Final" diverged.out && fail "a diverged run printed a final accuracy"
+    ;;
   metrics-default-path)
     short_run run
     ls runs/*-sync.jsonl >/dev/null 2>&1 || fail "no runs/<time>-sync.jsonl written by default"

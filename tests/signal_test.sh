@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# End-to-end tests of stopping a run with SIGINT/SIGTERM: the first signal saves the run (checkpoint,
+# --save model, metrics records, summary, a resume hint) and exits 128+signal; a second one exits at once.
+# Usage: signal_test.sh PSGRAD_BINARY SOURCE_DIR SCENARIO
+set -uo pipefail
+psgrad=$(realpath "$1")
+source_dir=$(realpath "$2")
+scenario=$3
+config="$source_dir/configs/mnist.toml"
+work_dir=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null; done; rm -rf "$work_dir"; }
+trap cleanup EXIT
+export PSGRAD_DATA=${PSGRAD_DATA:-$source_dir/data}
+cd "$work_dir" || exit 1
+
+fail() { echo "FAIL: $*"; for f in "$work_dir"/*.out "$work_dir"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }; done; exit 1; }
+
+# Starts a run too long to finish, waits until it trains (its first accuracy line), sends the signal
+# and sets rc and elapsed_ms (signal to exit).
+interrupt_run() {  # name signal extra-args...
+  local name=$1 signal=$2; shift 2
+  "$psgrad" train --config "$config" --set training.iterations=1000000 "$@" >"$name.out" 2>"$name.err" &
+  local pid=$!
+  pids+=("$pid")
+  for _ in $(seq 100); do grep -qP '^0\taccuracy' "$name.out" 2>/dev/null && break; sleep 0.1; done
+  sleep 0.5
+  local start=$(date +%s%N)
+  kill "-$signal" "$pid"
+  wait "$pid"
+  rc=$?
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+}
+
+check_saved_run() {  # name expected-rc
+  local name=$1 expected=$2
+  [ "$rc" -eq "$expected" ] || fail "$name: exit code $rc, expected $expected"
+  [ "$elapsed_ms" -lt 2000 ] || fail "$name: took $elapsed_ms ms from signal to exit (limit 2000)"
+  grep -q "stopping after the current step" "$name.err" || fail "$name: no notice of the signal"
+  checkpoint=$(sed -n 's/.*--resume \(.*\)$/\1/p' "$name.err")
+  [ -n "$checkpoint" ] && [ -s "$checkpoint" ] || fail "$name: no resume hint naming a written checkpoint"
+  grep -q '"type":"interrupted"' "$name.jsonl" || fail "$name: no interrupted metrics record"
+  tail -n1 "$name.jsonl" | grep -q '^{"type":"summary"' || fail "$name: the metrics file does not end with the summary"
+  grep -q "summary: workers" "$name.out" || fail "$name: no summary line"
+  [ -s "$name.psgrad" ] || fail "$name: the --save model was not written"
+}
+
+case "$scenario" in
+  sigint-sync)
+    interrupt_run sync INT --mode sync --metrics sync.jsonl --save sync.psgrad
+    check_saved_run sync 130
+    # The checkpoint continues the run: resumed to a total a little beyond where it stopped.
+    steps=$(sed -n 's/.*"type":"interrupted".*"steps":\([0-9]*\).*/\1/p' sync.jsonl)
+    "$psgrad" train --config "$config" --mode sync --resume "$checkpoint" --set training.iterations=$((steps + 5)) \
+      --no-metrics >resumed.out 2>resumed.err || fail "resuming the interrupted checkpoint exited with $?"
+    grep -q "steps 5," resumed.out || fail "the resumed run did not make exactly the 5 remaining steps"
+    ;;
+  sigterm-async)
+    interrupt_run async TERM --mode async --metrics async.jsonl --save async.psgrad
+    check_saved_run async 143
+    ;;
+  second-signal)
+    # A slow worker keeps a step long, so the second signal lands before the first is honoured.
+    "$psgrad" train --config "$config" --set training.iterations=1000000 --set cluster.straggler_delay_ms=3000 \
+      --no-metrics >second.out 2>second.err &
+    pid=$!
+    pids+=("$pid")
+    sleep 1.5
+    kill -INT "$pid"; sleep 0.3; start=$(date +%s%N); kill -INT "$pid"
+    wait "$pid"; rc=$?
+    elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ "$rc" -eq 130 ] || fail "second SIGINT: exit code $rc, expected 130"
+    [ "$elapsed_ms" -lt 1000 ] || fail "second SIGINT: took $elapsed_ms ms to exit"
+    grep -q "stopping now" second.err || fail "second SIGINT: no notice"
+    ;;
+  sigint-processes)
+    interrupt_run processes INT --processes --metrics processes.jsonl --save processes.psgrad
+    check_saved_run processes 130
+    grep -q "worker process" processes.err && fail "a worker process failed"
+    ;;
+  *) fail "unknown scenario $scenario" ;;
+esac
+echo "PASS: $scenario"
