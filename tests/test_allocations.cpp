@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "actors/float_buffer.hpp"
 #include "actors/training_job.hpp"
 #include "model/minibatcher.hpp"
 #include "model/model.hpp"
@@ -170,4 +171,50 @@ TEST_CASE("Minibatcher::next does not allocate, across epoch boundaries too") {
   const auto counts = count_allocations([&] { batches.next(); });
   CHECK(batches.epoch() >= kIterations / 3);
   CHECK_MESSAGE(counts.total() == 0, counts.describe());
+}
+
+TEST_CASE("a worker's step on received weights into a pooled payload does not allocate") {
+  // What DataWorker does per request: compute on the message's weights, write into a pool buffer.
+  const auto job = tutorial_job();
+  const auto data = digits_like_data(job.batch_size);
+  auto model = build_model(job, data->width, data->num_classes).value();
+  const auto weights = FloatBuffer::copy_of(model.weights().data(), model.weights().size());
+  const ConstMatrixMap inputs(data->inputs.data(), static_cast<Eigen::Index>(data->count),
+                              static_cast<Eigen::Index>(data->width));
+  const ConstMatrixMap targets(data->targets.data(), static_cast<Eigen::Index>(data->count),
+                               static_cast<Eigen::Index>(data->num_classes));
+  Random dropout(3);
+  BufferPool pool(model.parameter_count());
+  auto step = [&] {
+    auto buffer = pool.acquire();
+    model.compute_gradients(weights.data(), buffer->data(), inputs, targets, dropout);
+  };
+  for (int i = 0; i < 3; ++i) step();
+  const auto counts = count_allocations(step);
+  CHECK_MESSAGE(counts.total() == 0, counts.describe());
+}
+
+TEST_CASE("a server step summing 2 gradients, in place and into a free buffer, does not allocate") {
+  const auto job = tutorial_job();
+  auto model = build_initialized_model(job, 784, 10).value();
+  auto optimizer = std::move(build_optimizer(job, model.layout()).value());
+  std::vector<float> first(model.parameter_count(), 0.01f), second(model.parameter_count(), -0.02f);
+  const float* both[] = {first.data(), second.data()};
+  BufferPool pool(model.parameter_count());
+  auto current = pool.acquire();
+  auto sync_step = [&] { optimizer->apply_gradients(current->data(), current->data(), both, 2); };
+  auto async_step = [&] {
+    auto held = current;  // a worker still reads these weights
+    auto next = pool.acquire();
+    optimizer->apply_gradients(current->data(), next->data(), both, 1);
+    current = std::move(next);
+  };
+  for (int i = 0; i < 3; ++i) {
+    sync_step();
+    async_step();
+  }
+  const auto sync_counts = count_allocations(sync_step);
+  CHECK_MESSAGE(sync_counts.total() == 0, sync_counts.describe());
+  const auto async_counts = count_allocations(async_step);
+  CHECK_MESSAGE(async_counts.total() == 0, async_counts.describe());
 }
