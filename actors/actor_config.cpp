@@ -22,6 +22,7 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<ServerState>("psgrad::ServerState");
   add_message_type<JoinRequest>("psgrad::JoinRequest");
   add_message_type<CoordinatorActor>("psgrad::CoordinatorActor");
+  add_message_type<TrainingDriverActor>("psgrad::TrainingDriverActor");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {
     load<caf::openssl::manager>();

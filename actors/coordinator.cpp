@@ -27,7 +27,7 @@ class Coordinator : public CoordinatorActor::base {
         [this](hello_atom, std::uint32_t protocol, const std::string& token,
                const std::string& host) -> caf::result<JoinOffer> { return hello(protocol, token, host); },
         [this](join_atom, const JoinRequest& request) -> caf::result<std::uint32_t> { return join(request); },
-        [this](driver_atom, const caf::actor& driver) { driver_ = driver; },
+        [this](driver_atom, const TrainingDriverActor& driver) { driver_ = driver; },
         [this](shard_hello_atom, std::uint32_t protocol, const std::string& token,
                std::uint32_t shard) -> caf::result<JoinOffer> {
           const auto who = fmt::format("shard process {}", shard);
@@ -175,7 +175,7 @@ class Coordinator : public CoordinatorActor::base {
   std::uint32_t joined_ = 0;
   bool started_ = false;
   caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> waiting_;
-  caf::actor driver_;
+  TrainingDriverActor driver_;
   std::vector<ParameterServerActor> shards_ = std::vector<ParameterServerActor>(setup_.remote_shards);
 };
 

@@ -29,6 +29,13 @@ using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>:
 using EvaluatorActor = caf::typed_actor<
     caf::replies_to<evaluate_atom, Weights, TrainingProgress>::with<EvaluationReport>>;
 
+// Runs a training job between the workers and the servers (actors/training_driver.hpp): "run" is
+// answered with the summary when training ends; "add worker" hands it a worker that joined a running
+// job; "rejoin" is its own timer while it waits for a worker after losing all of them.
+using TrainingDriverActor = caf::typed_actor<caf::replies_to<run_atom>::with<TrainingSummary>,
+                                             caf::reacts_to<add_worker_atom, DataWorkerActor, std::string, std::uint32_t>,
+                                             caf::reacts_to<rejoin_atom, std::uint64_t>>;
+
 // What a joining worker process tells the server about itself once it has built its model.
 struct JoinRequest {
   std::uint32_t worker_index = 0;
@@ -54,7 +61,7 @@ using CoordinatorActor = caf::typed_actor<
     caf::replies_to<hello_atom, std::uint32_t, std::string, std::string>::with<JoinOffer>,
     caf::replies_to<join_atom, JoinRequest>::with<std::uint32_t>,
     caf::replies_to<wait_atom>::with<std::vector<DataWorkerActor>, std::vector<std::string>>,
-    caf::reacts_to<driver_atom, caf::actor>,
+    caf::reacts_to<driver_atom, TrainingDriverActor>,
     // Shard processes (`psgrad shard --index i`): hello (protocol, token, shard index) gets the
     // config; join hands over the shard's ParameterServer after checking the layout hash.
     caf::replies_to<shard_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,

@@ -106,7 +106,7 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   return summary;
 }
 
-Result<TrainingSummary> run_driver(caf::actor_system& system, const caf::actor& driver) {
+Result<TrainingSummary> run_driver(caf::actor_system& system, const TrainingDriverActor& driver) {
   caf::scoped_actor self{system};
   Result<TrainingSummary> outcome = Error{"training did not report back"};
   self->request(driver, caf::infinite, run_atom::value)

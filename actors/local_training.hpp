@@ -42,6 +42,6 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
                                          const std::optional<TrainingCheckpoint>& resume = std::nullopt);
 
 // Sends the driver its run request and blocks until the summary (or the error) comes back.
-Result<TrainingSummary> run_driver(caf::actor_system& system, const caf::actor& driver);
+Result<TrainingSummary> run_driver(caf::actor_system& system, const TrainingDriverActor& driver);
 
 }  // namespace psgrad

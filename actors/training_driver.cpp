@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
+#include "actors/countdown.hpp"
 #include "actors/error_text.hpp"
+#include "actors/server_group.hpp"
 
 namespace psgrad {
 
@@ -25,11 +27,11 @@ struct WorkerSlot {
   std::uint64_t round = 0; // which request the outstanding one is, to ignore stale answers
 };
 
-class TrainingDriver : public caf::event_based_actor {
+class TrainingDriver : public TrainingDriverActor::base {
  public:
   TrainingDriver(caf::actor_config& config, TrainingJob job, std::vector<ParameterServerActor> servers,
                  std::vector<DataWorkerActor> workers, EvaluatorActor evaluator, DriverHooks hooks)
-      : caf::event_based_actor(config),
+      : TrainingDriverActor::base(config),
         job_(std::move(job)),
         servers_(std::move(servers)),
         evaluator_(std::move(evaluator)),
@@ -41,25 +43,45 @@ class TrainingDriver : public caf::event_based_actor {
     total_steps_ = job_.iterations * std::max<std::size_t>(1, job_.num_workers);
   }
 
-  caf::behavior make_behavior() override {
+  behavior_type make_behavior() override {
     // A remote worker's process may die with our request pending: the down message drops it at once
     // instead of waiting for the request timeout.
     set_down_handler([this](caf::down_msg& down) {
       for (std::size_t k = 0; k < slots_.size(); ++k)
-        if (slots_[k].handle.address() == down.source)
-          lose(k, down_reason(down.reason));
+        if (slots_[k].handle.address() == down.source) lose(k, down_reason(down.reason));
     });
+    return idle();
+  }
+
+ private:
+  // -- phases (see the diagram in training_driver.hpp) ----------------------------------------------
+  behavior_type idle() {
     return {
-        [this](run_atom) {
-          promise_ = make_response_promise();
+        [this](run_atom) -> caf::result<TrainingSummary> {
+          promise_ = make_response_promise<TrainingSummary>();
           start_ = Clock::now();
-          request_servers(
+          become(training());
+          servers_.request(
+              this, job_.request_timeout,
               [this](Weights weights) {
                 current_ = std::move(weights);
                 if (job_.mode == TrainingMode::sync) sync_iteration();
                 else async_start();
               },
-              weights_atom::value);
+              failure_handler(), weights_atom::value);
+          return promise_;
+        },
+        [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
+          add_slot(index, std::move(worker), host);
+        },
+        [](rejoin_atom, std::uint64_t) {},
+    };
+  }
+
+  behavior_type training() {
+    return {
+        [](run_atom) -> caf::result<TrainingSummary> {
+          return caf::make_error(caf::sec::invalid_argument, "this training run is already under way");
         },
         [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
           add_slot(index, std::move(worker), host);
@@ -81,7 +103,23 @@ class TrainingDriver : public caf::event_based_actor {
     };
   }
 
- private:
+  // Training is over (the final evaluation, the workers being stopped): a late joiner is told to stop.
+  behavior_type ending() {
+    return {
+        [](run_atom) -> caf::result<TrainingSummary> {
+          return caf::make_error(caf::sec::invalid_argument, "this training run has ended");
+        },
+        [this](add_worker_atom, DataWorkerActor& worker, const std::string&, std::uint32_t) {
+          request(worker, std::chrono::seconds(5), stop_atom::value).then([](bool) {}, [](caf::error&) {});
+        },
+        [](rejoin_atom, std::uint64_t) {},
+    };
+  }
+
+  std::function<void(const std::string&, const caf::error&)> failure_handler() {
+    return [this](const std::string& who, const caf::error& error) { fail(who, error); };
+  }
+
   // -- workers -----------------------------------------------------------------------------------
   std::string name_from_hooks(std::size_t k) const {
     return k < hooks_.worker_names.size() ? hooks_.worker_names[k] : std::string();
@@ -217,7 +255,8 @@ class TrainingDriver : public caf::event_based_actor {
     if (received.empty()) return all_lost();
     // Every worker has let go of these weights; dropping ours lets the server step in place.
     current_ = Weights{};
-    request_servers(
+    servers_.request(
+        this, job_.request_timeout,
         [this](Weights weights) {
           current_ = std::move(weights);
           ++summary_.steps;
@@ -229,7 +268,7 @@ class TrainingDriver : public caf::event_based_actor {
           else
             sync_iteration();
         },
-        apply_atom::value, std::move(received));
+        failure_handler(), apply_atom::value, std::move(received));
   }
 
   // -- asynchronous: each gradient is applied when it arrives; its worker gets the newest weights --
@@ -263,7 +302,8 @@ class TrainingDriver : public caf::event_based_actor {
     record_loss(gradients.loss);
     ++summary_.gradients_per_worker[k];
     const auto computed_from = gradients.version;
-    request_servers(
+    servers_.request(
+            this, job_.request_timeout,
             [this, k, computed_from](Weights weights) {
               // The server was at weights.version - 1 when it applied this gradient.
               record_staleness(static_cast<double>(weights.version - 1 - computed_from));
@@ -285,44 +325,7 @@ class TrainingDriver : public caf::event_based_actor {
               if (issued_ < total_steps_ && may_start(k)) async_issue(k);
               issue_idle_workers();
             },
-            apply_atom::value, std::move(gradients));
-  }
-
-  // -- servers ---------------------------------------------------------------------------------------
-  // Sends the message to every server and hands `then` the whole weights: with one server its answer,
-  // with shards their slices joined in layout order.
-  template <class... Ts>
-  void request_servers(std::function<void(Weights)> then, Ts&&... xs) {
-    if (servers_.size() == 1) {
-      request(servers_[0], job_.request_timeout, std::forward<Ts>(xs)...)
-          .then([then](Weights& weights) { then(std::move(weights)); },
-                [this](caf::error& error) { fail("parameter server", error); });
-      return;
-    }
-    auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
-    auto pending = std::make_shared<std::size_t>(servers_.size());
-    for (std::size_t i = 0; i < servers_.size(); ++i) {
-      request(servers_[i], job_.request_timeout, xs...)
-          .then(
-              [this, then, parts, pending, i](Weights& slice) {
-                (*parts)[i] = std::move(slice);
-                if (--*pending == 0) then(join_slices(*parts));
-              },
-              [this, i](caf::error& error) { fail(fmt::format("parameter server shard {}", i), error); });
-    }
-  }
-
-  Weights join_slices(const std::vector<Weights>& parts) {
-    std::size_t total = 0;
-    for (const auto& part : parts) total += part.values.size();
-    if (!weights_pool_) weights_pool_ = std::make_unique<BufferPool>(total);
-    auto joined = weights_pool_->acquire();
-    std::size_t offset = 0;
-    for (const auto& part : parts) {
-      std::copy(part.values.data(), part.values.data() + part.values.size(), joined->data() + offset);
-      offset += part.values.size();
-    }
-    return Weights{parts[0].version, parts[0].layout_hash, FloatBuffer(std::move(joined))};
+            failure_handler(), apply_atom::value, std::move(gradients));
   }
 
   // -- checkpoints -----------------------------------------------------------------------------------
@@ -338,15 +341,13 @@ class TrainingDriver : public caf::event_based_actor {
   void take_checkpoint(std::function<void()> then) {
     auto checkpoint = std::make_shared<TrainingCheckpoint>();
     checkpoint->iteration = job_.mode == TrainingMode::sync ? iteration_ : summary_.steps;
-    auto pending = std::make_shared<std::size_t>(1 + alive_count());
-    auto done = [this, checkpoint, pending, then] {
-      if (--*pending != 0) return;
+    const Countdown done(1 + alive_count(), [this, checkpoint, then] {
       std::sort(checkpoint->workers.begin(), checkpoint->workers.end(),
                 [](const WorkerStreamState& a, const WorkerStreamState& b) { return a.worker < b.worker; });
       hooks_.on_checkpoint(*checkpoint);
       then();
-    };
-    request(servers_[0], job_.request_timeout, state_atom::value)
+    });
+    request(servers_.first(), job_.request_timeout, state_atom::value)
         .then(
             [checkpoint, done](ServerState& state) {
               checkpoint->version = state.weights.version;
@@ -447,14 +448,12 @@ class TrainingDriver : public caf::event_based_actor {
   // Every worker that joined, elastic newcomers included, learns the job is over (so its process
   // exits cleanly) before the run reports back.
   void stop_workers_then(std::function<void()> next) {
-    auto pending = std::make_shared<std::size_t>(1);
-    auto done = [pending, next] {
-      if (--*pending == 0) next();
-    };
+    become(ending());
+    const Countdown done(1, std::move(next));  // one more for the loop below, so none can end it early
     for (auto& slot : slots_) {
       if (!slot.alive) continue;
       slot.alive = false;
-      ++*pending;
+      done.add();
       request(slot.handle, std::chrono::seconds(5), stop_atom::value)
           .then([done](bool) { done(); }, [done](caf::error&) { done(); });
     }
@@ -462,12 +461,11 @@ class TrainingDriver : public caf::event_based_actor {
   }
 
   TrainingJob job_;
-  std::vector<ParameterServerActor> servers_;
-  std::unique_ptr<BufferPool> weights_pool_;  // joined shard weights
+  ServerGroup servers_;
   EvaluatorActor evaluator_;
   DriverHooks hooks_;
   std::vector<WorkerSlot> slots_;
-  caf::response_promise promise_;
+  caf::typed_response_promise<TrainingSummary> promise_;
   Weights current_;
   std::vector<Gradients> gradients_;
   std::size_t pending_ = 0;
@@ -489,14 +487,14 @@ class TrainingDriver : public caf::event_based_actor {
 
 }  // namespace
 
-caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
+TrainingDriverActor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
                                  EvaluatorActor evaluator, DriverHooks hooks) {
   return spawn_training_driver(system, job, std::vector<ParameterServerActor>{std::move(server)},
                                std::move(workers), std::move(evaluator), std::move(hooks));
 }
 
-caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
+TrainingDriverActor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  std::vector<ParameterServerActor> servers, std::vector<DataWorkerActor> workers,
                                  EvaluatorActor evaluator, DriverHooks hooks) {
   return system.spawn<TrainingDriver>(job, std::move(servers), std::move(workers), std::move(evaluator),

@@ -30,13 +30,23 @@ struct DriverHooks {
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers
 // that join a running job arrive as (add_worker_atom, DataWorkerActor, std::string host, uint32 index).
-caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
+//
+// Its phases (behaviors it becomes):
+//
+//   idle --run--> training --(last step | interrupted | failure)--> ending --(workers stopped)--> quit
+//                  |   ^
+//          every worker lost: checkpoint, wait (elastic) for an add_worker, else fail
+//
+// In training, sync mode loops request-all-workers -> sum on the servers -> next iteration; async/ssp
+// keep one request per worker in flight and apply each gradient as it arrives. In ending, a worker that
+// joins late is told to stop.
+TrainingDriverActor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
                                  EvaluatorActor evaluator, DriverHooks hooks = {});
 
 // With the parameters sharded over several servers (in layout order): every step goes to all of them
 // in parallel, and the driver joins their weight slices.
-caf::actor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
+TrainingDriverActor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  std::vector<ParameterServerActor> servers, std::vector<DataWorkerActor> workers,
                                  EvaluatorActor evaluator, DriverHooks hooks = {});
 

@@ -1,0 +1,58 @@
+// The parameter servers of a run behind one push/pull interface: one server, or shards that each hold
+// a slice of the weights (as ps-lite's KVWorker and Slicer hide key ranges behind push and pull).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "caf/error.hpp"
+#include "actors/countdown.hpp"
+#include "actors/float_buffer.hpp"
+#include "actors/interfaces.hpp"
+
+namespace psgrad {
+
+class ServerGroup {
+ public:
+  explicit ServerGroup(std::vector<ParameterServerActor> servers) : servers_(std::move(servers)) {}
+
+  std::size_t size() const { return servers_.size(); }
+  const ParameterServerActor& first() const { return servers_.front(); }
+
+  // Sends the message (e.g. apply + gradients, or weights) to every server from `self` and hands
+  // `then` the whole weights: with one server its answer, with shards their slices joined in layout
+  // order. `failed` gets who failed ("parameter server", "parameter server shard 1") and why.
+  template <class Self, class Timeout, class... Ts>
+  void request(Self* self, Timeout timeout, std::function<void(Weights)> then,
+               std::function<void(const std::string&, const caf::error&)> failed, Ts&&... xs) {
+    if (servers_.size() == 1) {
+      self->request(servers_[0], timeout, std::forward<Ts>(xs)...)
+          .then([then](Weights& weights) { then(std::move(weights)); },
+                [failed](caf::error& error) { failed("parameter server", error); });
+      return;
+    }
+    auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
+    const Countdown joined(servers_.size(), [this, parts, then] { then(join(*parts)); });
+    for (std::size_t i = 0; i < servers_.size(); ++i)
+      self->request(servers_[i], timeout, xs...)
+          .then(
+              [parts, joined, i](Weights& slice) {
+                (*parts)[i] = std::move(slice);
+                joined();
+              },
+              [failed, i](caf::error& error) { failed(fmt::format("parameter server shard {}", i), error); });
+  }
+
+ private:
+  Weights join(const std::vector<Weights>& parts);
+
+  std::vector<ParameterServerActor> servers_;
+  std::unique_ptr<BufferPool> pool_;  // joined weights
+};
+
+}  // namespace psgrad
