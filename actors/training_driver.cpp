@@ -1,3 +1,6 @@
+// The training driver actor. Over 350 lines for a reason: its handlers (the sync schedule, the
+// async/ssp schedule, lost and joining workers, checkpoints, the end of a run) share one state; the
+// parts that stand alone live in worker_slots.hpp, run_statistics.hpp, server_group.hpp and countdown.hpp.
 #include "actors/training_driver.hpp"
 
 #include <algorithm>
@@ -9,23 +12,15 @@
 #include "caf/all.hpp"
 #include "actors/countdown.hpp"
 #include "actors/error_text.hpp"
+#include "actors/run_statistics.hpp"
 #include "actors/server_group.hpp"
+#include "actors/worker_slots.hpp"
 
 namespace psgrad {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct WorkerSlot {
-  DataWorkerActor handle;
-  std::string name;
-  bool alive = true;
-  bool busy = false;       // a compute request, or (async) the apply of its answer, is outstanding
-  bool applying = false;   // async: its gradient arrived and is being applied
-  std::uint64_t clock = 0; // gradients of this worker applied so far (ssp's clock)
-  std::uint64_t round = 0; // which request the outstanding one is, to ignore stale answers
-};
 
 class TrainingDriver : public TrainingDriverActor::base {
  public:
@@ -126,28 +121,14 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   void add_slot(std::size_t k, DataWorkerActor handle, std::string name) {
-    if (slots_.size() <= k) {
-      slots_.resize(k + 1, WorkerSlot{DataWorkerActor{}, {}, false});
-      gradients_.resize(k + 1);
-      summary_.gradients_per_worker.resize(k + 1, 0);
-    }
     monitor(handle);
-    // A newcomer starts at the slowest worker's clock, so it does not hold the others back (ssp).
-    const auto start_clock = alive_count() > 0 ? min_clock() : 0;
-    slots_[k] = WorkerSlot{std::move(handle), std::move(name), true};
-    slots_[k].clock = start_clock;
+    slots_.add(k, std::move(handle), std::move(name));
+    if (gradients_.size() < slots_.size()) gradients_.resize(slots_.size());
+    if (summary_.gradients_per_worker.size() < slots_.size()) summary_.gradients_per_worker.resize(slots_.size(), 0);
   }
 
-  std::size_t alive_count() const {
-    return static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](const WorkerSlot& s) { return s.alive; }));
-  }
-
-  std::uint64_t min_clock() const {
-    std::uint64_t lowest = UINT64_MAX;
-    for (const auto& slot : slots_)
-      if (slot.alive) lowest = std::min(lowest, slot.clock);
-    return lowest == UINT64_MAX ? 0 : lowest;
-  }
+  std::size_t alive_count() const { return slots_.alive_count(); }
+  std::uint64_t min_clock() const { return slots_.min_clock(); }
 
   // async: any idle worker may start; ssp: only one whose clock is within the bound of the slowest.
   bool may_start(std::size_t k) const {
@@ -156,20 +137,13 @@ class TrainingDriver : public TrainingDriverActor::base {
 
   int interrupted_by() const { return hooks_.interrupt ? hooks_.interrupt->load() : 0; }
 
-  bool any_busy() const {
-    return std::any_of(slots_.begin(), slots_.end(), [](const WorkerSlot& s) { return s.alive && s.busy; });
-  }
-
   void issue_idle_workers() {
     if (interrupted_by() != 0) return;
     for (std::size_t k = 0; k < slots_.size() && issued_ < total_steps_; ++k)
       if (slots_[k].alive && !slots_[k].busy && may_start(k)) async_issue(k);
   }
 
-  std::string worker_name(std::size_t k) const {
-    return k < slots_.size() && !slots_[k].name.empty() ? fmt::format("worker {} on {}", k, slots_[k].name)
-                                                        : fmt::format("worker {}", k);
-  }
+  std::string worker_name(std::size_t k) const { return slots_.name(k); }
 
   void lose(std::size_t k, const std::string& reason) {
     auto& slot = slots_[k];
@@ -247,7 +221,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     for (std::size_t k = 0; k < gradients_.size(); ++k) {
       if (gradients_[k].values.empty()) continue;
       summary_.samples += gradients_[k].samples;
-      record_loss(gradients_[k].loss);
+      statistics_.record_loss(gradients_[k].loss);
       ++summary_.gradients_per_worker[k];
       received.push_back(std::move(gradients_[k]));
       gradients_[k] = Gradients{};
@@ -260,7 +234,7 @@ class TrainingDriver : public TrainingDriverActor::base {
         [this](Weights weights) {
           current_ = std::move(weights);
           ++summary_.steps;
-          record_staleness(0);
+          statistics_.record_staleness(0, summary_);
           maybe_evaluate(iteration_);
           ++iteration_;
           if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
@@ -299,14 +273,14 @@ class TrainingDriver : public TrainingDriverActor::base {
 
   void async_apply(std::size_t k, Gradients gradients) {
     summary_.samples += gradients.samples;
-    record_loss(gradients.loss);
+    statistics_.record_loss(gradients.loss);
     ++summary_.gradients_per_worker[k];
     const auto computed_from = gradients.version;
     servers_.request(
             this, job_.request_timeout,
             [this, k, computed_from](Weights weights) {
               // The server was at weights.version - 1 when it applied this gradient.
-              record_staleness(static_cast<double>(weights.version - 1 - computed_from));
+              statistics_.record_staleness(static_cast<double>(weights.version - 1 - computed_from), summary_);
               current_ = std::move(weights);
               slots_[k].busy = false;
               slots_[k].applying = false;
@@ -316,7 +290,7 @@ class TrainingDriver : public TrainingDriverActor::base {
               if (summary_.steps >= total_steps_) return finish();
               // Interrupted: no new requests; the run ends once the last gradient in flight is in.
               if (interrupted_by() != 0) {
-                if (!any_busy()) finish();
+                if (!slots_.any_busy()) finish();
                 return;
               }
               if (checkpoint_due(summary_.steps)) take_checkpoint([] {});
@@ -370,28 +344,13 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   // -- shared ----------------------------------------------------------------------------------------
-  void record_staleness(double staleness) {
-    staleness_count_ += 1;
-    summary_.staleness_min = staleness_count_ == 1 ? staleness : std::min(summary_.staleness_min, staleness);
-    summary_.staleness_max = std::max(summary_.staleness_max, staleness);
-    staleness_sum_ += staleness;
-    summary_.staleness_mean = staleness_sum_ / static_cast<double>(staleness_count_);
-  }
-
-  void record_loss(float loss) {
-    loss_sum_ += loss;
-    ++loss_count_;
-  }
-
   TrainingProgress progress(std::uint64_t index, bool final) {
     TrainingProgress p;
     p.iteration = index;
     p.total_iterations = job_.mode == TrainingMode::sync ? job_.iterations : total_steps_;
     p.samples = summary_.samples;
     p.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    p.train_loss = loss_count_ ? loss_sum_ / static_cast<double>(loss_count_) : 0.0;
-    loss_sum_ = 0.0;
-    loss_count_ = 0;
+    p.train_loss = statistics_.take_mean_loss();
     p.staleness_mean = summary_.staleness_mean;
     p.staleness_max = summary_.staleness_max;
     p.gradients_per_worker = summary_.gradients_per_worker;
@@ -464,7 +423,7 @@ class TrainingDriver : public TrainingDriverActor::base {
   ServerGroup servers_;
   EvaluatorActor evaluator_;
   DriverHooks hooks_;
-  std::vector<WorkerSlot> slots_;
+  WorkerSlots slots_;
   caf::typed_response_promise<TrainingSummary> promise_;
   Weights current_;
   std::vector<Gradients> gradients_;
@@ -472,10 +431,7 @@ class TrainingDriver : public TrainingDriverActor::base {
   std::uint64_t iteration_ = 0;
   std::uint64_t issued_ = 0;
   std::uint64_t total_steps_ = 0;
-  std::uint64_t staleness_count_ = 0;
-  double staleness_sum_ = 0.0;
-  double loss_sum_ = 0.0;
-  std::uint64_t loss_count_ = 0;
+  RunStatistics statistics_;
   std::uint64_t wait_round_ = 0;
   bool waiting_for_workers_ = false;
   bool started_async_ = false;
