@@ -55,11 +55,10 @@ class DataWorker : public DataWorkerActor::base {
   // server that finds nobody else holding its weights then steps in place.
   caf::result<Gradients> compute_gradients(Weights& weights) {
     const auto& layout = model_->layout();
-    if (weights.layout_hash != layout.hash() || weights.values.size() != layout.total_size())
+    if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
       return caf::make_error(caf::sec::invalid_argument,
-                             fmt::format("worker {}: weights do not fit the model layout ({} floats, "
-                                         "expected {})",
-                                         setup_->worker_index, weights.values.size(), layout.total_size()));
+                             fmt::format("worker {}: weights do not fit the model layout ({})", setup_->worker_index,
+                                         *differs));
     const auto batch = next_batch_ ? *next_batch_ : batches_.next();
     next_batch_.reset();
     Gradients gradients;

@@ -24,8 +24,9 @@ class Evaluator : public EvaluatorActor::base {
     return {
         [this](evaluate_atom, const Weights& weights,
                const TrainingProgress& progress) -> caf::result<EvaluationReport> {
-          if (weights.values.size() != model_->parameter_count())
-            return caf::make_error(caf::sec::invalid_argument, "evaluator: weights do not fit the model");
+          if (const auto differs = model_->layout().mismatch(weights.layout_hash, weights.values.size()))
+            return caf::make_error(caf::sec::invalid_argument,
+                                   fmt::format("evaluator: weights do not fit the model layout ({})", *differs));
           const auto n = static_cast<Eigen::Index>(dev_->count);
           const auto result = model_->evaluate(
               weights.values.data(),

@@ -22,11 +22,8 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   state->weights.assign(model->weights().begin(), model->weights().end());
   state->optimizer = std::move(optimizer).value();
   if (resume) {
-    if (resume->layout_hash != state->layout.hash() || resume->weights.size() != state->weights.size())
-      return Error{fmt::format("checkpoint is for another model: layout {:016x} with {} weights, this "
-                               "model has layout {:016x} with {}",
-                               resume->layout_hash, resume->weights.size(), state->layout.hash(),
-                               state->weights.size())};
+    if (const auto differs = state->layout.mismatch(resume->layout_hash, resume->weights.size()))
+      return Error{fmt::format("checkpoint is for another model ({})", *differs)};
     if (!state->optimizer->set_state(resume->optimizer))
       return Error{fmt::format("checkpoint's optimizer state does not fit {}", job.optimizer)};
     state->weights = resume->weights;

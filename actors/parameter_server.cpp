@@ -60,13 +60,10 @@ class ParameterServer : public ParameterServerActor::base {
 
  private:
   caf::error check(const Gradients& gradients) const {
-    if (gradients.layout_hash != state_->layout.hash() ||
-        gradients.values.size() != state_->layout.total_size())
+    if (const auto differs = state_->layout.mismatch(gradients.layout_hash, gradients.values.size()))
       return caf::make_error(caf::sec::invalid_argument,
-                             fmt::format("gradients from worker {} do not fit the model layout "
-                                         "({} floats, layout {:016x}; expected {} floats, layout {:016x})",
-                                         gradients.worker, gradients.values.size(), gradients.layout_hash,
-                                         state_->layout.total_size(), state_->layout.hash()));
+                             fmt::format("gradients from worker {} do not fit the model layout ({})",
+                                         gradients.worker, *differs));
     return caf::error{};
   }
 

@@ -50,11 +50,8 @@ Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, c
   auto checkpoint = read_checkpoint(path);
   if (!checkpoint) return Error{checkpoint.error()};
   const auto& layout = run.layout;
-  if (checkpoint->layout_hash != layout.hash() || checkpoint->weights.size() != layout.total_size())
-    return Error{fmt::format("{}: checkpoint is for another model (layout {:016x}, {} weights; the config's "
-                             "model has layout {:016x}, {} weights)",
-                             path, checkpoint->layout_hash, checkpoint->weights.size(), layout.hash(),
-                             layout.total_size())};
+  if (const auto differs = layout.mismatch(checkpoint->layout_hash, checkpoint->weights.size()))
+    return Error{fmt::format("{}: checkpoint is for another model ({} for the config's model)", path, *differs)};
   const auto total = run.job.mode == TrainingMode::sync ? run.job.iterations
                                                         : run.job.iterations * run.job.num_workers;
   if (checkpoint->iteration > total)

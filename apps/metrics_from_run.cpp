@@ -2,7 +2,7 @@
 #include "apps/metrics_from_run.hpp"
 
 #include "apps/weights_file.hpp"
-#include "io/fnv1a.hpp"
+#include "model/fnv1a.hpp"
 #include "io/metrics_writer.hpp"
 
 namespace psgrad {

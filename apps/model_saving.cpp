@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "io/fnv1a.hpp"
+#include "model/fnv1a.hpp"
 #include "io/model_file.hpp"
 #include "model/finite.hpp"
 
@@ -12,11 +12,8 @@ namespace psgrad {
 Status save_model(const std::string& path, const PreparedRun& run, const Weights& weights) {
   const auto& layout = run.layout;
   // A file whose layout disagrees with its weights would only be refused later, far from the cause.
-  if (weights.values.size() != layout.total_size() || (weights.layout_hash != 0 && weights.layout_hash != layout.hash()))
-    return Error{fmt::format("{}: the final weights ({} floats, layout {}) do not fit the model's layout ({} floats, "
-                             "layout {})",
-                             path, weights.values.size(), hash_hex(weights.layout_hash), layout.total_size(),
-                             hash_hex(layout.hash()))};
+  if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
+    return Error{fmt::format("{}: the final weights do not fit the model's layout ({})", path, *differs)};
   if (const auto bad = first_non_finite(weights.values.data(), weights.values.size()))
     return Error{fmt::format("{}: not saved: weight {} is {} (training diverged)", path, *bad,
                              weights.values.data()[*bad])};

@@ -2,7 +2,7 @@
 #include "apps/weights_file.hpp"
 
 #include "io/atomic_file.hpp"
-#include "io/fnv1a.hpp"
+#include "model/fnv1a.hpp"
 
 namespace psgrad {
 

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "io/atomic_file.hpp"
-#include "io/fnv1a.hpp"
+#include "model/fnv1a.hpp"
 
 namespace psgrad {
 

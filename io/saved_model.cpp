@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "io/fnv1a.hpp"
+#include "model/fnv1a.hpp"
 #include "model/finite.hpp"
 
 namespace psgrad {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "model/fnv1a.hpp"
+
 namespace psgrad {
 
 std::size_t ParameterLayout::add(std::string layer, std::string name, std::size_t rows,
@@ -12,27 +14,26 @@ std::size_t ParameterLayout::add(std::string layer, std::string name, std::size_
 }
 
 namespace {
-void mix(std::uint64_t& hash, const void* data, std::size_t size) {
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < size; ++i) {
-    hash ^= bytes[i];
-    hash *= 1099511628211ull;
-  }
-}
 void mix_number(std::uint64_t& hash, std::uint64_t x) {
   unsigned char bytes[8];
   for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(x >> (8 * i));
-  mix(hash, bytes, 8);
+  hash = fnv1a(bytes, 8, hash);
 }
 }  // namespace
 
+std::optional<std::string> ParameterLayout::mismatch(std::uint64_t stamped, std::size_t size) const {
+  if (size == total_size_ && (stamped == 0 || stamped == hash())) return std::nullopt;
+  return fmt::format("{} floats, layout {:016x}; expected {} floats, layout {:016x}", size, stamped, total_size_,
+                     hash());
+}
+
 std::uint64_t ParameterLayout::hash() const {
-  std::uint64_t hash = 14695981039346656037ull;
+  std::uint64_t hash = fnv1a_offset_basis;
   for (const auto& array : arrays_) {
-    mix(hash, array.layer.data(), array.layer.size());
-    mix(hash, "\0", 1);
-    mix(hash, array.name.data(), array.name.size());
-    mix(hash, "\0", 1);
+    hash = fnv1a(array.layer.data(), array.layer.size(), hash);
+    hash = fnv1a("\0", 1, hash);
+    hash = fnv1a(array.name.data(), array.name.size(), hash);
+    hash = fnv1a("\0", 1, hash);
     mix_number(hash, array.rows);
     mix_number(hash, array.cols);
     mix_number(hash, array.offset);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ class ParameterLayout {
   std::size_t add(std::string layer, std::string name, std::size_t rows, std::size_t cols);
 
   const std::vector<ParameterArray>& arrays() const { return arrays_; }
+
+  // The one check every receiver of weights or gradients makes (worker, server, evaluator, resume,
+  // model saving): whether a buffer of `size` floats stamped with layout `hash` was laid out by this
+  // layout. Empty when it was; else what differs, for the receiver's one-line error. hash 0: unstamped.
+  std::optional<std::string> mismatch(std::uint64_t hash, std::size_t size) const;
   const ParameterArray& operator[](std::size_t i) const { return arrays_[i]; }
   std::size_t array_count() const { return arrays_.size(); }
   std::size_t total_size() const { return total_size_; }
