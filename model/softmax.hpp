@@ -1,35 +1,31 @@
-// Softmax output layer with Thinc's semantics: W and b start at zero, and backward takes the gradient
-// with respect to the logits (the caller passes (probs - onehot) / batch), so there is no Jacobian.
+// Softmax output layer: zero-initialised W and b (Thinc's default); backward takes d(logits) directly,
+// i.e. the caller passes (probs - targets) / n, as Thinc's Softmax does.
 #pragma once
 
-#include "model/layer.hpp"
+#include <algorithm>
+
+#include "model/dense.hpp"
 
 namespace psgrad {
 
-class Softmax final : public Layer {
- public:
-  Softmax(std::size_t output_width, std::size_t input_width);
-
-  std::string kind() const override { return "softmax"; }
-  std::size_t input_width() const override { return input_width_; }
-  std::size_t output_width() const override { return output_width_; }
-  void declare_parameters(const std::string& layer_name, ParameterLayout& layout) override;
-  void bind(float* weights, float* gradients, const ParameterLayout& layout) override;
-  void initialize(Random& rng) override;
-  void reserve(std::size_t max_batch) override;
-  ConstMatrixMap forward(const ConstMatrixMap& input, bool is_train, Random& rng) override;
-  ConstMatrixMap backward(const ConstMatrixMap& d_logits, bool need_input_gradient) override;
-
- private:
-  std::size_t output_width_, input_width_;
-  std::size_t w_index_ = 0, b_index_ = 0;
-  float* w_ = nullptr;
-  float* b_ = nullptr;
-  float* d_w_ = nullptr;
-  float* d_b_ = nullptr;
-  const float* input_ = nullptr;
-  std::size_t rows_ = 0;
-  Matrix output_, d_input_;
+struct SoftmaxActivation {
+  static constexpr const char* kind = "softmax";
+  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random&) {
+    std::fill(w, w + output_width * input_width, 0.0f);
+    std::fill(b, b + output_width, 0.0f);
+  }
+  static void forward(MatrixMap& y) {
+    for (Eigen::Index row = 0; row < y.rows(); ++row) {
+      auto logits = y.row(row);
+      // Shift by the row max so exp never overflows.
+      const float max_logit = logits.maxCoeff();
+      logits = (logits.array() - max_logit).exp().matrix();
+      logits /= logits.sum();
+    }
+  }
+  static ConstMatrixMap backward(const ConstMatrixMap&, const ConstMatrixMap& d_logits, MatrixMap) { return d_logits; }
 };
+
+using Softmax = Dense<SoftmaxActivation>;
 
 }  // namespace psgrad

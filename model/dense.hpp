@@ -1,0 +1,84 @@
+// A dense layer, Y = activation(X·Wᵀ + b) with W (nO, nI) and b (nO), as Thinc's Relu and Softmax
+// are: the parameters, their binding and the products are shared; the activation is a policy that
+// says how to initialise, how to activate the pre-activations in place, and what backward does with
+// d(output) before the products (as mlpack's layers take theirs).
+#pragma once
+
+#include <string>
+
+#include "model/layer.hpp"
+
+namespace psgrad {
+
+template <class Activation>
+class Dense final : public Layer {
+ public:
+  Dense(std::size_t output_width, std::size_t input_width) : output_width_(output_width), input_width_(input_width) {}
+
+  std::string kind() const override { return Activation::kind; }
+  std::size_t input_width() const override { return input_width_; }
+  std::size_t output_width() const override { return output_width_; }
+
+  void declare_parameters(const std::string& layer_name, ParameterLayout& layout) override {
+    w_index_ = layout.add(layer_name, "W", output_width_, input_width_);
+    b_index_ = layout.add(layer_name, "b", 1, output_width_);
+  }
+
+  void bind(float* weights, float* gradients, const ParameterLayout& layout) override {
+    w_ = weights + layout[w_index_].offset;
+    b_ = weights + layout[b_index_].offset;
+    d_w_ = gradients + layout[w_index_].offset;
+    d_b_ = gradients + layout[b_index_].offset;
+  }
+
+  void initialize(Random& rng) override { Activation::initialize(w_, b_, output_width_, input_width_, rng); }
+
+  void reserve(std::size_t max_batch) override {
+    output_.resize(static_cast<Eigen::Index>(max_batch), static_cast<Eigen::Index>(output_width_));
+    d_pre_activation_.resize(output_.rows(), output_.cols());
+    d_input_.resize(output_.rows(), static_cast<Eigen::Index>(input_width_));
+  }
+
+  ConstMatrixMap forward(const ConstMatrixMap& input, bool /*is_train*/, Random& /*rng*/) override {
+    const auto n = input.rows();
+    if (n > output_.rows() || input.cols() != static_cast<Eigen::Index>(input_width_))
+      throw std::logic_error(std::string(Activation::kind) + " forward: batch larger than reserved or wrong input width");
+    const ConstMatrixMap w(w_, output_width_, input_width_);
+    const ConstRowVectorMap b(b_, output_width_);
+    MatrixMap y(output_.data(), n, output_width_);
+    y.noalias() = input * w.transpose();
+    y.rowwise() += b;
+    Activation::forward(y);
+    input_ = input.data();
+    rows_ = static_cast<std::size_t>(n);
+    return ConstMatrixMap(output_.data(), n, output_width_);
+  }
+
+  ConstMatrixMap backward(const ConstMatrixMap& d_output, bool need_input_gradient) override {
+    const auto n = static_cast<Eigen::Index>(rows_);
+    const ConstMatrixMap y(output_.data(), n, output_width_);
+    const ConstMatrixMap x(input_, n, input_width_);
+    const ConstMatrixMap w(w_, output_width_, input_width_);
+    const ConstMatrixMap d_pre =
+        Activation::backward(y, d_output, MatrixMap(d_pre_activation_.data(), n, output_width_));
+    MatrixMap(d_w_, output_width_, input_width_).noalias() = d_pre.transpose() * x;
+    RowVectorMap(d_b_, output_width_) = d_pre.colwise().sum();
+    if (!need_input_gradient) return ConstMatrixMap(d_input_.data(), 0, input_width_);
+    MatrixMap d_x(d_input_.data(), n, input_width_);
+    d_x.noalias() = d_pre * w;
+    return ConstMatrixMap(d_input_.data(), n, input_width_);
+  }
+
+ private:
+  std::size_t output_width_, input_width_;
+  std::size_t w_index_ = 0, b_index_ = 0;
+  float* w_ = nullptr;
+  float* b_ = nullptr;
+  float* d_w_ = nullptr;
+  float* d_b_ = nullptr;
+  const float* input_ = nullptr;
+  std::size_t rows_ = 0;
+  Matrix output_, d_pre_activation_, d_input_;
+};
+
+}  // namespace psgrad
