@@ -10,6 +10,7 @@
 #include "actors/float_buffer.hpp"
 #include "model/checkpoint.hpp"
 #include "model/optimizer.hpp"
+#include "model/training_mode.hpp"
 
 namespace psgrad {
 
@@ -143,7 +144,7 @@ typename Inspector::result_type inspect(Inspector& f, EvaluationReport& x) {
 
 // The outcome of one training run.
 struct TrainingSummary {
-  std::string mode;
+  TrainingMode mode = TrainingMode::sync;
   std::uint64_t steps = 0;  // optimizer steps
   std::uint64_t samples = 0;
   double final_accuracy = 0.0;

@@ -32,7 +32,7 @@ class TrainingDriver : public TrainingDriverActor::base {
         evaluator_(std::move(evaluator)),
         hooks_(std::move(hooks)) {
     for (std::size_t k = 0; k < workers.size(); ++k) add_slot(k, std::move(workers[k]), name_from_hooks(k));
-    summary_.mode = mode_name(job_.mode);
+    summary_.mode = job_.mode;
     iteration_ = hooks_.start_iteration;
     summary_.steps = job_.mode != TrainingMode::sync ? hooks_.start_iteration : 0;
     total_steps_ = job_.iterations * std::max<std::size_t>(1, job_.num_workers);

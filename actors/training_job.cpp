@@ -6,15 +6,6 @@
 
 namespace psgrad {
 
-std::string mode_name(TrainingMode mode) {
-  switch (mode) {
-    case TrainingMode::sync: return "sync";
-    case TrainingMode::async: return "async";
-    case TrainingMode::ssp: return "ssp";
-  }
-  return "sync";
-}
-
 Result<Model> build_model(const TrainingJob& job, std::size_t input_width, std::size_t output_width) {
   return Model::build(job.architecture, job.model_settings, input_width, output_width);
 }

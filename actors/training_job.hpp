@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/training_mode.hpp"
 #include "model/model.hpp"
 #include "model/optimizer.hpp"
 #include "model/result.hpp"
@@ -15,7 +16,6 @@
 namespace psgrad {
 
 // ssp: asynchronous, but no worker gets more than `staleness` gradients ahead of the slowest one.
-enum class TrainingMode { sync, async, ssp };
 
 struct TrainingJob {
   std::string architecture = "relu_relu_softmax.v1";
@@ -39,7 +39,6 @@ struct TrainingJob {
   std::vector<std::chrono::milliseconds> worker_delays;
 };
 
-std::string mode_name(TrainingMode mode);
 
 // The model every participant builds: the server's is initialized from the run's seed.
 Result<Model> build_model(const TrainingJob& job, std::size_t input_width, std::size_t output_width);

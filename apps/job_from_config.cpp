@@ -8,9 +8,8 @@ TrainingJob job_from_config(const Config& config) {
   job.model_settings = config.model.settings;
   job.optimizer = config.optimizer.name;
   job.optimizer_settings = config.optimizer.settings;
-  job.mode = config.cluster.mode == "async" ? TrainingMode::async
-             : config.cluster.mode == "ssp"   ? TrainingMode::ssp
-                                              : TrainingMode::sync;
+  // The config was validated against the same spellings (io/config.cpp), so this always parses.
+  job.mode = parse_training_mode(config.cluster.mode).value_or(TrainingMode::sync);
   job.staleness = static_cast<std::uint64_t>(config.cluster.staleness);
   job.servers = static_cast<std::size_t>(config.cluster.servers);
   job.iterations = static_cast<std::uint64_t>(config.training.iterations);

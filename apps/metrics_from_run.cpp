@@ -39,7 +39,7 @@ MetricsEval metrics_eval(const EvaluationReport& report) {
 
 MetricsSummary metrics_summary(const TrainingSummary& summary) {
   MetricsSummary out;
-  out.mode = summary.mode;
+  out.mode = mode_name(summary.mode);
   out.steps = summary.steps;
   out.samples = summary.samples;
   out.final_accuracy = summary.final_accuracy;

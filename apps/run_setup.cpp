@@ -42,10 +42,10 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
 std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
   auto line = fmt::format("{} summary: workers {}, steps {}, final accuracy {:.3f}, wall {:.2f} s, "
                           "{:.0f} samples/s",
-                          summary.mode, workers, summary.steps, summary.final_accuracy,
+                          mode_name(summary.mode), workers, summary.steps, summary.final_accuracy,
                           summary.wall_seconds,
                           summary.training_seconds > 0 ? summary.samples / summary.training_seconds : 0.0);
-  if (summary.mode != "sync")
+  if (summary.mode != TrainingMode::sync)
     line += fmt::format(", staleness min/mean/max {:.0f}/{:.2f}/{:.0f}", summary.staleness_min,
                         summary.staleness_mean, summary.staleness_max);
   return line;
