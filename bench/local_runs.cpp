@@ -46,6 +46,7 @@ TrainingJob timing_job(const BenchContext& context, TrainingMode mode, std::size
 
 void measure_local_runs(BenchContext& context, Report& report) {
   for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    Stats two_workers;
     for (std::size_t workers : {1, 2, 4}) {
       const auto job = timing_job(context, mode, workers);
       std::vector<double> rates, busy_cores, other_cores;
@@ -83,9 +84,15 @@ void measure_local_runs(BenchContext& context, Report& report) {
       report.add({key + ".fraction_of_ceiling", section, fmt::format("  ÷ (ceiling x {} cores)", cores),
                   ratio(achieved, scaled(context.baselines.ceiling_gflops, static_cast<double>(cores))),
                   "ratio", fmt::format("{:.1f} GFLOP/s", achieved.median)});
-      if (workers == 2)
+      if (workers == 2) {
         (mode == TrainingMode::sync ? context.baselines.local_sync_2_workers
                                     : context.baselines.local_async_2_workers) = rate;
+        two_workers = rate;
+      }
+      // More workers than cores must not cost throughput.
+      if (workers == 4)
+        report.add({fmt::format("local.{}.w4_over_w2", name), section, "  ÷ 2 workers", ratio(rate, two_workers),
+                    "ratio", ""});
     }
   }
 }
