@@ -92,17 +92,19 @@ class DataWorker : public DataWorkerActor::base {
 
 }  // namespace
 
-Result<DataWorkerActor> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup) {
+Result<SpawnedDataWorker> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup) {
   if (!setup.train || setup.train->count == 0) return Error{"worker has no training data"};
   auto model = build_model(setup.job, setup.train->width, setup.train->num_classes);
   if (!model) return Error{model.error()};
   auto shared_model = std::make_shared<Model>(std::move(model).value());
+  const auto layout_hash = shared_model->layout().hash();
   const bool detached = setup.detached;
   auto shared_setup = std::make_shared<DataWorkerSetup>(std::move(setup));
   // Detached: each worker computes on its own thread, so a busy scheduler thread never holds one
   // worker's request back while the others run ahead.
-  if (detached) return system.spawn<DataWorker, caf::detached>(shared_setup, std::move(shared_model));
-  return system.spawn<DataWorker>(shared_setup, std::move(shared_model));
+  if (detached)
+    return SpawnedDataWorker{system.spawn<DataWorker, caf::detached>(shared_setup, std::move(shared_model)), layout_hash};
+  return SpawnedDataWorker{system.spawn<DataWorker>(shared_setup, std::move(shared_model)), layout_hash};
 }
 
 }  // namespace psgrad

@@ -26,7 +26,12 @@ struct DataWorkerSetup {
   bool detached = true;
 };
 
+struct SpawnedDataWorker {
+  DataWorkerActor actor;
+  std::uint64_t layout_hash = 0;  // of the model it built, for joining a server
+};
+
 // Fails when the job's architecture cannot be built for the data set.
-Result<DataWorkerActor> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup);
+Result<SpawnedDataWorker> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup);
 
 }  // namespace psgrad

@@ -89,7 +89,7 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
     auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k),
                                                             resumed_stream(resume, k)});
     if (!worker) return Error{worker.error()};
-    workers.push_back(std::move(worker).value());
+    workers.push_back(worker->actor);
   }
   auto evaluator = spawn_evaluator(system, job, std::move(dev), std::move(on_report));
   if (!evaluator) return Error{evaluator.error()};

@@ -77,23 +77,17 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     fmt::print(stderr, "psgrad work: {}\n", worker.error());
     return {1, false};
   }
-  const auto model = build_model(job, data->train->width, data->train->num_classes);
-  if (!model) {
-    fmt::print(stderr, "psgrad work: {}\n", model.error());
-    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
-    return {1, false};
-  }
-  JoinRequest request{offer.worker_index, *worker, model->layout().hash(), data->train->width,
+  JoinRequest request{offer.worker_index, worker->actor, worker->layout_hash, data->train->width,
                       data->train->num_classes, data->train->count, host_name()};
   auto joined = join_server(self, connection->coordinator, request);
   if (!joined) {
     fmt::print(stderr, "psgrad work: {}\n", joined.error());
-    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
     return {1, false};
   }
   say(fmt::format("joined {} as worker {} of {} (data {}{})", options.connect, offer.worker_index,
                   offer.num_workers, data->description, offer.resume ? ", resuming its data stream" : ""));
-  auto done = serve_until_stopped(self, connection->coordinator, *worker);
+  auto done = serve_until_stopped(self, connection->coordinator, worker->actor);
   if (!done) {
     fmt::print(stderr, "psgrad work: {}\n", done.error());
     return {1, true};
