@@ -109,8 +109,10 @@ typename Inspector::result_type inspect(Inspector& f, ServerState& x) {
 
 // Where training stood when a snapshot was taken; the driver fills it in, the evaluator passes it on.
 struct TrainingProgress {
-  std::uint64_t iteration = 0;  // the training loop's index i, as the tutorial prints it
-  std::uint64_t total_iterations = 0;
+  // The index the tutorial prints: in sync the loop iteration (one step each, every worker's gradient
+  // summed); in async/ssp the optimizer step (one gradient each), so iterations x workers in all.
+  std::uint64_t iteration = 0;
+  std::uint64_t total_iterations = 0;  // of that index
   std::uint64_t samples = 0;   // training examples consumed so far
   double wall_seconds = 0.0;   // since training started
   double train_loss = 0.0;     // mean batch loss since the previous snapshot
