@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
+#include "model/run_limits.hpp"
 
 namespace psgrad {
 
@@ -78,9 +79,12 @@ class Coordinator : public CoordinatorActor::base {
                                       protocol_version));
     if (token != setup_.token) return refuse(host, "wrong join token");
     if (started_ && !setup_.elastic) return refuse(host, "training has already started; join the next run");
-    // An elastic job that is running grows by one place per newcomer.
-    if (started_ && std::none_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.reserved; }))
+    // An elastic job that is running grows by one place per newcomer, up to the most a run takes.
+    if (started_ && std::none_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.reserved; })) {
+      if (slots_.size() >= static_cast<std::size_t>(max_workers))
+        return refuse(host, fmt::format("the run already has {} workers, the most one run takes", max_workers));
       slots_.emplace_back();
+    }
     for (std::uint32_t k = 0; k < slots_.size(); ++k) {
       if (slots_[k].reserved) continue;
       slots_[k].reserved = true;

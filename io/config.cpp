@@ -144,8 +144,10 @@ const SectionTable<DataSection>& data_table() {
 const SectionTable<ClusterSection>& cluster_table() {
   using S = ClusterSection;
   static const SectionTable<S> table{"cluster", {
-      key("num_workers", &S::num_workers, "Number of workers that compute gradients in parallel.", at_least(1)),
-      key("threads", &S::threads, "Scheduler threads for the actor system; 0 uses one per machine core.", at_least(0)),
+      key("num_workers", &S::num_workers, "Number of workers that compute gradients in parallel.",
+          within(1, max_workers)),
+      key("threads", &S::threads, "Scheduler threads for the actor system; 0 uses one per machine core.",
+          within(0, max_scheduler_threads)),
       key("mode", &S::mode, "sync waits for every worker's gradients each step; async applies each as it arrives.",
           one_of({"sync", "async", "ssp"})),
       key("servers", &S::servers,

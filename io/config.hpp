@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/result.hpp"
+#include "model/run_limits.hpp"
 #include "model/settings.hpp"
 
 namespace psgrad {
