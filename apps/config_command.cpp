@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/resource_check.hpp"
 #include "io/config.hpp"
 #include "io/config_reference.hpp"
 
@@ -45,8 +46,16 @@ int run_config_command(const ConfigOptions& options) {
     fmt::print(stderr, "{}\n", config.error());
     return 2;
   }
-  if (options.action == "show") std::fputs(render_config(*config).c_str(), stdout);
-  else fmt::print("{}: ok\n", options.config_path);
+  if (options.action == "show") {
+    std::fputs(render_config(*config).c_str(), stdout);
+    return 0;
+  }
+  // A config that cannot run on this machine is not ok: say so before `train` would find out.
+  if (auto fits = check_fits_machine(*config, default_data_dir(), ProcessRole::whole_run); !fits) {
+    fmt::print(stderr, "{}\n", fits.error());
+    return 2;
+  }
+  fmt::print("{}: ok\n", options.config_path);
   return 0;
 }
 

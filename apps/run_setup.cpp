@@ -13,6 +13,7 @@
 #include "apps/signal_watch.hpp"
 #include "apps/metrics_from_run.hpp"
 #include "apps/model_saving.hpp"
+#include "apps/resource_check.hpp"
 #include "apps/weights_file.hpp"
 
 namespace psgrad {
@@ -60,6 +61,7 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   auto config = load_config(options.config_path, overrides);
   if (!config) return Error{config.error()};
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
+  if (auto fits = check_fits_machine(*config, data_dir, process_role(options)); !fits) return Error{fits.error()};
   auto data = load_data_shared(config->data.name, config->data.path, data_dir);
   if (!data) return Error{data.error()};
   auto job = job_from_config(*config);

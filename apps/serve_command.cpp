@@ -94,6 +94,7 @@ int run_serve_command(const ServeOptions& options) {
   if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
   if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
   if (options.spawn_local_workers) {
+    run_options.worker_processes_here = true;
     run_options.overrides.push_back("cluster.host=\"127.0.0.1\"");
     run_options.overrides.push_back("cluster.port=0");
   }

@@ -14,6 +14,7 @@
 #include "actors/remote_client.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
+#include "apps/resource_check.hpp"
 #include "io/config.hpp"
 
 namespace psgrad {
@@ -51,6 +52,11 @@ int run_shard_command(const ShardOptions& options) {
   auto config = parse_config(offer.config, fmt::format("config from server {}", options.connect));
   if (!config) {
     fmt::print(stderr, "psgrad shard: {}\n", config.error());
+    return 1;
+  }
+  const DataShape shape{offer.input_width, offer.num_classes, 0, 0};
+  if (auto fits = check_fits_machine(*config, shape, ProcessRole::shard); !fits) {
+    fmt::print(stderr, "psgrad shard: {}\n", fits.error());
     return 1;
   }
   const auto job = job_from_config(*config);

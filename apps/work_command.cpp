@@ -19,6 +19,7 @@
 #include "actors/remote_client.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
+#include "apps/resource_check.hpp"
 #include "io/config.hpp"
 #include "io/named_datasets.hpp"
 
@@ -65,6 +66,11 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   auto data = load_worker_data(*config, options.data);
   if (!data) {
     fmt::print(stderr, "psgrad work: {}\n", data.error());
+    return {1, false};
+  }
+  const DataShape shape{data->train->width, data->train->num_classes, data->train->count, data->dev->count};
+  if (auto fits = check_fits_machine(*config, shape, ProcessRole::worker); !fits) {
+    fmt::print(stderr, "psgrad work: {}\n", fits.error());
     return {1, false};
   }
   const auto job = job_from_config(*config);

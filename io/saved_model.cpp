@@ -3,8 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "model/fnv1a.hpp"
+#include "io/model_shape.hpp"
 #include "model/finite.hpp"
+#include "model/fnv1a.hpp"
 
 namespace psgrad {
 
@@ -22,20 +23,23 @@ Result<LoadedModel> load_saved_model(const std::string& path) {
       header.num_classes > (1u << 20))
     return Error{fmt::format("{}: corrupted model file: {} inputs and {} classes", path, header.input_width,
                              header.num_classes)};
-  auto model = Model::build(header.architecture, config->model.settings, header.input_width, header.num_classes);
-  if (!model) return Error{fmt::format("{}: cannot rebuild the stored architecture: {}", path, model.error())};
-  const auto rebuilt_hash = model->layout().hash();
-  if (rebuilt_hash != header.layout_hash)
+  // Laid out and sized before it is built: a stored config can ask for far more than the file's
+  // weights fill.
+  auto shape = model_shape(header.architecture, config->model.settings, header.input_width, header.num_classes);
+  if (!shape) return Error{fmt::format("{}: cannot rebuild the stored architecture: {}", path, shape.error())};
+  if (shape->layout_hash != header.layout_hash)
     return Error{fmt::format("{}: layout hash {} does not match {} of the layout rebuilt from \"{}\" for {} "
                              "inputs and {} classes",
-                             path, hash_hex(header.layout_hash), hash_hex(rebuilt_hash), header.architecture,
+                             path, hash_hex(header.layout_hash), hash_hex(shape->layout_hash), header.architecture,
                              header.input_width, header.num_classes)};
-  if (contents->weights.size() != model->parameter_count())
+  if (contents->weights.size() != shape->parameters)
     return Error{fmt::format("{}: holds {} weights but its layout needs {}", path, contents->weights.size(),
-                             model->parameter_count())};
+                             shape->parameters)};
   if (const auto bad = first_non_finite(contents->weights.data(), contents->weights.size()))
     return Error{fmt::format("{}: weight {} is {}: the model diverged in training and cannot be used", path, *bad,
                              contents->weights[*bad])};
+  auto model = Model::build(header.architecture, config->model.settings, header.input_width, header.num_classes);
+  if (!model) return Error{fmt::format("{}: cannot rebuild the stored architecture: {}", path, model.error())};
   model->set_weights(contents->weights.data(), contents->weights.size());
   return LoadedModel{path, header, std::move(config).value(), std::move(model).value()};
 }

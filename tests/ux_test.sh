@@ -164,6 +164,36 @@ case "$scenario" in
     [ "$code" -eq 2 ] || fail "config check exited $code for an unknown key, expected 2"
     [ "$(wc -l <check.err)" -eq 1 ] && grep -q "training.no_such_key" check.err || fail "the error does not name the key"
     ;;
+  resource-bounds)
+    # Settings that size memory or threads are refused before anything is allocated, by every command
+    # that takes a config, in one line; none may abort or hang.
+    refuse_setting() {  # setting expected-text
+      local setting=$1 expected=$2 command
+      for command in "config check $config" "train --config $config --no-metrics" \
+                     "serve --config $config --port 0 --no-metrics"; do
+        # shellcheck disable=SC2086
+        timeout 20 "$psgrad" $command --set "$setting" >bounds.out 2>bounds.err
+        code=$?
+        [ "$code" -eq 2 ] || fail "$command --set $setting exited $code, expected 2"
+        [ "$(wc -l <bounds.err)" -eq 1 ] || fail "$command --set $setting: expected one line, got: $(cat bounds.err)"
+        grep -q -- "$expected" bounds.err || fail "$command --set $setting: expected '$expected' in: $(cat bounds.err)"
+        grep -q "listening" bounds.err && fail "serve listened before refusing $setting"
+      done
+      echo "$setting: $(cat bounds.err)"
+    }
+    refuse_setting training.batch_size=1000000000 "needs [0-9.]* TiB; this machine has [0-9.]* [KMGT]iB; .*training.batch_size 1000000000"
+    refuse_setting model.hidden_width=1048576 "needs [0-9.]* TiB; this machine has .*1100346294282 parameters"
+    refuse_setting cluster.threads=1000000 "cluster.threads: expected an integer in \[0, 1024\], got 1000000"
+    refuse_setting cluster.num_workers=100000000 "cluster.num_workers: expected an integer in \[1, 1024\], got 100000000"
+    timeout 20 "$psgrad" train --config "$config" --workers 100000000 --no-metrics 2>bounds.err
+    [ $? -eq 2 ] && grep -q "cluster.num_workers: expected an integer in" bounds.err || fail "--workers 1e8 was not refused"
+    timeout 20 "$psgrad" work --connect 127.0.0.1:1 --threads 1000000 2>bounds.err
+    code=$?
+    [ "$code" -ne 0 ] && [ "$code" -lt 124 ] && grep -q -- "--threads" bounds.err || fail "work --threads 1e6 was not refused"
+    # A config that fits still passes.
+    "$psgrad" config check "$config" --set cluster.num_workers=1024 --set cluster.threads=1024 >check.out 2>&1 ||
+      fail "the largest allowed counts were refused: $(cat check.out)"
+    ;;
   config-reference-current)
     "$psgrad" config reference >reference.md || fail "config reference failed"
     diff -u "$source_dir/docs/config-reference.md" reference.md ||
