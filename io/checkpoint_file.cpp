@@ -1,24 +1,31 @@
-// The checkpoint format: fields in a fixed order, host byte order, behind a magic and a version.
+// The checkpoint format: fields in a fixed order, host byte order, behind a magic and a version and
+// followed by an FNV-1a checksum of every byte before it.
 #include "io/checkpoint_file.hpp"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "io/atomic_file.hpp"
+#include "io/bounded_file.hpp"
+#include "io/fnv1a.hpp"
 
 namespace psgrad {
 
 namespace {
 
 constexpr char magic[8] = {'P', 'S', 'G', 'R', 'C', 'K', 'P', 'T'};
-constexpr std::uint32_t format_version = 1;
+// Version 2 added the checksum; version 1 files cannot be told from corrupt ones and are refused.
+constexpr std::uint32_t format_version = 2;
 // Bounds on what a file may declare, so a corrupt count cannot ask for absurd memory.
 constexpr std::uint64_t max_floats = std::uint64_t{1} << 30;
 constexpr std::uint64_t max_items = std::uint64_t{1} << 20;
+// The largest file those bounds allow: weights and optimizer buffers, a generous config, the counts
+// and every worker's stream, and the fixed fields.
+constexpr std::uint64_t max_file_bytes = 2 * max_floats * sizeof(float) + (std::uint64_t{64} << 20) +
+                                         max_items * (sizeof(std::uint64_t) + 128) + 4096;
+constexpr std::size_t checksum_bytes = sizeof(std::uint64_t);
 
 class Writer {
  public:
@@ -49,7 +56,7 @@ class Writer {
 
 class Reader {
  public:
-  Reader(const std::vector<char>& data) : data_(data) {}
+  explicit Reader(std::string_view data) : data_(data) {}
   template <class T>
   bool number(T& x) {
     if (data_.size() - position_ < sizeof x) return false;
@@ -87,7 +94,7 @@ class Reader {
   bool at_end() const { return position_ == data_.size(); }
 
  private:
-  const std::vector<char>& data_;
+  std::string_view data_;
   std::size_t position_ = 0;
 };
 
@@ -113,22 +120,34 @@ Status write_checkpoint(const std::string& path, const TrainingCheckpoint& check
     out.state(worker.data.epoch_rng);
     out.state(worker.dropout);
   }
+  out.number(fnv1a(out.data().data(), out.data().size()));
   const auto& bytes = out.data();
   return write_file_atomically(path, "checkpoint", std::string_view(bytes.data(), bytes.size()));
 }
 
 Result<TrainingCheckpoint> read_checkpoint(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{fmt::format("{}: cannot open checkpoint", path)};
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  Reader in(bytes);
+  auto file = read_checked_file(path, "checkpoint", max_file_bytes);
+  if (!file) return Error{file.error()};
+  const std::string& whole = *file;
+  Reader header(whole);
   char found_magic[sizeof magic] = {};
-  if (!in.raw(found_magic, sizeof magic) || std::memcmp(found_magic, magic, sizeof magic) != 0)
+  if (!header.raw(found_magic, sizeof magic) || std::memcmp(found_magic, magic, sizeof magic) != 0)
     return Error{fmt::format("{}: not a psgrad checkpoint (wrong magic)", path)};
   std::uint32_t version = 0;
-  if (!in.number(version) || version != format_version)
-    return Error{fmt::format("{}: checkpoint format version {} is not supported (expected {})", path,
-                             version, format_version)};
+  if (!header.number(version) || version != format_version)
+    return Error{fmt::format("{}: checkpoint format version {} is not supported (expected {}{})", path,
+                             version, format_version, version == 1 ? "; version 1 had no checksum" : "")};
+  // Every field is read only from bytes the checksum vouches for.
+  if (whole.size() < sizeof magic + sizeof version + checksum_bytes)
+    return Error{fmt::format("{}: checkpoint is truncated or corrupt", path)};
+  const std::string_view body(whole.data(), whole.size() - checksum_bytes);
+  std::uint64_t stored_checksum = 0;
+  std::memcpy(&stored_checksum, whole.data() + body.size(), checksum_bytes);
+  if (stored_checksum != fnv1a(body.data(), body.size()))
+    return Error{fmt::format("{}: checkpoint is truncated or corrupt: checksum mismatch", path)};
+  Reader in(body);
+  in.raw(found_magic, sizeof magic);
+  in.number(version);
   TrainingCheckpoint checkpoint;
   std::uint64_t count_size = 0, worker_count = 0;
   const auto truncated = Error{fmt::format("{}: checkpoint is truncated or corrupt", path)};

@@ -1,5 +1,6 @@
-// Checkpoint files: written atomically (temporary file, fsync, rename), read back with every field
-// checked, so a crash mid-write never leaves a file that loads as something else.
+// Checkpoint files: written atomically (temporary file, fsync, rename) with a checksum, read back with
+// the checksum and every field checked, so neither a crash mid-write nor a flipped byte loads as
+// something else.
 #pragma once
 
 #include <string>

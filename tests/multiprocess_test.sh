@@ -212,6 +212,33 @@ case "$scenario" in
     head -c 2000 "$work_dir/five.ckpt" >"$work_dir/cut.ckpt"
     check_error "truncated or corrupt" train --config "$config" --resume "$work_dir/cut.ckpt" --no-metrics
     ;;
+  checkpoint-flips)
+    # A checkpoint with one byte flipped must never resume: header, body and checksum alike.
+    ckpt="$work_dir/five.ckpt"
+    "$psgrad" train --config "$config" --set training.iterations=5 --set training.checkpoint_path="$ckpt" \
+      --no-metrics >/dev/null 2>&1 || fail "could not write a checkpoint"
+    size=$(stat -c %s "$ckpt")
+    positions="$(seq 0 15) $(seq $((size - 8)) $((size - 1)))"
+    for k in $(seq 1 16); do positions="$positions $(( (k * 7919 * 131 + 12) % (size - 20) + 12 ))"; done
+    refused=0
+    for position in $positions; do
+      cp "$ckpt" "$work_dir/flipped.ckpt"
+      byte=$(od -An -tu1 -j "$position" -N1 "$ckpt" | tr -d ' ')
+      printf "\\x$(printf %02x $(( byte ^ 255 )))" |
+        dd of="$work_dir/flipped.ckpt" bs=1 seek="$position" conv=notrunc status=none
+      [ "$(cmp -l "$ckpt" "$work_dir/flipped.ckpt" | wc -l)" -eq 1 ] || fail "byte $position was not flipped alone"
+      "$psgrad" train --config "$config" --set training.iterations=5 --resume "$work_dir/flipped.ckpt" \
+        --no-metrics >"$work_dir/flip.out" 2>"$work_dir/flip.log"
+      code=$?
+      [ "$code" -eq 2 ] || fail "a checkpoint with byte $position of $size flipped was not refused (exit $code)"
+      [ "$(wc -l <"$work_dir/flip.log")" -eq 1 ] && grep -q "flipped.ckpt: " "$work_dir/flip.log" ||
+        fail "byte $position: expected one line naming the file, got: $(cat "$work_dir/flip.log")"
+      refused=$((refused + 1))
+    done
+    echo "$refused flipped positions of a $size-byte checkpoint, every one refused"
+    "$psgrad" train --config "$config" --set training.iterations=5 --resume "$ckpt" --no-metrics >/dev/null 2>&1 ||
+      fail "the intact checkpoint no longer resumes"
+    ;;
   tls)
     make_identity ca; make_identity other-ca
     make_signed server ca; make_signed worker ca; make_signed intruder other-ca

@@ -1,0 +1,105 @@
+// Tests for checkpoint files: a round trip, and that every flipped byte, a truncation, an old
+// version or a file that is not a checkpoint is refused in one line naming the file.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "io/checkpoint_file.hpp"
+#include "tests/temp_folder.hpp"
+
+using namespace psgrad;
+using psgrad::testing::read_file_bytes;
+using psgrad::testing::TempFolder;
+using psgrad::testing::write_file_bytes;
+
+namespace {
+
+TrainingCheckpoint small_checkpoint() {
+  TrainingCheckpoint checkpoint;
+  checkpoint.config = "[training]\niterations = 5\n";
+  checkpoint.iteration = 3;
+  checkpoint.version = 3;
+  checkpoint.layout_hash = 0x0123456789abcdefull;
+  checkpoint.weights = {0.5f, -1.25f, 3.0f, 0.0f};
+  checkpoint.optimizer.buffers = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f};
+  checkpoint.optimizer.counts = {3, 3};
+  WorkerStreamState stream;
+  stream.worker = 1;
+  stream.data.epoch = 2;
+  stream.data.cursor = 40;
+  stream.data.epoch_rng = {1, 2, 3, 4};
+  stream.dropout = {5, 6, 7, 8};
+  checkpoint.workers = {stream};
+  return checkpoint;
+}
+
+// The refusal, after checking it is one line that names the file.
+std::string refusal(const std::string& path) {
+  auto read = read_checkpoint(path);
+  REQUIRE_FALSE(read.ok());
+  const auto& message = read.error();
+  INFO(message);
+  CHECK(message.rfind(path + ": ", 0) == 0);
+  CHECK(message.find('\n') == std::string::npos);
+  return message;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("a checkpoint reads back as it was written") {
+  TempFolder folder("checkpoint");
+  const auto path = folder.file("run.ckpt");
+  const auto written = small_checkpoint();
+  REQUIRE(write_checkpoint(path, written).ok());
+  auto read = read_checkpoint(path);
+  REQUIRE(read.ok());
+  CHECK(read->config == written.config);
+  CHECK(read->iteration == written.iteration);
+  CHECK(read->layout_hash == written.layout_hash);
+  CHECK(read->weights == written.weights);
+  CHECK(read->optimizer.buffers == written.optimizer.buffers);
+  CHECK(read->optimizer.counts == written.optimizer.counts);
+  REQUIRE(read->workers.size() == 1);
+  CHECK(read->workers[0].data.cursor == 40);
+  CHECK(read->workers[0].dropout == written.workers[0].dropout);
+}
+
+TEST_CASE("every flipped byte of a checkpoint is refused: header, body and checksum") {
+  TempFolder folder("checkpoint");
+  const auto path = folder.file("run.ckpt");
+  REQUIRE(write_checkpoint(path, small_checkpoint()).ok());
+  const auto original = read_file_bytes(path);
+  const auto flipped_path = folder.file("flipped.ckpt");
+  std::size_t refused = 0;
+  for (std::size_t position = 0; position < original.size(); ++position) {
+    for (const unsigned char mask : {0x01, 0x80, 0xff}) {
+      auto bytes = original;
+      bytes[position] = static_cast<char>(static_cast<unsigned char>(bytes[position]) ^ mask);
+      write_file_bytes(flipped_path, bytes);
+      INFO("position " << position << " of " << original.size() << ", mask " << int(mask));
+      refusal(flipped_path);
+      ++refused;
+    }
+  }
+  MESSAGE(refused << " flips of " << original.size() << " byte positions, every one refused");
+  CHECK(refused == 3 * original.size());
+}
+
+TEST_CASE("a cut, lengthened or old-version checkpoint is refused") {
+  TempFolder folder("checkpoint");
+  const auto path = folder.file("run.ckpt");
+  REQUIRE(write_checkpoint(path, small_checkpoint()).ok());
+  const auto original = read_file_bytes(path);
+  for (std::size_t length : {std::size_t{0}, std::size_t{5}, std::size_t{12}, std::size_t{20}, original.size() - 1}) {
+    write_file_bytes(path, original.substr(0, length));
+    refusal(path);
+  }
+  write_file_bytes(path, original + "x");
+  CHECK(contains(refusal(path), "checksum mismatch"));
+  auto version_one = original;
+  version_one[8] = 1;
+  write_file_bytes(path, version_one);
+  CHECK(contains(refusal(path), "format version 1 is not supported (expected 2; version 1 had no checksum)"));
+}
