@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <sstream>
 #include <type_traits>
@@ -12,6 +11,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "io/bounded_file.hpp"
 #include "io/config_validator.hpp"
 #include "io/toml_text.hpp"
 #include "model/registry.hpp"
@@ -21,6 +21,8 @@ namespace psgrad {
 namespace {
 
 constexpr const char* kLayersKey = "@layers";
+// A config is a few hundred bytes; a megabyte leaves room for long lists of layer widths.
+constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{1} << 20;
 constexpr const char* kOptimizersKey = "@optimizers";
 
 // In the order they are validated and rendered.
@@ -312,12 +314,9 @@ Result<Config> parse_config(const std::string& text, const std::string& source,
 Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) return Error{path + ": cannot open config file"};
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{path + ": cannot open config file"};
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) return Error{path + ": cannot open config file"};
-  return parse_config(text.str(), path, overrides);
+  auto text = read_checked_file(path, "config file", kMaxConfigBytes);
+  if (!text) return Error{text.error()};
+  return parse_config(*text, path, overrides);
 }
 
 std::string render_config(const Config& config) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <system_error>
 
 #include <fcntl.h>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 
 #include "io/atomic_file.hpp"
+#include "io/bounded_file.hpp"
+#include "io/machine_memory.hpp"
 
 namespace psgrad {
 namespace {
@@ -25,6 +28,11 @@ constexpr std::uint32_t kImagesMagic = 0x00000803;  // unsigned bytes, 3 dimensi
 constexpr std::uint32_t kLabelsMagic = 0x00000801;  // unsigned bytes, 1 dimension
 constexpr std::uint64_t kMaxPixelsPerImage = std::uint64_t{1} << 20;
 constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 28;
+// The largest IDX file read, raw or gzip: EMNIST's biggest set is 0.6 GiB, ten times that leaves
+// room. Declared payloads have the same bound, so a small gzip bomb cannot fill memory either.
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t{6} << 30;
+constexpr std::uint64_t kMaxPayloadBytes = kMaxFileBytes;
+constexpr std::uint64_t kTrailingBytesCounted = std::uint64_t{1} << 20;
 // zlib counts in unsigned int; bounded chunks also keep memory growth proportional to the data read.
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
@@ -62,11 +70,14 @@ class IdxReader {
     const auto status = std::filesystem::status(path, ec);
     if (!std::filesystem::exists(status)) return file_error(path, "not found");
     if (std::filesystem::is_directory(status)) return file_error(path, "is a directory, not an IDX file");
+    auto checked = open_checked_file(path, "IDX file", kMaxFileBytes);
+    if (!checked) return Error{checked.error()};
     errno = 0;
-    GzFile file(gzopen(path.c_str(), "rb"));
+    GzFile file(gzdopen(checked->fd(), "rb"));
     if (!file) {
       return file_error(path, fmt::format("cannot open: {}", errno ? std::strerror(errno) : "out of memory"));
     }
+    checked->release();  // zlib closes it now
     gzbuffer(file.get(), 128 * 1024);  // fewer system calls for the 47 MB MNIST training images
     return IdxReader(path, std::move(file));
   }
@@ -89,16 +100,18 @@ class IdxReader {
     return success();
   }
 
-  // Counts whatever follows the declared data, which a well-formed file does not have.
-  Result<std::uint64_t> count_remaining_bytes() {
+  // Counts whatever follows the declared data, which a well-formed file does not have, up to just
+  // past `limit`: a gzip bomb's tail is not worth decompressing to the end.
+  Result<std::uint64_t> count_remaining_bytes(std::uint64_t limit) {
     std::array<std::uint8_t, 64 * 1024> scratch;
     std::uint64_t total = 0;
-    for (;;) {
+    while (total <= limit) {
       const int got = gzread(file_.get(), scratch.data(), static_cast<unsigned>(scratch.size()));
       if (got < 0) return read_failure();
       if (got == 0) return total;
       total += static_cast<std::uint64_t>(got);
     }
+    return total;
   }
 
   // zlib reports a gzip stream that stops mid-way as a plain end of file; this tells them apart.
@@ -165,19 +178,25 @@ Status read_payload(IdxReader& reader, std::vector<std::uint8_t>& out, std::uint
                     const std::string& declared) {
   // Reserve no more than a sane amount up front: a lying header must not cause a huge allocation.
   out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(expected, std::uint64_t{1} << 27)));
-  if (auto read = reader.read_append(out, expected); !read) return read;
+  try {
+    if (auto read = reader.read_append(out, expected); !read) return read;
+  } catch (const std::bad_alloc&) {
+    return file_error(reader.path(), fmt::format("not enough memory for the {} ({})", declared,
+                                                 memory_size_text(static_cast<double>(expected))));
+  }
   if (out.size() < expected) {
     return file_error(reader.path(),
                       fmt::format("truncated: header declares {} ({} bytes) but only {} bytes follow{}",
                                   declared, expected, out.size(),
                                   reader.gzip_stream_cut_short() ? " (the gzip stream is cut short)" : ""));
   }
-  auto extra = reader.count_remaining_bytes();
+  auto extra = reader.count_remaining_bytes(kTrailingBytesCounted);
   if (!extra) return Error{extra.error()};
   if (*extra > 0) {
-    return file_error(reader.path(), fmt::format("{} unexpected trailing bytes after the {} ({} bytes) "
+    return file_error(reader.path(), fmt::format("{}{} unexpected trailing bytes after the {} ({} bytes) "
                                                  "the header declares",
-                                                 *extra, declared, expected));
+                                                 *extra > kTrailingBytesCounted ? "more than " : "",
+                                                 std::min(*extra, kTrailingBytesCounted), declared, expected));
   }
   return success();
 }
@@ -245,6 +264,11 @@ Result<IdxImagesHeader> read_images_header(IdxReader& reader) {
                                         kMaxPixelsPerImage));
   }
   if (auto checked = check_count(path, count, "images"); !checked) return Error{checked.error()};
+  if (count * rows * cols > kMaxPayloadBytes) {
+    return file_error(path, fmt::format("bad header: {} images of {}x{} are {}, more than the limit of {}", count,
+                                        rows, cols, memory_size_text(static_cast<double>(count * rows * cols)),
+                                        memory_size_text(static_cast<double>(kMaxPayloadBytes))));
+  }
   return IdxImagesHeader{count, rows, cols};
 }
 

@@ -1,17 +1,22 @@
 // Parses the JSON lines of a metrics file into records with nlohmann-json.
 #include "io/metrics_reader.hpp"
 
-#include <fstream>
+#include <sstream>
 #include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "io/bounded_file.hpp"
 
 namespace psgrad {
 
 namespace {
 
 using nlohmann::json;
+
+// A run evaluating every iteration writes about 400 bytes per line: 256 MiB is over 600,000 lines.
+constexpr std::uint64_t kMaxMetricsBytes = std::uint64_t{256} << 20;
 
 // NaN and infinities are written as null; read them back as NaN rather than refusing the file.
 double number(const json& line, const char* key) {
@@ -74,8 +79,9 @@ bool is_run_line(const json& line) {
 }  // namespace
 
 Result<MetricsLog> read_metrics_log(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{fmt::format("{}: cannot open metrics file", path)};
+  auto contents = read_checked_file(path, "metrics file", kMaxMetricsBytes);
+  if (!contents) return Error{contents.error()};
+  std::istringstream file(std::move(*contents));
   const auto not_metrics = Error{fmt::format("{}: not a psgrad metrics file (its first line is not a {} run "
                                              "record)", path, metrics_format)};
   MetricsLog log;

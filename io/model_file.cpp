@@ -4,12 +4,11 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "io/atomic_file.hpp"
+#include "io/bounded_file.hpp"
 #include "model/fnv1a.hpp"
 
 namespace psgrad {
@@ -18,6 +17,9 @@ namespace {
 
 // Strings longer than this are a corrupt length field, not a real config.
 constexpr std::uint64_t kMaxStringBytes = std::uint64_t{1} << 26;
+constexpr std::uint64_t kMaxWeights = kMaxStringBytes * 64;
+// The largest file those bounds allow: three strings, the weights and the fixed fields.
+constexpr std::uint64_t kMaxModelFileBytes = 3 * (kMaxStringBytes + 8) + kMaxWeights * 4 + 4096;
 
 class ByteWriter {
  public:
@@ -61,7 +63,7 @@ class ByteReader {
     return bytes_.substr(offset_ - size, size);
   }
   bool floats(std::vector<float>& out, std::uint64_t count, const char* what) {
-    if (count > kMaxStringBytes * 64) {
+    if (count > kMaxWeights) {
       corrupt_ = fmt::format("{}: count {} is implausible", what, count);
       return false;
     }
@@ -140,10 +142,9 @@ Status write_model_file(const std::string& path, const ModelFileHeader& header, 
 Result<ModelFileContents> read_model_file(const std::string& path) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) return Error{fmt::format("{}: is a folder, not a model file", path)};
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{fmt::format("{}: cannot open model file", path)};
-  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) return Error{fmt::format("{}: cannot read model file", path)};
+  auto read = read_checked_file(path, "model file", kMaxModelFileBytes);
+  if (!read) return Error{read.error()};
+  const std::string& bytes = *read;
 
   const std::size_t magic_size = sizeof model_file_magic;
   const bool magic_prefix_matches =

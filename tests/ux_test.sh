@@ -194,6 +194,37 @@ case "$scenario" in
     "$psgrad" config check "$config" --set cluster.num_workers=1024 --set cluster.threads=1024 >check.out 2>&1 ||
       fail "the largest allowed counts were refused: $(cat check.out)"
     ;;
+  unreadable-inputs)
+    # Every reader refuses a device, a FIFO or an oversized (sparse) file before reading it, in one
+    # line naming the file; none may block, fill memory or abort.
+    short_run run --save model.psgrad --metrics run.jsonl
+    mkfifo fifo
+    truncate -s 1T huge
+    mkdir -p npm/src/digits && mkfifo npm/src/digits/0.json
+    refuse_input() {  # expected-text command...
+      local expected=$1; shift
+      timeout 10 "$psgrad" "$@" >input.out 2>input.err
+      code=$?
+      [ "$code" -ne 0 ] && [ "$code" -lt 124 ] || fail "psgrad $* exited $code (0, a timeout or a crash)"
+      [ "$(wc -l <input.err)" -eq 1 ] || fail "psgrad $*: expected one line, got: $(cat input.err)"
+      grep -q -- "$expected" input.err || fail "psgrad $*: expected '$expected' in: $(cat input.err)"
+    }
+    for bad in /dev/zero fifo; do
+      kind="character device"; [ "$bad" = fifo ] && kind="FIFO"
+      refuse_input "$bad: is a $kind.*, not a config file" train --config "$bad" --no-metrics
+      refuse_input "$bad: is a $kind.*, not a config file" config check "$bad"
+      refuse_input "$bad: is a $kind.*, not a checkpoint" train --config "$config" --resume "$bad" --no-metrics
+      refuse_input "$bad: is a $kind.*, not a model file" eval --model "$bad"
+      refuse_input "$bad: is a $kind.*, not an IDX file" predict --model model.psgrad "$bad"
+      refuse_input "$bad: is a $kind.*, not a metrics file" plot "$bad" -o x.png
+    done
+    refuse_input "huge: is 1.0 TiB, more than any config file" config check huge
+    refuse_input "huge: is 1.0 TiB, more than any checkpoint" train --config "$config" --resume huge --no-metrics
+    refuse_input "huge: is 1.0 TiB, more than any model file" eval --model huge
+    refuse_input "huge: is 1.0 TiB, more than any IDX file" predict --model model.psgrad huge
+    refuse_input "huge: is 1.0 TiB, more than any metrics file" plot huge -o x.png
+    refuse_input "0.json: is a FIFO (named pipe), not a digits file" data prepare --npm-package npm --out prepared
+    ;;
   config-reference-current)
     "$psgrad" config reference >reference.md || fail "config reference failed"
     diff -u "$source_dir/docs/config-reference.md" reference.md ||
