@@ -108,6 +108,9 @@ Status plot(const PlotOptions& options) {
     auto log = read_metrics_log(path);
     if (!log) return Error{log.error()};
     if (log->evals.empty()) return Error{fmt::format("{}: no eval lines to plot", path)};
+    if (log->cut_off_line)
+      fmt::print(stderr, "psgrad plot: {}:{}: the last line is cut off (the run stopped while writing it); "
+                         "plotting the lines before it\n", path, log->cut_off_line);
     logs.push_back(std::move(log).value());
   }
   const auto gnuplot = find_on_path("gnuplot");

@@ -94,7 +94,10 @@ Result<MetricsLog> read_metrics_log(const std::string& path) {
     const auto line = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (line.is_discarded() || !line.is_object()) {
       if (number_of_line == 1) return not_metrics;
-      if (unfinished) break;
+      if (unfinished) {
+        log.cut_off_line = number_of_line;
+        break;
+      }
       return Error{fmt::format("{}:{}: not a JSON object", path, number_of_line)};
     }
     if (number_of_line == 1 && !is_run_line(line)) return not_metrics;

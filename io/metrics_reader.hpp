@@ -9,7 +9,7 @@
 namespace psgrad {
 
 // Errors are one line naming the file (and the line, when one line is at fault). An unfinished last
-// line, as a crash can leave, is skipped.
+// line, as a crash can leave, is skipped and its number recorded in cut_off_line.
 Result<MetricsLog> read_metrics_log(const std::string& path);
 
 }  // namespace psgrad

@@ -1,6 +1,7 @@
 // The records of a metrics file (JSON lines): one "run" line, one "eval" line per evaluation, one "summary".
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,6 +58,7 @@ struct MetricsLog {
   std::vector<MetricsEval> evals;
   std::optional<MetricsSummary> summary;
   std::optional<std::string> failure;  // a "failed" line's error
+  std::size_t cut_off_line = 0;  // the unfinished last line a crash left, skipped; 0: none
 };
 
 }  // namespace psgrad

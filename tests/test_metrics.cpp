@@ -138,6 +138,7 @@ TEST_CASE("a crash's unfinished last line is skipped, and a failed run is report
   REQUIRE(log.ok());
   CHECK(log->evals.size() == 3);
   CHECK_FALSE(log->summary.has_value());
+  CHECK(log->cut_off_line == 5);
 
   auto writer = MetricsWriter::create(path);
   REQUIRE(writer.ok());

@@ -225,6 +225,17 @@ case "$scenario" in
     refuse_input "huge: is 1.0 TiB, more than any metrics file" plot huge -o x.png
     refuse_input "0.json: is a FIFO (named pipe), not a digits file" data prepare --npm-package npm --out prepared
     ;;
+  plot-cut-off)
+    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)"
+    short_run run --metrics run.jsonl
+    lines=$(wc -l <run.jsonl)
+    head -c -20 run.jsonl >cut.jsonl  # the summary line loses its end and its newline
+    "$psgrad" plot cut.jsonl -o curves.png >plot.out 2>plot.err || fail "plot of a cut-off file failed"
+    [ "$(wc -l <plot.err)" -eq 1 ] || fail "expected one note, got: $(cat plot.err)"
+    grep -q "^psgrad plot: cut.jsonl:$lines: the last line is cut off" plot.err || fail "no note naming cut.jsonl:$lines: $(cat plot.err)"
+    "$psgrad" plot run.jsonl -o whole.png >plot.out 2>plot.err || fail "plot of the whole file failed"
+    [ ! -s plot.err ] || fail "plot of a whole file printed: $(cat plot.err)"
+    ;;
   config-reference-current)
     "$psgrad" config reference >reference.md || fail "config reference failed"
     diff -u "$source_dir/docs/config-reference.md" reference.md ||
