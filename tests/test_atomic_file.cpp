@@ -4,6 +4,10 @@
 #include <filesystem>
 #include <string>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include "io/atomic_file.hpp"
 #include "tests/temp_folder.hpp"
 
@@ -58,4 +62,26 @@ TEST_CASE("a failed atomic write keeps the old contents and removes its temporar
   CHECK(written.error() == path + ": cannot write checkpoint: write: No space left on device");
   CHECK(read_file_bytes(path) == "old contents");
   CHECK(files_in(folder.path) == 1);
+}
+
+TEST_CASE("a write removes the temporary files killed writers left, and leaves a live writer's alone") {
+  TempFolder folder("atomic-file");
+  const auto path = folder.file("run.ckpt");
+  write_file_bytes(folder.file("run.ckpt.tmp-a1B2c3"), "left by a killed writer");
+  write_file_bytes(folder.file("run.ckpt.tmp-Zz9Yy8"), "left by another");
+  write_file_bytes(folder.file("other.ckpt.tmp-a1B2c3"), "another file's");
+  write_file_bytes(folder.file("run.ckpt.tmp-seven77"), "not a temporary name");
+  const auto live = folder.file("run.ckpt.tmp-LiVe00");
+  write_file_bytes(live, "being written");
+  const int live_fd = ::open(live.c_str(), O_RDONLY);
+  REQUIRE(live_fd >= 0);
+  REQUIRE(::flock(live_fd, LOCK_EX) == 0);
+  REQUIRE(write_file_atomically(path, "checkpoint", std::string_view("new")).ok());
+  ::close(live_fd);
+  CHECK(read_file_bytes(path) == "new");
+  CHECK_FALSE(std::filesystem::exists(folder.file("run.ckpt.tmp-a1B2c3")));
+  CHECK_FALSE(std::filesystem::exists(folder.file("run.ckpt.tmp-Zz9Yy8")));
+  CHECK(std::filesystem::exists(folder.file("other.ckpt.tmp-a1B2c3")));
+  CHECK(std::filesystem::exists(folder.file("run.ckpt.tmp-seven77")));
+  CHECK(std::filesystem::exists(live));
 }

@@ -236,6 +236,21 @@ case "$scenario" in
     "$psgrad" plot run.jsonl -o whole.png >plot.out 2>plot.err || fail "plot of the whole file failed"
     [ ! -s plot.err ] || fail "plot of a whole file printed: $(cat plot.err)"
     ;;
+  stale-temporaries)
+    # A writer killed mid-write leaves run.ckpt.tmp-XXXXXX: the next write of run.ckpt removes it, but
+    # not the temporary file of a writer that is still at it (it holds a lock on it).
+    printf 'half a checkpoint' >run.ckpt.tmp-K1lled
+    printf 'half a model' >model.psgrad.tmp-aB3dE9
+    printf 'being written' >run.ckpt.tmp-L1ve00
+    exec 9<run.ckpt.tmp-L1ve00
+    flock 9  # this shell is the live writer: psgrad opens the file anew and cannot take the lock
+    short_run run --no-metrics --set training.checkpoint_path=run.ckpt --save model.psgrad
+    exec 9<&-
+    [ -s run.ckpt ] && [ -s model.psgrad ] || fail "the checkpoint or model was not written"
+    [ ! -e run.ckpt.tmp-K1lled ] || fail "a killed writer's checkpoint temporary was left"
+    [ ! -e model.psgrad.tmp-aB3dE9 ] || fail "a killed writer's model temporary was left"
+    [ -e run.ckpt.tmp-L1ve00 ] || fail "a live writer's temporary file was removed"
+    ;;
   config-reference-current)
     "$psgrad" config reference >reference.md || fail "config reference failed"
     diff -u "$source_dir/docs/config-reference.md" reference.md ||
