@@ -27,7 +27,8 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
   const auto configured = run.config.training.checkpoint_path;
   if (configured.empty() && !interrupt) return {};
   const auto on_interrupt = interrupted_checkpoint_path(run);
-  return [configured, on_interrupt, interrupt, config_text = run.config_text](const TrainingCheckpoint& checkpoint) {
+  return [configured, on_interrupt, interrupt, config_text = run.config_text,
+          output = run.output](const TrainingCheckpoint& checkpoint) {
     const bool interrupted = interrupt && interrupt->load() != 0;
     if (configured.empty() && !interrupted) return;
     const auto& path = configured.empty() ? on_interrupt : configured;
@@ -37,11 +38,13 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
     }
     auto complete = checkpoint;
     complete.config = config_text;
-    if (auto written = write_checkpoint(path, complete); !written)
+    const auto written = write_checkpoint(path, complete);
+    if (!written)
       fmt::print(stderr, "psgrad: {}\n", written.error());
     else
       fmt::print(stderr, "psgrad: checkpoint at iteration {} written to {}\n", checkpoint.iteration, path);
     std::fflush(stderr);
+    output->record_checkpoint(written);
   };
 }
 

@@ -12,8 +12,9 @@
 
 namespace psgrad {
 
-// Writes each checkpoint to training.checkpoint_path (atomically). Without a path, only a run stopped
-// by a signal is checkpointed, to interrupted_checkpoint_path(run). Empty when neither can happen.
+// Writes each checkpoint to training.checkpoint_path (atomically), and tells the run's output whether
+// it was written. Without a path, only a run stopped by a signal is checkpointed, to
+// interrupted_checkpoint_path(run). Empty when neither can happen.
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,
                                                                  std::shared_ptr<const std::atomic<int>> interrupt = {});
 

@@ -80,6 +80,8 @@ void RunOutput::fail(const std::string& error) {
   if (metrics_ && !metrics_failed_) record(metrics_->write_failure(error));
 }
 
+void RunOutput::record_checkpoint(const Status& written) { last_checkpoint_failed_ = !written.ok(); }
+
 void RunOutput::record(const Status& written) {
   if (written) return;
   if (metrics_failed_.exchange(true)) return;

@@ -46,6 +46,12 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   // Before finish(), for a run a signal stopped early.
   void interrupted(const std::string& signal, std::uint64_t steps, const std::string& checkpoint);
   void fail(const std::string& error);
+  // Remembers whether the latest checkpoint write failed: an earlier one a later write replaced is
+  // no loss, the final one is.
+  void record_checkpoint(const Status& written);
+  // Whether a file the run writes as it goes lost part of its contents: a metrics line, or the final
+  // checkpoint. Such a run must not exit 0.
+  bool lost_output() const { return metrics_failed_ || last_checkpoint_failed_; }
 
  private:
   // Warns once, then stops recording: a full disk should not end a training run.
@@ -57,6 +63,7 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   ProgressLine progress_{stderr};
   std::mutex mutex_;
   std::atomic<bool> metrics_failed_{false};
+  std::atomic<bool> last_checkpoint_failed_{false};
 };
 
 }  // namespace psgrad

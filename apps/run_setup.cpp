@@ -102,7 +102,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
                                 weights_hash(summary->final_weights.values)));
   output.finish(*summary);
   if (output.interactive() && output.metrics()) output.print_note("psgrad: metrics in " + output.metrics()->path());
-  int code = 0;
+  int code = output.lost_output() ? 1 : 0;  // the failed write was reported when it happened
   if (!options.save_weights.empty()) {
     auto saved = write_weights_file(options.save_weights, summary->final_weights);
     if (!saved) {

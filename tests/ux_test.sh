@@ -236,6 +236,35 @@ case "$scenario" in
     "$psgrad" plot run.jsonl -o whole.png >plot.out 2>plot.err || fail "plot of the whole file failed"
     [ ! -s plot.err ] || fail "plot of a whole file printed: $(cat plot.err)"
     ;;
+  disk-full)
+    # A full disk under the final checkpoint, the metrics file, --save-weights or --save: a non-zero
+    # exit, and a line naming the file and the system's reason. Needs a small tmpfs, so root.
+    full="$work_dir/full"
+    mkdir -p "$full"
+    if [ "$(id -u)" -ne 0 ]; then echo "SKIP: disk-full needs root to mount a small tmpfs"; exit 77; fi
+    trap 'umount "$full" 2>/dev/null; rm -rf "$work_dir"' EXIT
+    mount -t tmpfs -o size=64k tmpfs "$full" 2>mount.err ||
+      { echo "SKIP: disk-full cannot mount a tmpfs here: $(cat mount.err)"; exit 77; }
+    expect_full() {  # name file args...: the run must fail naming file and ENOSPC
+      local name=$1 file=$2; shift 2
+      "$psgrad" train --config "$config" --set training.iterations=20 "$@" >"$name.out" 2>"$name.err" &&
+        fail "$name: a run that could not write $file exited 0"
+      grep -q "$file.*No space left on device" "$name.err" || fail "$name: no line naming $file and the reason"
+      ls "$full" | grep -q '\.tmp-' && fail "$name: a temporary file was left in the full folder"
+      echo "$name: $(grep "No space left" "$name.err")"
+    }
+    expect_full checkpoint "$full/run.ckpt" --no-metrics --set training.checkpoint_path="$full/run.ckpt"
+    expect_full weights "$full/weights.bin" --no-metrics --save-weights "$full/weights.bin"
+    expect_full model "$full/model.psgrad" --no-metrics --save "$full/model.psgrad"
+    # Leave one page free: the run line fits, the evaluation lines soon do not.
+    head -c $((60 * 1024)) /dev/zero >"$full/filler"
+    expect_full metrics "$full/run.jsonl" --metrics "$full/run.jsonl" --set evaluation.frequency=1
+    grep -q "^Final" metrics.out || fail "a full metrics disk ended the training run"
+    rm -f "$full/filler"
+    "$psgrad" train --config "$config" --set training.iterations=20 --no-metrics \
+      --set training.checkpoint_path="$full/run.ckpt" --set model.hidden_width=4 >ok.out 2>ok.err ||
+      fail "a run whose checkpoint fits failed: $(cat ok.err)"
+    ;;
   stale-temporaries)
     # A writer killed mid-write leaves run.ckpt.tmp-XXXXXX: the next write of run.ckpt removes it, but
     # not the temporary file of a writer that is still at it (it holds a lock on it).
