@@ -2,6 +2,7 @@
 #include "actors/remote_client.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
 #include "actors/error_text.hpp"
+#include "actors/network_words.hpp"
 
 namespace psgrad {
 
@@ -23,12 +25,12 @@ Result<ServerConnection> connect_and_greet(caf::scoped_actor& self, const std::s
                                            const RetryPolicy& retry,
                                            const std::function<void(const std::string&)>& on_retry, Greet greet) {
   auto& system = self->system();
+  const auto started = std::chrono::steady_clock::now();
   auto delay = retry.first_delay;
-  std::string last_error;
+  std::string reason;
   for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
     auto coordinator = retry.tls ? caf::openssl::remote_actor<CoordinatorActor>(system, host, port)
                                  : system.middleman().remote_actor<CoordinatorActor>(host, port);
-    std::string retry_reason;
     if (coordinator) {
       Result<ServerConnection> outcome = Error{"no answer"};
       bool unanswered = false;
@@ -39,22 +41,18 @@ Result<ServerConnection> connect_and_greet(caf::scoped_actor& self, const std::s
                      outcome = Error{fmt::format("server {}:{} refused: {}", host, port, error_text(system, error))};
                    });
       if (!unanswered) return outcome;
-      last_error = "the server did not answer the hello";
-      retry_reason = fmt::format("{}:{} did not answer", host, port);
+      reason = fmt::format("{}:{} did not answer the hello", host, port);
     } else {
-      last_error = coordinator.error() == caf::sec::disconnect_during_handshake
-                       ? "the server hung up during the handshake (it may require TLS, or a certificate "
-                         "signed by another CA)"
-                       : error_text(system, coordinator.error());
-      retry_reason = fmt::format("cannot reach {}:{} ({})", host, port, last_error);
+      reason = connect_failure_text(system, coordinator.error(), host, port);
     }
     if (attempt == retry.attempts) break;
-    if (on_retry) on_retry(fmt::format("{}; retrying in {} ms", retry_reason, delay.count()));
+    if (on_retry)
+      on_retry(fmt::format("{}; retrying in {} ms (attempt {} of {})", reason, delay.count(), attempt, retry.attempts));
     std::this_thread::sleep_for(delay);
     delay = std::min(delay * 2, retry.max_delay);
   }
-  return Error{fmt::format("cannot reach server {}:{} after {} attempts: {}", host, port, retry.attempts,
-                           last_error)};
+  const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - started;
+  return Error{fmt::format("{}; giving up after {} attempts ({:.1f} s)", reason, retry.attempts, waited.count())};
 }
 
 }  // namespace

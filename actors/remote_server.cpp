@@ -12,6 +12,7 @@
 #include "caf/openssl/all.hpp"
 #include "actors/coordinator.hpp"
 #include "actors/error_text.hpp"
+#include "actors/network_words.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/training_driver.hpp"
@@ -129,7 +130,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   auto port = setup.tls ? caf::openssl::publish(coordinator, setup.port, setup.host.c_str(), true)
                         : system.middleman().publish(coordinator, setup.port, setup.host.c_str(), true);
   if (!port)
-    return Error{fmt::format("cannot listen on {}:{}: {}", setup.host, setup.port, error_text(system, port.error()))};
+    return Error{listen_failure_text(system, port.error(), setup.host, setup.port)};
   cleanup.published(*port, setup.tls);
   if (setup.on_listening) setup.on_listening(*port);
 

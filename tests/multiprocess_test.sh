@@ -105,8 +105,24 @@ case "$scenario" in
   unreachable-server)
     start=$(date +%s)
     "$psgrad" work --connect 127.0.0.1:1 2>"$work_dir/work.log" && fail "work succeeded without a server"
-    grep -q "cannot reach server 127.0.0.1:1 after" "$work_dir/work.log" || fail "no clear message"
+    tail -n1 "$work_dir/work.log" |
+      grep -qx 'psgrad work: connection refused by 127.0.0.1:1 (is `psgrad serve` running?); giving up after 8 attempts ([0-9.]* s)' ||
+      fail "no clear message"
+    [ "$(grep -c "retrying in .* ms (attempt [0-9] of 8)$" "$work_dir/work.log")" -eq 7 ] ||
+      fail "expected one line per retry, 7 in all"
     [ $(( $(date +%s) - start )) -lt 30 ] || fail "the retry was not bounded"
+    "$psgrad" work --connect no-such-host.invalid:4242 2>"$work_dir/unknown-host.log" && fail "work reached an unknown host"
+    grep -q "cannot resolve host no-such-host.invalid" "$work_dir/unknown-host.log" || fail "an unknown host was not named"
+    ;;
+  port-in-use)
+    start_server --set training.iterations=5 --no-metrics
+    "$psgrad" serve --config "$config" --port "$port" --no-metrics >"$work_dir/second.out" 2>"$work_dir/second.log" &&
+      fail "a second server listened on a port in use"
+    grep -q "127.0.0.1:$port is already in use" "$work_dir/second.log" || fail "the port in use was not named"
+    [ "$(grep -vc '^Running' "$work_dir/second.log")" -eq 1 ] || fail "more than one line for a port in use"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
     ;;
   kill-worker-sync|kill-worker-async)
     mode=${scenario#kill-worker-}
@@ -324,4 +340,6 @@ case "$scenario" in
     ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
+# Whatever happened, no message shows CAF's own rendering of an error.
+grep -l "system_error(" "$work_dir"/*.log 2>/dev/null && fail "a message shows CAF's system_error(...) rendering"
 echo "PASS: $scenario"
