@@ -54,6 +54,7 @@ class Coordinator : public CoordinatorActor::base {
             return refuse(who, fmt::format("model layout {:016x} differs from the server's {:016x}", layout_hash,
                                            setup_.layout_hash));
           shards_[shard - 1] = server;
+          if (setup_.tally) ++setup_.tally->shards_joined;
           event(fmt::format("server shard {} joined", shard));
           maybe_start();
           return shard;
@@ -69,6 +70,7 @@ class Coordinator : public CoordinatorActor::base {
 
  private:
   caf::error refuse(const std::string& host, const std::string& reason) {
+    if (setup_.tally) ++setup_.tally->refused;
     event(fmt::format("refused worker from {}: {}", host, reason));
     return caf::make_error(caf::sec::request_receiver_down, reason);
   }
@@ -128,6 +130,7 @@ class Coordinator : public CoordinatorActor::base {
     slot.worker = request.worker;
     monitor(slot.worker);
     ++joined_;
+    count_joined();
     if (started_) {
       event(fmt::format("worker {} joined the running job from {}", request.worker_index, host));
       if (driver_) caf::anon_send(driver_, add_worker_atom::value, slot.worker, host, request.worker_index);
@@ -157,6 +160,11 @@ class Coordinator : public CoordinatorActor::base {
   void release(std::uint32_t k) {
     if (slots_[k].worker) --joined_;
     slots_[k] = Slot{};
+    count_joined();
+  }
+
+  void count_joined() {
+    if (setup_.tally) setup_.tally->workers_joined = joined_;
   }
 
   void on_down(const caf::down_msg& down) {

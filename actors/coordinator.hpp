@@ -1,7 +1,9 @@
 // The Coordinator actor: admits worker processes to a run and hands the server their DataWorkers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <functional>
 #include <string>
 #include <vector>
@@ -10,6 +12,13 @@
 #include "actors/interfaces.hpp"
 
 namespace psgrad {
+
+// How joining went so far, for the server to say when it gives up waiting; the coordinator counts.
+struct JoinTally {
+  std::atomic<std::uint32_t> workers_joined{0};
+  std::atomic<std::uint32_t> refused{0};  // hellos and joins refused, for any reason
+  std::atomic<std::uint32_t> shards_joined{0};
+};
 
 struct CoordinatorSetup {
   std::string config;  // the resolved configuration (TOML) every worker builds from
@@ -22,6 +31,7 @@ struct CoordinatorSetup {
   bool elastic = false;  // admit workers while training runs, handing them to the driver
   std::vector<WorkerStreamState> resume_streams;  // by worker index, when resuming a checkpoint
   std::uint32_t remote_shards = 0;  // server shards 1..remote_shards that run in their own processes
+  std::shared_ptr<JoinTally> tally;  // null: nobody asks
 };
 
 CoordinatorActor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);

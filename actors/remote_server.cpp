@@ -69,19 +69,34 @@ struct JoinedWorkers {
   std::vector<std::string> names;
 };
 
+// "gave up waiting for workers after 30 s (cluster.join_timeout_ms): 1 of 2 joined, 3 refused"
+std::string gave_up_waiting(const ServeSetup& setup, const JoinTally& tally, std::uint32_t remote_shards) {
+  auto text = fmt::format("gave up waiting for workers after {:g} s (cluster.join_timeout_ms): {} of {} joined, {} "
+                          "refused",
+                          std::chrono::duration<double>(setup.join_timeout).count(), tally.workers_joined.load(),
+                          setup.job.num_workers, tally.refused.load());
+  if (remote_shards > 0)
+    text += fmt::format(", {} of {} shard processes joined", tally.shards_joined.load(), remote_shards);
+  return text;
+}
+
 // Blocks until the coordinator has every worker (and every shard process) or the join timeout passes.
 Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                       const ServeSetup& setup) {
+                                       const ServeSetup& setup, const JoinTally& tally, std::uint32_t remote_shards) {
   Result<JoinedWorkers> joined = Error{"no workers joined"};
   caf::scoped_actor self{system};
-  self->request(coordinator, setup.join_timeout, wait_atom::value)
-      .receive([&](std::vector<DataWorkerActor>& workers,
-                   std::vector<std::string>& names) { joined = JoinedWorkers{std::move(workers), std::move(names)}; },
-               [&](caf::error& error) {
-                 joined = Error{fmt::format("waiting for {} workers: {}", setup.job.num_workers,
-                                            error == caf::sec::request_timeout ? "timed out"
-                                                                               : error_text(system, error))};
-               });
+  auto on_workers = [&](std::vector<DataWorkerActor>& workers, std::vector<std::string>& names) {
+    joined = JoinedWorkers{std::move(workers), std::move(names)};
+  };
+  auto on_error = [&](caf::error& error) {
+    joined = Error{error == caf::sec::request_timeout
+                       ? gave_up_waiting(setup, tally, remote_shards)
+                       : fmt::format("waiting for {} workers: {}", setup.job.num_workers, error_text(system, error))};
+  };
+  if (setup.join_timeout.count() == 0)
+    self->request(coordinator, caf::infinite, wait_atom::value).receive(on_workers, on_error);
+  else
+    self->request(coordinator, setup.join_timeout, wait_atom::value).receive(on_workers, on_error);
   return joined;
 }
 
@@ -124,6 +139,9 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                      job.elastic,
                                      setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
                                      shards_elsewhere ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
+  const auto tally = std::make_shared<JoinTally>();
+  coordinator_setup.tally = tally;
+  const auto remote_shards = coordinator_setup.remote_shards;
   ServingCleanup cleanup(system, spawn_coordinator(system, std::move(coordinator_setup)));
   const auto& coordinator = cleanup.coordinator();
   // Always with an address: CAF 0.17 listens on every interface when given none.
@@ -134,7 +152,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   cleanup.published(*port, setup.tls);
   if (setup.on_listening) setup.on_listening(*port);
 
-  auto joined = wait_for_workers(system, coordinator, setup);
+  auto joined = wait_for_workers(system, coordinator, setup, *tally, remote_shards);
   if (!joined) return Error{joined.error()};
   auto servers = shards_elsewhere ? gather_shards(system, coordinator, job, *state.value())
                                   : spawn_parameter_servers(system, job, std::move(state).value());

@@ -28,7 +28,7 @@ struct ServeSetup {
   std::uint16_t port = 0;
   std::string token;
   bool tls = false;  // publish through CAF's OpenSSL module (the actor system must have it loaded)
-  std::chrono::milliseconds join_timeout{600000};
+  std::chrono::milliseconds join_timeout{600000};  // for every worker and shard process; 0: forever
   std::function<void(std::uint16_t port)> on_listening;
   std::function<void(const std::string&)> on_event;
   ReportCallback on_report;

@@ -118,6 +118,7 @@ int run_serve_command(const ServeOptions& options) {
   setup.port = static_cast<std::uint16_t>(run->config.cluster.port);
   setup.tls = run->config.cluster.tls_ca.size() + run->config.cluster.tls_certificate.size() > 0;
   setup.token = options.token.empty() ? run->config.cluster.join_token : options.token;
+  setup.join_timeout = std::chrono::milliseconds(run->config.cluster.join_timeout_ms);
   auto resume = load_resume(options.resume, *run);
   if (!resume) {
     fmt::print(stderr, "psgrad: {}\n", resume.error());

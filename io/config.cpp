@@ -170,6 +170,10 @@ const SectionTable<ClusterSection>& cluster_table() {
           "Let workers join a running job (from the next iteration); num_workers is then the minimum to start."),
       key("rejoin_timeout_ms", &S::rejoin_timeout_ms,
           "When every worker is lost: how long an elastic job waits for a new one before giving up.", at_least(0)),
+      key("join_timeout_ms", &S::join_timeout_ms,
+          "How long `psgrad serve` waits for its workers (and shard processes) to join before giving up, "
+          "saying how many joined and how many were refused; 0 waits forever.",
+          at_least(0)),
       key("join_token", &S::join_token,
           "Secret a worker must present to join; empty admits any worker that can connect."),
       key("worker_delay_ms", &S::worker_delay_ms,

@@ -55,6 +55,7 @@ struct ClusterSection {
   std::int64_t request_timeout_ms = 30000;
   bool elastic = false;
   std::int64_t rejoin_timeout_ms = 30000;
+  std::int64_t join_timeout_ms = 600000;  // 0: wait for the workers forever
   std::string join_token;
   std::int64_t worker_delay_ms = 0;
   std::int64_t straggler_delay_ms = 0;

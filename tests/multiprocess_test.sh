@@ -124,6 +124,18 @@ case "$scenario" in
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
     ;;
+  join-timeout)
+    start=$(date +%s%N)
+    start_server --token s3cret --set cluster.join_timeout_ms=3000 --set training.iterations=5 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/bad.log" && fail "a worker without the token joined"
+    "$psgrad" work --connect "127.0.0.1:$port" --token s3cret 2>"$work_dir/good.log" & good=$!
+    wait $server_pid && fail "the server trained without its workers"
+    waited=$(( ($(date +%s%N) - start) / 1000000 ))
+    grep -q "gave up waiting for workers after 3 s (cluster.join_timeout_ms): 1 of 2 joined, 1 refused" \
+      "$work_dir/serve.log" || fail "the server did not say how many joined and were refused"
+    [ "$waited" -lt 15000 ] || fail "the server waited $waited ms"
+    wait $good && fail "the worker of a run that never started exited 0"
+    ;;
   kill-worker-sync|kill-worker-async)
     mode=${scenario#kill-worker-}
     start_server --mode "$mode" --set training.iterations=150 --set cluster.worker_delay_ms=10 --no-metrics
