@@ -11,6 +11,7 @@
 #include "io/named_datasets.hpp"
 #include "io/model_scoring.hpp"
 #include "io/saved_model.hpp"
+#include "io/user_text.hpp"
 
 namespace psgrad {
 
@@ -27,7 +28,7 @@ Result<DataSplit> load_eval_data(const EvalOptions& options, const Config& confi
     return load_named_data(options.data, data_dir);
   std::string known;
   for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
-  return Error{fmt::format("{}: neither a data folder nor a named data set ({})", options.data, known)};
+  return Error{fmt::format("{}: neither a data folder nor a named data set ({})", echoed(options.data), known)};
 }
 
 void print_scoring(const Scoring& scoring) {

@@ -12,6 +12,7 @@
 #include "apps/shard_command.hpp"
 #include "apps/train_command.hpp"
 #include "apps/work_command.hpp"
+#include "io/user_text.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"psgrad: data-parallel neural-network training with a parameter server"};
@@ -22,7 +23,14 @@ int main(int argc, char** argv) {
       psgrad::add_work_command(app),  psgrad::add_data_command(app),    psgrad::add_eval_command(app),
       psgrad::add_predict_command(app), psgrad::add_plot_command(app), psgrad::add_config_command(app),
   };
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    // CLI11 echoes the offending argument whole: a huge one must not flood the terminal.
+    return app.exit(CLI::Error(error.get_name(), psgrad::echoed(error.what(), 2 * psgrad::echoed_text_limit),
+                               error.get_exit_code()));
+  }
   for (const auto& command : commands)
     if (command.cli->parsed()) return command.run();
   return 2;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "io/toml_text.hpp"
+#include "io/user_text.hpp"
 
 namespace psgrad {
 
@@ -22,7 +23,7 @@ Status apply_overrides(toml::table& document, const std::vector<std::string>& ov
                        const std::string& source, OverrideRecord& record) {
   for (const auto& override_text : overrides) {
     auto malformed = [&](const std::string& why) {
-      return Error{source + ": --set \"" + override_text + "\": " + why +
+      return Error{source + ": --set \"" + echoed(override_text) + "\": " + why +
                    "; expected section.key=value, e.g. training.batch_size=64"};
     };
     const auto equals = override_text.find('=');
@@ -56,7 +57,7 @@ Status apply_overrides(toml::table& document, const std::vector<std::string>& ov
     auto* section = section_node->as_table();
     if (!section)
       return Error{source + ": " + section_name + ": expected a table, got " + describe_node(*section_node) +
-                   " (from --set \"" + override_text + "\")"};
+                   " (from --set \"" + echoed(override_text) + "\")"};
     if (value_node) section->insert_or_assign(key, *value_node);
     else section->insert_or_assign(key, value_text);
     record.paths.insert(section_name + "." + key);
@@ -70,7 +71,7 @@ Error Validator::fail(const std::string& path, const std::string& problem) const
   const bool from_override = paths.count(path) > 0 || std::any_of(paths.begin(), paths.end(), [&](const auto& p) {
                                return p.rfind(path + ".", 0) == 0;
                              });
-  return Error{source_ + ": " + path + ": " + problem + (from_override ? " (from --set)" : "")};
+  return Error{source_ + ": " + echoed(path) + ": " + problem + (from_override ? " (from --set)" : "")};
 }
 
 Result<Settings> Validator::read_settings(const toml::table* section, const std::string& section_name,
@@ -99,7 +100,7 @@ Result<Settings> Validator::read_settings(const toml::table* section, const std:
       if (spec->kind == SettingKind::number)
         if (auto* i = std::get_if<std::int64_t>(&*value)) value = SettingValue{static_cast<double>(*i)};
       if (auto expected = check_setting(*spec, *value))
-        return fail(path, "expected " + *expected + ", got " + toml_text(*value));
+        return fail(path, "expected " + *expected + ", got " + echoed(toml_text(*value)));
       settings.emplace(key, std::move(*value));
     }
   }
@@ -126,10 +127,10 @@ Result<std::string> Validator::read_registry_name(const toml::table* section, co
   auto* name = node->as_string();
   if (!name) {
     auto value = to_setting_value(*node);
-    return fail(path, "expected " + expected + ", got " + (value ? toml_text(*value) : describe_node(*node)));
+    return fail(path, "expected " + expected + ", got " + (value ? echoed(toml_text(*value)) : describe_node(*node)));
   }
   if (std::find(known_names.begin(), known_names.end(), name->get()) == known_names.end())
-    return fail(path, "unknown " + what + "; expected " + expected + ", got " + toml_string(name->get()));
+    return fail(path, "unknown " + what + "; expected " + expected + ", got " + echoed(toml_string(name->get())));
   return name->get();
 }
 

@@ -280,6 +280,20 @@ case "$scenario" in
     [ ! -e model.psgrad.tmp-aB3dE9 ] || fail "a killed writer's model temporary was left"
     [ -e run.ckpt.tmp-L1ve00 ] || fail "a live writer's temporary file was removed"
     ;;
+  huge-input)
+    # An error echoes at most about 200 characters of what the user typed.
+    huge=$(head -c 100000 /dev/zero | tr '\0' 'x')
+    short_run run --no-metrics --save model.psgrad
+    for args in "train --config $config --set training.batch_size=$huge" "train --config $config --set training.$huge=1" \
+                "config check $config --set $huge" "config check $config --set cluster.mode=$huge" \
+                "work --connect $huge" "train --config $config --mode $huge" "eval --model model.psgrad --data $huge"; do
+      # shellcheck disable=SC2086
+      "$psgrad" $args >huge.out 2>huge.err && fail "psgrad ${args:0:40}... succeeded"
+      longest=$(awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' huge.err)
+      [ "$longest" -lt 500 ] || fail "psgrad ${args:0:40}...: a $longest-character error line"
+      grep -q 'xxx\.\.\.' huge.err || fail "psgrad ${args:0:40}...: the echo is not cut with ...: $(cut -c1-300 huge.err)"
+    done
+    ;;
   config-reference-current)
     "$psgrad" config reference >reference.md || fail "config reference failed"
     diff -u "$source_dir/docs/config-reference.md" reference.md ||
