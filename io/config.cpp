@@ -41,6 +41,10 @@ struct Check {
 Check at_least(double minimum) { return {minimum, std::nullopt, {}}; }
 Check within(double minimum, double maximum) { return {minimum, maximum, {}}; }
 Check one_of(std::vector<std::string> choices) { return {std::nullopt, std::nullopt, std::move(choices)}; }
+// Durations are at most 30 days: converted to CAF's nanosecond clock, far larger ones overflow and
+// time out at once (request_timeout_ms = 2^63 - 1 dropped every worker on its first request).
+constexpr double kMaxMilliseconds = 30.0 * 24 * 60 * 60 * 1000;
+Check milliseconds_from(double minimum) { return within(minimum, kMaxMilliseconds); }
 
 // The setting types a section member can have, both ways.
 SettingValue to_value(std::int64_t x) { return SettingValue{x}; }
@@ -160,26 +164,31 @@ const SectionTable<ClusterSection>& cluster_table() {
       key("host", &S::host, "Address the parameter server listens on and workers connect to."),
       key("port", &S::port, "TCP port of the parameter server; 0 picks a free port.", within(0, 65535)),
       key("heartbeat_ms", &S::heartbeat_ms,
-          "Milliseconds between heartbeats that tell the server a worker is alive; 0 disables them.", at_least(0)),
+          "Milliseconds between heartbeats that tell the server a worker is alive; 0 disables them.",
+          milliseconds_from(0)),
       key("connection_timeout_ms", &S::connection_timeout_ms,
           "Milliseconds without any traffic (heartbeats included) after which a peer counts as dead; 0 never.",
-          at_least(0)),
+          milliseconds_from(0)),
       key("request_timeout_ms", &S::request_timeout_ms,
-          "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped.", at_least(1)),
+          "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped.",
+          milliseconds_from(1)),
       key("elastic", &S::elastic,
           "Let workers join a running job (from the next iteration); num_workers is then the minimum to start."),
       key("rejoin_timeout_ms", &S::rejoin_timeout_ms,
-          "When every worker is lost: how long an elastic job waits for a new one before giving up.", at_least(0)),
+          "When every worker is lost: how long an elastic job waits for a new one before giving up.",
+          milliseconds_from(0)),
       key("join_timeout_ms", &S::join_timeout_ms,
           "How long `psgrad serve` waits for its workers (and shard processes) to join before giving up, "
           "saying how many joined and how many were refused; 0 waits forever.",
-          at_least(0)),
+          milliseconds_from(0)),
       key("join_token", &S::join_token,
           "Secret a worker must present to join; empty admits any worker that can connect."),
       key("worker_delay_ms", &S::worker_delay_ms,
-          "Extra milliseconds every worker spends per gradient (to simulate slower machines).", at_least(0)),
+          "Extra milliseconds every worker spends per gradient (to simulate slower machines).",
+          milliseconds_from(0)),
       key("straggler_delay_ms", &S::straggler_delay_ms,
-          "Extra milliseconds the last worker spends per gradient (to simulate one straggler).", at_least(0)),
+          "Extra milliseconds the last worker spends per gradient (to simulate one straggler).",
+          milliseconds_from(0)),
       key("tls_certificate", &S::tls_certificate,
           "Server's PEM certificate; setting the TLS keys switches connections to TLS."),
       key("tls_key", &S::tls_key, "Server's PEM private key."),

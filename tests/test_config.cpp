@@ -426,3 +426,13 @@ TEST_CASE("config file values can be overridden from the command line") {
   CHECK(config->cluster.num_workers == 4);
   CHECK(config->data.name == "fashion-mnist");
 }
+
+TEST_CASE("durations are bounded: a huge one would overflow CAF's nanosecond clock and time out at once") {
+  for (const char* key : {"heartbeat_ms", "connection_timeout_ms", "request_timeout_ms", "rejoin_timeout_ms",
+                          "join_timeout_ms", "worker_delay_ms", "straggler_delay_ms"}) {
+    INFO(key);
+    CHECK(parse_config("", "test.toml", {std::string("cluster.") + key + "=2592000000"}).ok());  // 30 days
+    const auto message = parse_error("", {std::string("cluster.") + key + "=9223372036854775807"});
+    CHECK(contains(message, std::string("cluster.") + key + ": expected an integer in ["));
+  }
+}

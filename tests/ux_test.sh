@@ -294,6 +294,30 @@ case "$scenario" in
       grep -q 'xxx\.\.\.' huge.err || fail "psgrad ${args:0:40}...: the echo is not cut with ...: $(cut -c1-300 huge.err)"
     done
     ;;
+  config-extremes)
+    # No value of any numeric key may abort or crash a command: it is refused in one line or it runs.
+    "$psgrad" config show "$config" >shown.toml || fail "config show failed"
+    keys=$(awk '/^\[/ { section = substr($0, 2, length($0) - 2) } /^[a-z_0-9]+ = -?[0-9]/ { print section "." $1 }' shown.toml)
+    [ "$(echo "$keys" | wc -w)" -ge 20 ] || fail "found only $(echo "$keys" | wc -w) numeric keys"
+    refused=0 ran=0
+    for key in $keys; do
+      for value in 9223372036854775807 -9223372036854775808 0 inf nan 1e308; do
+        "$psgrad" config check "$config" --set "$key=$value" >extreme.out 2>extreme.err
+        code=$?
+        [ "$code" -eq 0 ] || [ "$code" -eq 2 ] || fail "config check --set $key=$value exited $code: $(cat extreme.err)"
+        [ "$code" -eq 0 ] || [ "$(wc -l <extreme.err)" -eq 1 ] || fail "$key=$value: not one line: $(cat extreme.err)"
+        [ "$code" -eq 0 ] || refused=$((refused + 1))
+        if [ "$code" -ne 0 ] || [ "$key" = training.iterations ]; then continue; fi
+        ran=$((ran + 1))
+        # It passed the checks: a two-step run must start and end (or be stopped) without a crash.
+        timeout 20 "$psgrad" train --config "$config" --set "$key=$value" --set training.iterations=2 \
+          --set cluster.worker_delay_ms=0 --set cluster.straggler_delay_ms=0 --no-metrics >extreme.out 2>extreme.err
+        code=$?
+        [ "$code" -le 2 ] || [ "$code" -eq 124 ] || fail "train --set $key=$value exited $code: $(tail -n2 extreme.err)"
+      done
+    done
+    echo "$(echo "$keys" | wc -w) keys x 6 extreme values: $refused refused in one line, $ran ran without a crash"
+    ;;
   config-reference-current)
     "$psgrad" config reference >reference.md || fail "config reference failed"
     diff -u "$source_dir/docs/config-reference.md" reference.md ||
