@@ -110,7 +110,8 @@ std::string connect_failure_text(caf::actor_system& system, const caf::error& er
                        where);
   if (error == caf::sec::no_actor_published_at_port || error == caf::sec::remote_lookup_failed)
     return fmt::format("{} answers, but not as a psgrad server", where);
-  if (error != caf::sec::cannot_connect_to_node) return fmt::format("cannot connect to {}: {}", where, error_text(system, error));
+  if (error != caf::sec::cannot_connect_to_node)
+    return fmt::format("cannot connect to {}: {}", where, error_text(system, error));
   std::string problem;
   const auto addresses = resolve(host, port, false, problem);
   if (!addresses || first_context_text(error) == "no such host")

@@ -20,7 +20,8 @@ struct ModelShape {
 };
 
 // Builds the layer chain (layers size their buffers only when bound or reserved) and lays out the
-// parameter arrays it declares, named as Model names them. Settings must have been validated; errors name the architecture.
+// parameter arrays it declares, named as Model names them. Settings must have been validated; errors
+// name the architecture.
 Result<ModelShape> model_shape(const std::string& architecture, const Settings& settings,
                                std::uint64_t input_width, std::uint64_t classes);
 
