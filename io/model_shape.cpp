@@ -15,12 +15,11 @@ Result<ModelShape> model_shape(const std::string& architecture, const Settings& 
                                std::uint64_t input_width, std::uint64_t classes) {
   const auto* entry = find_architecture(architecture);
   if (!entry) return Error{fmt::format("unknown architecture '{}'", architecture)};
-  Settings filled = settings;
-  if (auto missing = fill_defaults(entry->settings, filled))
-    return Error{fmt::format("architecture '{}': missing setting '{}'", architecture, *missing)};
-  // A registered architecture is outside code; whatever it throws becomes a message, not an abort.
+  // A registered architecture is outside code, and settings it lacks make its getters throw: whatever
+  // it throws becomes a message, not an abort.
   try {
-    const auto chain = entry->build(filled, static_cast<std::size_t>(input_width), static_cast<std::size_t>(classes));
+    const auto chain =
+        entry->build(settings, static_cast<std::size_t>(input_width), static_cast<std::size_t>(classes));
     ParameterLayout layout;
     ModelShape shape;
     std::map<std::string, int> ordinals;

@@ -8,9 +8,7 @@
 #include "tests/temp_folder.hpp"
 
 using namespace psgrad;
-using psgrad::testing::read_file_bytes;
-using psgrad::testing::TempFolder;
-using psgrad::testing::write_file_bytes;
+using namespace psgrad::testing;
 
 namespace {
 
