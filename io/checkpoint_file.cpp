@@ -9,7 +9,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/bounded_file.hpp"
-#include "io/fnv1a.hpp"
+#include "model/fnv1a.hpp"
 
 namespace psgrad {
 
