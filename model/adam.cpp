@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/gradient_clip.hpp"
+#include "model/finite.hpp"
 #include "model/gradient_sum.hpp"
 
 namespace psgrad {
@@ -102,9 +103,7 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
       const auto decay = static_cast<float>(settings_.learn_rate * settings_.L2);
       for (std::size_t i = 0; i < size; ++i) out[i] -= decay * out[i];
     }
-    float probe = 0.0f;
-    for (std::size_t i = 0; i < size; ++i) probe += out[i] * 0.0f;
-    chunk_probes_[c] = probe;
+    chunk_probes_[c] = finite_probe(out, size);  // the chunk is still in L1
     if (settings_.use_averages) {
       const auto t = static_cast<double>(steps_[chunk.array]);
       const double decay = std::min((1.0 + t) / (10.0 + t), 0.9999);
