@@ -5,17 +5,13 @@
 #include <cstddef>
 #include <optional>
 
+#include "model/gradient_clip.hpp"
+
 namespace psgrad {
 
-// 0 when every value is finite, NaN otherwise: x * 0 is NaN exactly for NaN and infinity. Eight
-// independent lanes, so the loop vectorizes (a single running sum may not be reordered).
-inline float finite_probe(const float* __restrict values, std::size_t size) {
-  float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  std::size_t i = 0;
-  for (; i + 8 <= size; i += 8)
-    for (std::size_t j = 0; j < 8; ++j) lanes[j] += values[i + j] * 0.0f;
-  for (; i < size; ++i) lanes[0] += values[i] * 0.0f;
-  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+// 0 when every value is finite, NaN otherwise: x * 0 is NaN exactly for NaN and infinity.
+inline float finite_probe(const float* values, std::size_t size) {
+  return eight_lane_sum<float>(values, size, [](float x) { return x * 0.0f; });
 }
 
 // The index of the first NaN or infinity, if any. x * 0 is NaN exactly for those, and the sum of
