@@ -41,10 +41,10 @@ class ParameterServer : public ParameterServerActor::base {
             if (auto error = check(gradients)) return error;
           // Summed in the given (worker) order so that the result is deterministic.
           gradient_slices_.clear();
-          float loss = 0.0f;
+          float loss = 0.0f;  // the first non-finite loss, if any: the one a divergence message names
           for (const auto& gradients : all) {
             gradient_slices_.push_back(gradients.values.data() + state_->begin);
-            if (!std::isfinite(gradients.loss) || std::isfinite(loss)) loss = gradients.loss;
+            if (std::isfinite(loss)) loss = gradients.loss;
           }
           if (auto error = step(gradient_slices_.data(), gradient_slices_.size(), loss)) return error;
           return snapshot();
