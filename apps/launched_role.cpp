@@ -1,0 +1,49 @@
+#include "apps/launched_role.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+#include <unistd.h>
+
+namespace psgrad {
+
+namespace {
+
+constexpr std::size_t max_token_bytes = 4096;
+
+void stop_when_input_ends() {
+  // This thread must never take SIGINT or SIGTERM itself: they go to the process's own handling.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  char buffer[256];
+  for (;;) {
+    const auto n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n == 0 || (n < 0 && errno != EINTR)) break;
+  }
+  kill(getpid(), SIGTERM);
+  // A server still waiting for its workers does not stop at the first signal; the second ends it.
+  std::this_thread::sleep_for(std::chrono::seconds(10));
+  kill(getpid(), SIGTERM);
+}
+
+}  // namespace
+
+Result<std::string> take_launch_token() {
+  std::string token;
+  char c = 0;
+  for (;;) {
+    const auto n = ::read(STDIN_FILENO, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Error{"--launched: standard input ended before the join token line"};
+    if (c == '\n') break;
+    if (token.size() >= max_token_bytes) return Error{"--launched: the join token line is longer than 4096 bytes"};
+    token += c;
+  }
+  std::thread(stop_when_input_ends).detach();
+  return token;
+}
+
+}  // namespace psgrad
