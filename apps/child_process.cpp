@@ -102,6 +102,10 @@ void ChildProcess::close_fd(int& fd) {
   fd = -1;
 }
 
+void ChildProcess::send(const std::string& text) {
+  if (input_ >= 0 && ::write(input_, text.data(), text.size()) < 0) close_input();
+}
+
 void ChildProcess::signal_group(int signal) const {
   if (pid_ > 0 && running()) ::kill(-pid_, signal);
 }

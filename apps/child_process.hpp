@@ -38,6 +38,7 @@ class ChildProcess {
   void close_output() { close_fd(output_); }
   void close_error() { close_fd(error_); }
   void close_input() { close_fd(input_); }
+  void send(const std::string& text);  // to its standard input, if still open
   void signal_group(int signal) const;
 
   // Reaps the process if it has ended; its exit status stays available.

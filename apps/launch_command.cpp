@@ -102,6 +102,7 @@ class Launch {
   void check_exits();
   void on_signal(int signal);
   void request_stop();
+  void stop_all_now();
   void check_deadlines();
   bool anything_running() const;
   void say(const std::string& line) {
@@ -146,7 +147,7 @@ void Launch::handle_line(LaunchedRole& launched, bool errors, const std::string&
       if (stopping_) return;
       for (auto& other : roles_)
         if (other.role.kind != RoleKind::server) start(other, *port);
-      if (failures_ > 0 && !training_began_) request_stop();
+      if (failures_ > 0 && !training_began_) stop_all_now();
     }
   }
 }
@@ -174,6 +175,18 @@ void Launch::request_stop() {
   close_inputs_at_ = Clock::now() + after_stop_request;
 }
 
+// Every role at once: each gets "stop now" and the end of its input (ssh carries both).
+void Launch::stop_all_now() {
+  stopping_ = true;
+  for (auto& launched : roles_)
+    if (launched.process && launched.process->running()) {
+      launched.process->send("stop now\n");
+      launched.process->close_input();
+    }
+  close_inputs_at_.reset();
+  if (!kill_at_) kill_at_ = Clock::now() + before_kill;
+}
+
 void Launch::on_signal(int signal) {
   const char* name = signal == SIGINT ? "SIGINT" : "SIGTERM";
   if (interrupted_ == 0) {
@@ -183,12 +196,7 @@ void Launch::on_signal(int signal) {
     return;
   }
   say(fmt::format("{}: stopping every role now", name));
-  for (auto& launched : roles_)
-    if (launched.process) {
-      launched.process->close_input();
-      launched.process->signal_group(SIGTERM);
-    }
-  kill_at_ = Clock::now() + std::chrono::seconds(3);
+  stop_all_now();
 }
 
 void Launch::check_exits() {
@@ -207,7 +215,7 @@ void Launch::check_exits() {
       say(fmt::format("{} on {} failed ({})", launched.role.label(), launched.role.host, exit_words(launched.role, code, launched.reached)));
       if (!server && !training_began_ && !stopping_) {
         say("a role failed before training began: stopping the run");
-        request_stop();
+        stop_all_now();
       }
     }
     if (server && anything_running()) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <string>
 #include <thread>
 #include <unistd.h>
 
@@ -18,12 +19,25 @@ void stop_when_input_ends() {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // Input ends (graceful), or says "stop now": nothing worth saving yet, or a second Ctrl-C.
   char buffer[256];
-  for (;;) {
+  std::string line;
+  bool now = false;
+  while (!now) {
     const auto n = ::read(STDIN_FILENO, buffer, sizeof buffer);
-    if (n == 0 || (n < 0 && errno != EINTR)) break;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    line.append(buffer, static_cast<std::size_t>(n));
+    now = line.find("stop now\n") != std::string::npos;
+    if (line.size() > 4096) line.erase(0, line.size() - 16);
   }
   kill(getpid(), SIGTERM);
+  if (now) {
+    // Two signals at once would merge into one pending signal: the first must be taken before the second.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    kill(getpid(), SIGTERM);
+    return;
+  }
   // A server still waiting for its workers does not stop at the first signal; the second ends it.
   std::this_thread::sleep_for(std::chrono::seconds(10));
   kill(getpid(), SIGTERM);

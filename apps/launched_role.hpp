@@ -10,7 +10,8 @@
 namespace psgrad {
 
 // Reads the token line, then watches standard input on a thread of its own: at its end the process
-// gets SIGTERM (a server saves the run), and SIGTERM again 10 s later if it is still there.
+// gets SIGTERM (a server saves the run), and SIGTERM again 10 s later if it is still there; a line
+// "stop now" sends both at once (a server waiting for workers exits at once).
 Result<std::string> take_launch_token();
 
 }  // namespace psgrad

@@ -9,8 +9,8 @@ usage() {
   cat <<'EOF'
 Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--delay D] [--wire ENC]
                               [--mode sync|async|ssp] [--iterations I] [--seed S] [--json FILE]
-                              [--launcher direct|ssh] [--config C] [--psgrad BINARY] [--timeout SECONDS]
-                              [--keep-logs DIR]
+                              [--launcher direct|ssh] [--absent-hosts A] [--config C] [--psgrad BINARY]
+                              [--timeout SECONDS] [--keep-logs DIR]
 
   --workers N      worker hosts, one `psgrad work` each (default 2)
   --shards K       parameter-server shards (cluster.servers): the server holds shard 0, shards 1..K-1
@@ -25,6 +25,8 @@ Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--delay 
   --launcher L     direct: start each role in its namespace (default); ssh: every host runs Debian's
                    sshd with a key made for this run, and `psgrad launch --hostfile` on the first host
                    starts every role over ssh
+  --absent-hosts A with --launcher ssh: A more hostfile lines of addresses where no host answers, to see
+                   how a launch reports an unreachable host (the run then fails)
   --config C       the run's config (default configs/mnist.toml)
   --psgrad BINARY  the psgrad binary (default build/apps/psgrad)
   --timeout S      give up (and clean up) after S seconds (default 300)
@@ -37,7 +39,7 @@ die() { say "$*"; exit 1; }
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 workers=2 shards=1 link=1gbit delay=1ms wire=fp32 mode=sync iterations=50 seed=0 json="" timeout=300
-config="$source_dir/configs/mnist.toml" psgrad="$source_dir/build/apps/psgrad" keep_logs="" launcher=direct
+config="$source_dir/configs/mnist.toml" psgrad="$source_dir/build/apps/psgrad" keep_logs="" launcher=direct absent_hosts=0
 
 while (($#)); do
   flag=$1
@@ -59,6 +61,7 @@ while (($#)); do
     --timeout) timeout=$value ;;
     --keep-logs) keep_logs=$value ;;
     --launcher) launcher=$value ;;
+    --absent-hosts) absent_hosts=$value ;;
     *) die "unknown flag $flag (see --help)" ;;
   esac
   shift 2
@@ -72,6 +75,7 @@ whole_number shards "$shards" 1 16
 whole_number iterations "$iterations" 1 1000000
 whole_number seed "$seed" 0 4294967295
 whole_number timeout "$timeout" 1 86400
+whole_number absent-hosts "$absent_hosts" 0 16
 [[ $link =~ ^[0-9]+(\.[0-9]+)?(bit|kbit|mbit|gbit)$ ]] || die "--link $link: expected a rate like 100mbit or 1gbit"
 [[ $delay =~ ^[0-9]+(\.[0-9]+)?(us|ms|s)$ ]] || die "--delay $delay: expected a time like 0ms, 1ms or 500us"
 case "$mode" in sync|async|ssp) ;; *) die "--mode $mode: expected sync, async or ssp" ;; esac
@@ -266,6 +270,7 @@ start_ssh_launch() {
     address 0
     for ((k = 1; k < shards; k++)); do echo "$(address $k) shards=1 workers=0"; done
     for ((w = 0; w < workers; w++)); do echo "$(address $((shards + w))) workers=1"; done
+    for ((w = 0; w < absent_hosts; w++)); do echo "$(address $((host_count + w))) workers=1"; done
   } >"$work_dir/hostfile"
   ip netns exec "$prefix-h0" "$psgrad" launch --hostfile "$work_dir/hostfile" --config "$config" \
     "${common_sets[@]}" --no-metrics \

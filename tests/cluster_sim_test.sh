@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cluster simulator (scripts/cluster-sim.sh) on real network namespaces: a short run's summary, and
-# that nothing it made is left behind, after a run and after Ctrl-C. Skips (exit 77) without root or
-# `ip netns`.
+# that nothing it made is left behind, after a run and after Ctrl-C; `psgrad launch` over ssh between
+# its hosts. Skips (exit 77) without root, `ip netns` or (for ssh) sshd.
 # Usage: cluster_sim_test.sh PSGRAD_BINARY SOURCE_DIR SCENARIO
 set -uo pipefail
 psgrad=$1
@@ -59,6 +59,46 @@ case "$scenario" in
     grep -q "interrupted: removing what it made" "$work_dir/sim.log" || fail "no word about the interruption"
     [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
     pgrep -f "psgrad-sim-$sim_pid" && fail "processes left behind"
+    ;;
+  ssh-launch)
+    # `psgrad launch` over real ssh between three simulated hosts: a server and two workers, each in
+    # its own namespace running sshd with keys made for the run.
+    [ -x /usr/sbin/sshd ] || skip "no sshd (apt-get install openssh-server)"
+    bash "$sim" --psgrad "$psgrad" --launcher ssh --workers 2 --iterations 20 --timeout 60 \
+      --keep-logs "$work_dir/logs" >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+    wait $sim_pid || { cat "$work_dir/logs/"*.log; fail "the simulator failed (exit $?)"; }
+    cat "$work_dir/sim.out"
+    grep -q "^cluster-sim: workers 2, shards 1, .*, launcher ssh, [0-9]* samples/s" "$work_dir/sim.out" ||
+      fail "no summary line"
+    for h in 0 1 2; do
+      grep -q "Accepted publickey for" "$work_dir/logs/sshd-h$h.log" || fail "host $h was not reached over ssh"
+    done
+    grep -q "^\[10.77.0.2 worker 0\] psgrad work: joined 10.77.0.1:" "$work_dir/logs/launch.log" ||
+      fail "worker 0's lines did not come back from 10.77.0.2"
+    grep -q "^\[10.77.0.3 worker 1\] psgrad work: training finished" "$work_dir/logs/launch.log" ||
+      fail "worker 1's lines did not come back from 10.77.0.3"
+    # The same weights as one process: the run really trained across the hosts.
+    "$psgrad" train --config "$source_dir/configs/mnist.toml" --set training.iterations=20 --no-metrics \
+      >"$work_dir/local.out" 2>/dev/null || fail "local run failed"
+    diff <(sed -n 's/^\[10.77.0.1 server\] \(final weights: .*\)/\1/p' "$work_dir/logs/launch.out") \
+      <(grep "^final weights: " "$work_dir/local.out") || fail "weights over ssh differ from one process"
+    [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    ;;
+  ssh-unreachable)
+    # A hostfile line whose host does not answer: one line names it, the run stops, nothing is left.
+    [ -x /usr/sbin/sshd ] || skip "no sshd (apt-get install openssh-server)"
+    start=$SECONDS
+    bash "$sim" --psgrad "$psgrad" --launcher ssh --workers 1 --absent-hosts 1 --iterations 20 --timeout 60 \
+      --keep-logs "$work_dir/logs" >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+    wait $sim_pid && fail "a run with an unreachable host succeeded"
+    took=$((SECONDS - start))
+    echo "a launch with an unreachable host ended after $took s"
+    grep -q "^psgrad launch: worker 1 on 10.77.0.3 failed (exit 255: ssh could not connect to or log in to 10.77.0.3)" \
+      "$work_dir/logs/launch.log" || fail "the unreachable host was not named"
+    grep -q "^psgrad launch: a role failed before training began: stopping the run" "$work_dir/logs/launch.log" ||
+      fail "the run was not stopped"
+    [ "$took" -lt 45 ] || fail "took $took s"
+    [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
     ;;
   bad-flags)
     for args in "--wire bf16:expected fp32" "--mode turbo:expected sync, async or ssp" \
