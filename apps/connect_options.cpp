@@ -21,7 +21,7 @@ void add_connect_options(CLI::App& command, ConnectOptions& options) {
 
 Status take_launched_token(ConnectOptions& options) {
   if (!options.launched) return success();
-  auto token = take_launch_token();
+  auto token = take_launch_token(LaunchedAs::follower);
   if (!token) return Error{token.error()};
   options.token = *token;
   return success();

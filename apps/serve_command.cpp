@@ -96,7 +96,7 @@ Command add_serve_command(CLI::App& app) {
 int run_serve_command(const ServeOptions& given) {
   ServeOptions options = given;
   if (options.launched) {
-    auto token = take_launch_token();
+    auto token = take_launch_token(LaunchedAs::server);
     if (!token) {
       fmt::print(stderr, "psgrad serve: {}\n", token.error());
       return 2;

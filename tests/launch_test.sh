@@ -67,6 +67,23 @@ case "$scenario" in
     grep -q "^\[localhost server\] .*resume with: psgrad serve --config" "$work_dir/launch.log" || fail "no resume line"
     [ "$took" -lt 10000 ] || fail "stopping took $took ms"
     ;;
+  launch-killed)
+    # A launch killed outright: its roles see their standard input end and stop by themselves.
+    printf 'localhost workers=2\n' >"$work_dir/hosts"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=100000 --no-metrics \
+      --set training.checkpoint_path="$work_dir/run.ckpt" >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
+    for _ in $(seq 200); do grep -qP "\taccuracy" "$work_dir/launch.out" && break; sleep 0.05; done
+    roles=$(children_of $launch)
+    [ "$(echo $roles | wc -w)" -eq 3 ] || fail "expected 3 role processes, saw: $roles"
+    kill -KILL $launch
+    wait $launch 2>/dev/null
+    for _ in $(seq 100); do
+      alive=0; for pid in $roles; do kill -0 "$pid" 2>/dev/null && alive=1; done
+      [ $alive -eq 0 ] && break; sleep 0.1
+    done
+    for pid in $roles; do kill -0 "$pid" 2>/dev/null && { kill -KILL $roles; fail "role $pid outlived its launch by 10 s"; }; done
+    [ -s "$work_dir/run.ckpt" ] || fail "the orphaned server did not save the run"
+    ;;
   bad-input)
     check_error() {  # expected-text hostfile-text
       printf "$2" >"$work_dir/hosts"
