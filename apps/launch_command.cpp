@@ -302,8 +302,7 @@ int Launch::run() {
 Command add_launch_command(CLI::App& app) {
   auto options = std::make_shared<LaunchOptions>();
   auto* command = app.add_subcommand(
-      "launch", "Start a run's server, shards and workers on the hosts of a hostfile (ssh, or local processes), "
-                "or this task's role in a Slurm allocation (--slurm)");
+      "launch", "Start every role of a run on the hosts of a hostfile (over ssh), or one Slurm task's role");
   command->add_option("--hostfile", options->hostfile,
                       "one `HOST [workers=N] [shards=K]` per line; the first host serves");
   command->add_option("--config", options->config, "the run's config (read on the first host)")->required();
