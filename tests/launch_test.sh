@@ -19,15 +19,20 @@ children_of() { pgrep -P "$1" 2>/dev/null || true; }
 case "$scenario" in
   local)
     printf 'localhost workers=1\n127.0.0.1   # a second worker\n' >"$work_dir/hosts"
+    # A worker delay keeps the run going long enough to read every role's command line.
     "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=30 \
-      >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
+      --set cluster.worker_delay_ms=10 >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
     # While it runs, no process of the run shows its join token on a command line.
-    for _ in $(seq 100); do [ "$(children_of $launch | wc -l)" -ge 3 ] && break; sleep 0.05; done
-    for pid in $(children_of $launch); do
-      tr '\0' ' ' </proc/$pid/cmdline >>"$work_dir/cmdlines.out" 2>/dev/null; echo >>"$work_dir/cmdlines.out"
+    touch "$work_dir/cmdlines.out"
+    while kill -0 $launch 2>/dev/null; do
+      for pid in $(children_of $launch); do
+        { echo -n "$pid: "; tr '\0' ' ' </proc/$pid/cmdline; echo; } >>"$work_dir/cmdlines.out" 2>/dev/null
+      done
+      sleep 0.02
     done
     wait $launch || fail "launch exited with code $?"
-    grep -q -- "--launched" "$work_dir/cmdlines.out" || fail "did not see the roles' command lines"
+    [ "$(grep -- "--launched" "$work_dir/cmdlines.out" | sort -u | wc -l)" -ge 3 ] ||
+      fail "did not see the 3 roles' command lines: $(sort -u "$work_dir/cmdlines.out")"
     grep -q -- "--token" "$work_dir/cmdlines.out" && fail "a join token on a command line"
     grep -q "^\[localhost server\] sync summary: workers 2, steps 30" "$work_dir/launch.out" ||
       fail "no summary from the server, prefixed with host and role"
