@@ -2,29 +2,17 @@
 
 #include <chrono>
 #include <csignal>
-#include <fcntl.h>
-#include <poll.h>
 #include <string>
 #include <thread>
 #include <unistd.h>
+
+#include "apps/output_relay.hpp"
 
 namespace psgrad {
 
 namespace {
 
 constexpr std::size_t max_token_bytes = 4096;
-
-// Once the launch is gone nobody reads our output: a write would end us by SIGPIPE before a server
-// has saved its run. A pipe with no reader polls as an error; such output goes to /dev/null instead.
-void silence_unread_output() {
-  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  if (null < 0) return;
-  for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
-    pollfd probe{fd, POLLOUT, 0};
-    if (::poll(&probe, 1, 0) == 1 && (probe.revents & POLLERR)) ::dup2(null, fd);
-  }
-  ::close(null);
-}
 
 void stop_when_input_ends(LaunchedAs role) {
   // This thread must never take SIGINT or SIGTERM itself: they go to the process's own handling.
@@ -45,10 +33,6 @@ void stop_when_input_ends(LaunchedAs role) {
     now = line.find("stop now\n") != std::string::npos;
     if (line.size() > 4096) line.erase(0, line.size() - 16);
   }
-  // The launch closes our input and output together when it dies (or sshd does, when a connection
-  // drops): give the other end a moment to close too.
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  silence_unread_output();
   if (!now && role == LaunchedAs::follower) std::this_thread::sleep_for(std::chrono::seconds(10));
   kill(getpid(), SIGTERM);
   if (now) {
@@ -75,6 +59,8 @@ Result<std::string> take_launch_token(LaunchedAs role) {
     if (token.size() >= max_token_bytes) return Error{"--launched: the join token line is longer than 4096 bytes"};
     token += c;
   }
+  // Our output's reader may go before we do (that is when the input ends): see output_relay.hpp.
+  relay_output();
   std::thread(stop_when_input_ends, role).detach();
   return token;
 }
