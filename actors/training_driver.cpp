@@ -56,6 +56,7 @@ class TrainingDriver : public TrainingDriverActor::base {
           promise_ = make_response_promise<TrainingSummary>();
           start_ = Clock::now();
           become(training());
+          delayed_send(this, watch_interval(), tick_atom::value);
           servers_.request(
               this, job_.request_timeout,
               [this](Weights weights) {
@@ -257,7 +258,6 @@ class TrainingDriver : public TrainingDriverActor::base {
     for (std::size_t k = 0; k < slots_.size(); ++k)
       if (slots_[k].alive) start_loop(k);
     if (summary_.steps >= total_steps_) return finish();
-    delayed_send(this, watch_interval(), tick_atom::value);
   }
 
   // How many more gradients worker k may start now: up to the window, within the run's total, and
@@ -342,16 +342,21 @@ class TrainingDriver : public TrainingDriverActor::base {
     worker_failed(k, round, error);
   }
 
-  // A worker holding credits that has not been heard of for request_timeout is frozen: it is dropped
-  // as a compute request without an answer would be in sync mode.
+  // The driver's own timer. Async/ssp: a worker holding credits that has not been heard of for
+  // request_timeout is frozen, and is dropped as a compute request without an answer is in sync mode.
   std::chrono::milliseconds watch_interval() const {
     return std::clamp(job_.request_timeout / 4, std::chrono::milliseconds(50), std::chrono::milliseconds(1000));
   }
 
   void watch_workers() {
     if (finished_ || failed_) return;
+    // Steps check the interrupt; with every worker lost there are none, so the timer does.
+    if (waiting_for_workers_ && interrupted_by() != 0) {
+      waiting_for_workers_ = false;
+      return finish();
+    }
     const auto now = Clock::now();
-    for (std::size_t k = 0; k < slots_.size(); ++k) {
+    for (std::size_t k = 0; k < slots_.size() && job_.mode != TrainingMode::sync; ++k) {
       const auto& slot = slots_[k];
       if (slot.alive && slot.in_loop && slot.granted > slot.clock && now - slot.last_progress > job_.request_timeout)
         lose(k, fmt::format("no answer within {} ms", job_.request_timeout.count()));

@@ -154,7 +154,9 @@ int run_serve_command(const ServeOptions& given) {
     if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options, setup.token);
   };
   const auto summary = serve_training(system, setup);
-  const int code = finish_run(summary, *run, options);
+  int code = finish_run(summary, *run, options);
+  // Stopped by a signal before or while training: the shell sees which one.
+  if (code != 0 && signals.flag()->load() != 0) code = exit_code_for_signal(signals.flag()->load());
   const int child_failures = wait_for(children);
   return code != 0 ? code : (child_failures ? 1 : 0);
 }
