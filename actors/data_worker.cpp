@@ -56,14 +56,15 @@ class DataWorker : public DataWorkerActor::base {
         },
         [this](credit_atom, std::uint64_t credits) {
           credits_ += credits;
-          if (in_loop_ && waiting_for_credit_ && credits_ > 0) {
-            // The weights held while waiting are stale by now: start from the servers' newest.
-            waiting_for_credit_ = false;
-            servers_->request(
-                this, setup_->job.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
-                [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
-                weights_atom::value);
-          }
+          if (!in_loop_ || credits_ == 0) return;
+          if (!waiting_for_credit_) return keep_computing();
+          // The weights held while waiting are stale by now: start from the servers' newest.
+          waiting_for_credit_ = false;
+          latest_.reset();
+          servers_->request(
+              this, setup_->job.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
+              [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
+              weights_atom::value);
         },
         [this](state_atom) -> WorkerStreamState {
           // A prefetched batch has not been used yet: a resumed stream must serve it again.
@@ -85,20 +86,40 @@ class DataWorker : public DataWorkerActor::base {
   void on_exit() override { servers_.reset(); }
 
   // -- the push/pull loop (async/ssp): worker -> servers -> worker, the driver only hands out credits --
+  // The first weights, freshly pulled ones, or a push's answer.
   void on_weights(Weights weights) {
     if (!in_loop_) return;
-    if (credits_ == 0) {
-      waiting_for_credit_ = true;
-      return;
+    latest_ = std::move(weights);
+    keep_computing();
+  }
+
+  // Computes and pushes while it holds credits and weights, with one push out at a time, or two with
+  // cluster.pipeline: then the next gradient starts from the newest weights at hand instead of waiting
+  // for the answer to the last push, which hides the round trip at one more step of staleness.
+  void keep_computing() {
+    const std::size_t depth = setup_->job.pipeline ? 2 : 1;
+    while (in_loop_ && latest_ && pushes_out_ < depth) {
+      if (credits_ == 0) {
+        waiting_for_credit_ = pushes_out_ == 0;
+        return;
+      }
+      --credits_;
+      // Without the pipeline the weights are let go before the push, so the server may step in place.
+      Weights from = *latest_;
+      if (depth == 1) latest_.reset();
+      auto gradients = gradients_from(from);
+      if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
+      ++pushes_out_;
+      servers_->request(
+          this, setup_->job.request_timeout,
+          [this](Weights next) {
+            --pushes_out_;
+            on_weights(std::move(next));
+          },
+          [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, apply_atom::value,
+          std::move(*gradients));
+      prefetch();
     }
-    --credits_;
-    auto gradients = gradients_from(weights);
-    if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
-    servers_->request(
-        this, setup_->job.request_timeout, [this](Weights next) { on_weights(std::move(next)); },
-        [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, apply_atom::value,
-        std::move(*gradients));
-    prefetch();
   }
 
   // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.
@@ -151,6 +172,8 @@ class DataWorker : public DataWorkerActor::base {
   std::optional<ServerGroup> servers_;
   caf::typed_response_promise<bool> training_;
   std::uint64_t credits_ = 0;
+  std::optional<Weights> latest_;  // the newest weights at hand
+  std::size_t pushes_out_ = 0;     // gradients pushed and not yet answered
   bool in_loop_ = false;
   bool waiting_for_credit_ = false;
 };

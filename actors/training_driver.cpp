@@ -248,8 +248,9 @@ class TrainingDriver : public TrainingDriverActor::base {
   // -- asynchronous: every worker runs its own push/pull loop with the servers, so a gradient goes
   // worker -> server -> worker; the server tells us of each step and we hand out credits (how many more
   // gradients a worker may start): the count, the ssp bound and the end of the run stay here, off the
-  // gradient's path. Two credits per worker keep one granted ahead, so a worker never waits on us.
-  static constexpr std::uint64_t credit_window = 2;
+  // gradient's path. One credit granted ahead of what a worker computes means it never waits on us.
+  // With cluster.pipeline a worker has two pushes out, so one more credit is granted ahead.
+  std::uint64_t credit_window() const { return job_.pipeline ? 3 : 2; }
 
   void async_start() {
     started_async_ = true;
@@ -267,7 +268,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     const auto& slot = slots_[k];
     const auto limit = job_.mode == TrainingMode::ssp ? min_clock() + job_.staleness + 1 : UINT64_MAX;
     std::uint64_t credits = 0;
-    while (granted_ + credits < total_steps_ && slot.granted + credits - slot.clock < credit_window &&
+    while (granted_ + credits < total_steps_ && slot.granted + credits - slot.clock < credit_window() &&
            slot.granted + credits < limit)
       ++credits;
     return credits;

@@ -34,6 +34,7 @@ struct TrainingJob {
   std::uint64_t staleness = 2;  // ssp's bound on how far a worker's clock may lead the slowest
   std::uint64_t checkpoint_every = 0;  // 0: only at the end (when checkpoints are taken at all)
   bool elastic = false;                // workers may join while training runs
+  bool pipeline = false;               // async/ssp: a worker computes its next gradient while one is out
   std::chrono::milliseconds rejoin_timeout{30000};
   // Extra time per gradient for worker k (missing entries: none), to study slow machines.
   std::vector<std::chrono::milliseconds> worker_delays;

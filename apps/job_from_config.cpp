@@ -21,6 +21,7 @@ TrainingJob job_from_config(const Config& config) {
   job.request_timeout = std::chrono::milliseconds(config.cluster.request_timeout_ms);
   job.checkpoint_every = static_cast<std::uint64_t>(config.training.checkpoint_every);
   job.elastic = config.cluster.elastic;
+  job.pipeline = config.cluster.pipeline;
   job.rejoin_timeout = std::chrono::milliseconds(config.cluster.rejoin_timeout_ms);
   job.worker_delays.assign(job.num_workers, std::chrono::milliseconds(config.cluster.worker_delay_ms));
   if (!job.worker_delays.empty())

@@ -55,6 +55,7 @@ void measure_two_plain_threads(BenchContext& context, Report& report, std::size_
     rates.push_back(static_cast<double>(first.samples + second.samples) / seconds_since(start));
   }
   const auto rate = summarize(rates);
+  context.baselines.two_plain_threads = rate;
   report.add({"baseline.two_threads.samples_per_second", "2 baseline", "2 plain threads at once: samples/s", rate,
               "samples/s", fmt::format("{} steps each x {}", steps, context.effort.repeats)});
   report.add({"baseline.two_threads.speedup", "2 baseline", "  ÷ 1 thread (this machine's ceiling for 2 workers)",

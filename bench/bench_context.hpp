@@ -42,6 +42,7 @@ struct Effort {
 struct Baselines {
   Stats ceiling_gflops;             // section 1: single-thread GEMM rate on the model's shapes
   Stats baseline_samples_per_second;  // section 2
+  Stats two_plain_threads;            // section 2: two independent loops at once, samples/s
   Stats compute_gradients_seconds;  // section 2: one worker's gradient at batch 128
   Stats local_sync_2_workers;       // section 3: samples/s, for section 4's ratio
   Stats local_async_2_workers;

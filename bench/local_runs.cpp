@@ -85,6 +85,9 @@ void measure_local_runs(BenchContext& context, Report& report) {
                   ratio(achieved, scaled(context.baselines.ceiling_gflops, static_cast<double>(cores))),
                   "ratio", fmt::format("{:.1f} GFLOP/s", achieved.median)});
       if (workers == 2) {
+        // What the parameter server keeps of what two independent threads reach on this machine.
+        report.add({key + ".fraction_of_two_threads", section, "  ÷ 2 plain threads (section 2)",
+                    ratio(rate, context.baselines.two_plain_threads), "ratio", ""});
         (mode == TrainingMode::sync ? context.baselines.local_sync_2_workers
                                     : context.baselines.local_async_2_workers) = rate;
         two_workers = rate;

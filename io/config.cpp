@@ -172,6 +172,10 @@ const SectionTable<ClusterSection>& cluster_table() {
       key("request_timeout_ms", &S::request_timeout_ms,
           "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped.",
           milliseconds_from(1)),
+      key("pipeline", &S::pipeline,
+          "Async/ssp: a worker computes its next gradient while the last one is on its way, from the newest "
+          "weights it has (one more step of staleness; sync ignores it: every gradient of a step starts from "
+          "the same weights)."),
       key("elastic", &S::elastic,
           "Let workers join a running job (from the next iteration); num_workers is then the minimum to start."),
       key("rejoin_timeout_ms", &S::rejoin_timeout_ms,

@@ -54,6 +54,7 @@ struct ClusterSection {
   std::int64_t connection_timeout_ms = 1000;
   std::int64_t request_timeout_ms = 30000;
   bool elastic = false;
+  bool pipeline = false;
   std::int64_t rejoin_timeout_ms = 30000;
   std::int64_t join_timeout_ms = 600000;  // 0: wait for the workers forever
   std::string join_token;

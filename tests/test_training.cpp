@@ -114,6 +114,35 @@ TEST_CASE("async staleness averages workers - 1 and stays bounded for equally fa
   }
 }
 
+TEST_CASE("a pipelined worker computes its next gradient before the last is answered: one step staler") {
+  const auto data = synthetic_data(320, 12, 4, 3);
+  auto job = small_job(TrainingMode::async, 1, 30);
+  const auto plain = train(job, data, data);
+  CHECK(plain.staleness_max == 0.0);
+  job.pipeline = true;
+  const auto pipelined = train(job, data, data);
+  // One worker: its second gradient starts from the weights its first did, and so on, each one
+  // applied one step after the weights it was computed from, and every gradient applied once.
+  CHECK(pipelined.steps == 30);
+  CHECK(pipelined.final_weights.version == 30);
+  CHECK(pipelined.staleness_min == 0.0);
+  CHECK(pipelined.staleness_max == 1.0);
+  CHECK(pipelined.staleness_mean == doctest::Approx(29.0 / 30.0));
+}
+
+TEST_CASE("pipelined async with several workers still applies every gradient exactly once") {
+  const auto data = synthetic_data(320, 12, 4, 3);
+  for (std::size_t workers : {2, 3}) {
+    CAPTURE(workers);
+    auto job = small_job(TrainingMode::async, workers, 20);
+    job.pipeline = true;
+    const auto summary = train(job, data, data);
+    CHECK(summary.steps == 20 * workers);
+    CHECK(summary.samples == summary.steps * job.batch_size);
+    for (auto count : summary.gradients_per_worker) CHECK(count > 0);
+  }
+}
+
 namespace {
 
 // Stands in for a DataWorker and records which buffer each weights message carried.
