@@ -32,7 +32,7 @@ using join_shard_atom = caf::atom_constant<caf::atom("joinshard")>;
 using shards_atom = caf::atom_constant<caf::atom("shards")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 3;
+constexpr std::uint32_t protocol_version = 4;
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -153,7 +153,8 @@ struct TrainingSummary {
   double wall_seconds = 0.0;
   double training_seconds = 0.0;  // without the final evaluation
   double staleness_min = 0.0, staleness_mean = 0.0, staleness_max = 0.0;
-  std::vector<std::uint64_t> gradients_per_worker;
+  std::vector<std::uint64_t> gradients_per_worker;  // applied
+  std::vector<std::uint64_t> dropped_per_worker;    // sync with backup workers: arrived after their step
   std::uint64_t max_clock_lead = 0;  // ssp/async: most gradients a worker started ahead of the slowest
   std::int32_t interrupted_by = 0;   // the signal that stopped the run early; 0: it ran to the end
   Weights final_weights;
@@ -163,7 +164,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TrainingSummary& x) {
   return f(caf::meta::type_name("TrainingSummary"), x.mode, x.steps, x.samples, x.final_accuracy,
            x.wall_seconds, x.training_seconds, x.staleness_min, x.staleness_mean, x.staleness_max,
-           x.gradients_per_worker, x.max_clock_lead, x.interrupted_by, x.final_weights);
+           x.gradients_per_worker, x.dropped_per_worker, x.max_clock_lead, x.interrupted_by, x.final_weights);
 }
 
 }  // namespace psgrad

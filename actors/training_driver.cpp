@@ -125,6 +125,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     slots_.add(k, std::move(handle), std::move(name));
     if (gradients_.size() < slots_.size()) gradients_.resize(slots_.size());
     if (summary_.gradients_per_worker.size() < slots_.size()) summary_.gradients_per_worker.resize(slots_.size(), 0);
+    if (summary_.dropped_per_worker.size() < slots_.size()) summary_.dropped_per_worker.resize(slots_.size(), 0);
   }
 
   std::size_t alive_count() const { return slots_.alive_count(); }
@@ -154,8 +155,12 @@ class TrainingDriver : public TrainingDriverActor::base {
     const bool was_busy = slot.busy;
     slot.busy = false;
     if (job_.mode == TrainingMode::sync) {
+      if (!gradients_[k].values.empty()) --gathered_;  // its gradient of this step is dropped with it
       gradients_[k] = Gradients{};
-      if (was_busy && --pending_ == 0) return sync_apply();
+      if (gathering_) {
+        needed_ = std::min(needed_, gradients_needed());
+        if (gathered_ >= needed_) return sync_apply();
+      }
     } else if (was_busy && !slot.applying) {
       --issued_;  // its step is taken over by whoever answers next
     }
@@ -193,29 +198,50 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   // -- synchronous: every worker computes from the same weights, one step from their sum ----------
+  // How many gradients a step waits for: every live worker's; with backup workers, the first
+  // num_workers - backup_workers to arrive (all live workers' when fewer are left).
+  std::size_t gradients_needed() const {
+    const auto alive = alive_count();
+    if (job_.backup_workers == 0) return alive;
+    return std::min(alive, job_.num_workers > job_.backup_workers ? job_.num_workers - job_.backup_workers : 1);
+  }
+
   void sync_iteration() {
     if (iteration_ >= job_.iterations || interrupted_by() != 0) return finish();
     if (alive_count() == 0) return all_lost();
-    pending_ = 0;
-    for (std::size_t k = 0; k < slots_.size(); ++k) {
-      auto& slot = slots_[k];
-      if (!slot.alive) continue;
-      ++pending_;
-      slot.busy = true;
-      const auto round = ++slot.round;
-      request(slot.handle, job_.request_timeout, compute_atom::value, current_)
-          .then(
-              [this, k, round](Gradients& gradients) {
-                if (round != slots_[k].round) return;
-                slots_[k].busy = false;
+    gathered_ = 0;
+    needed_ = gradients_needed();
+    gathering_ = true;
+    // A backup worker still computing a gradient its step dropped gets these weights once it answers.
+    for (std::size_t k = 0; k < slots_.size(); ++k)
+      if (slots_[k].alive && !slots_[k].busy) sync_request(k);
+  }
+
+  void sync_request(std::size_t k) {
+    auto& slot = slots_[k];
+    slot.busy = true;
+    const auto round = ++slot.round;
+    const auto step = iteration_;
+    request(slot.handle, job_.request_timeout, compute_atom::value, current_)
+        .then(
+            [this, k, round, step](Gradients& gradients) {
+              if (round != slots_[k].round) return;
+              slots_[k].busy = false;
+              if (gathering_ && step == iteration_) {
                 gradients_[k] = std::move(gradients);
-                if (--pending_ == 0) sync_apply();
-              },
-              [this, k, round](caf::error& error) { worker_failed(k, round, error); });
-    }
+                if (++gathered_ == needed_) sync_apply();
+                return;
+              }
+              // Backup workers: its step already had enough gradients. It joins the step being
+              // gathered now, if any, else the next one.
+              ++summary_.dropped_per_worker[k];
+              if (gathering_ && slots_[k].alive) sync_request(k);
+            },
+            [this, k, round](caf::error& error) { worker_failed(k, round, error); });
   }
 
   void sync_apply() {
+    gathering_ = false;
     // In worker order, so that the sum (and the run) is deterministic.
     std::vector<Gradients> received;
     for (std::size_t k = 0; k < gradients_.size(); ++k) {
@@ -427,7 +453,10 @@ class TrainingDriver : public TrainingDriverActor::base {
   caf::typed_response_promise<TrainingSummary> promise_;
   Weights current_;
   std::vector<Gradients> gradients_;
-  std::size_t pending_ = 0;
+  // sync: the step being gathered, how many gradients it has and how many it waits for
+  bool gathering_ = false;
+  std::size_t gathered_ = 0;
+  std::size_t needed_ = 0;
   std::uint64_t iteration_ = 0;
   std::uint64_t issued_ = 0;
   std::uint64_t total_steps_ = 0;

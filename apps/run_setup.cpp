@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -46,6 +47,9 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
                           mode_name(summary.mode), workers, summary.steps, summary.final_accuracy,
                           summary.wall_seconds,
                           summary.training_seconds > 0 ? summary.samples / summary.training_seconds : 0.0);
+  const auto dropped = std::accumulate(summary.dropped_per_worker.begin(), summary.dropped_per_worker.end(),
+                                       std::uint64_t{0});
+  if (dropped > 0) line += fmt::format(", {} late gradients dropped", dropped);
   if (summary.mode != TrainingMode::sync)
     line += fmt::format(", staleness min/mean/max {:.0f}/{:.2f}/{:.0f}", summary.staleness_min,
                         summary.staleness_mean, summary.staleness_max);
