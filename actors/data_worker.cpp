@@ -8,6 +8,7 @@
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/steady_time.hpp"
 #include "model/minibatcher.hpp"
 
 namespace psgrad {
@@ -54,6 +55,7 @@ class DataWorker : public DataWorkerActor::base {
   // Takes the weights by reference into the message so it can let go of them before answering: a
   // server that finds nobody else holding its weights then steps in place.
   caf::result<Gradients> compute_gradients(Weights& weights) {
+    const auto received = steady_now_ns();
     const auto& layout = model_->layout();
     if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
       return caf::make_error(caf::sec::invalid_argument,
@@ -73,11 +75,14 @@ class DataWorker : public DataWorkerActor::base {
     gradients.values = FloatBuffer(std::move(buffer));
     weights = Weights{};
     if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
+    gradients.timing = WorkTiming{previous_answered_, idle_since_, received, steady_now_ns()};
+    previous_answered_ = gradients.timing.answered;
     // Answer first, then gather the next batch while the server works on this gradient.
     auto promise = make_response_promise<Gradients>();
     promise.deliver(std::move(gradients));
     position_before_next_ = batches_.position();
     next_batch_.emplace(batches_.next());
+    idle_since_ = steady_now_ns();
     return promise;
   }
 
@@ -88,6 +93,8 @@ class DataWorker : public DataWorkerActor::base {
   BufferPool pool_;
   std::optional<Minibatcher::Batch> next_batch_;  // gathered ahead, not yet used
   Minibatcher::Position position_before_next_;
+  std::int64_t previous_answered_ = 0;  // for the timings sent with each gradient
+  std::int64_t idle_since_ = 0;
 };
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "actors/error_text.hpp"
 #include "actors/run_statistics.hpp"
 #include "actors/server_group.hpp"
+#include "actors/steady_time.hpp"
+#include "actors/worker_activity.hpp"
 #include "actors/worker_slots.hpp"
 
 namespace psgrad {
@@ -31,6 +33,11 @@ class TrainingDriver : public TrainingDriverActor::base {
         servers_(std::move(servers)),
         evaluator_(std::move(evaluator)),
         hooks_(std::move(hooks)) {
+    if (hooks_.trace)
+      servers_.observe_applies([this](std::size_t shard, std::int64_t sent, std::int64_t answered) {
+        hooks_.trace->add(TraceSpan{0, "server", fmt::format("shard {}", shard), "apply", sent, answered,
+                                    job_.mode == TrainingMode::sync ? iteration_ : summary_.steps});
+      });
     for (std::size_t k = 0; k < workers.size(); ++k) add_slot(k, std::move(workers[k]), name_from_hooks(k));
     summary_.mode = job_.mode;
     iteration_ = hooks_.start_iteration;
@@ -125,7 +132,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     slots_.add(k, std::move(handle), std::move(name));
     if (gradients_.size() < slots_.size()) gradients_.resize(slots_.size());
     if (summary_.gradients_per_worker.size() < slots_.size()) summary_.gradients_per_worker.resize(slots_.size(), 0);
-    if (summary_.dropped_per_worker.size() < slots_.size()) summary_.dropped_per_worker.resize(slots_.size(), 0);
+    if (summary_.workers.dropped.size() < slots_.size()) summary_.workers.dropped.resize(slots_.size(), 0);
   }
 
   std::size_t alive_count() const { return slots_.alive_count(); }
@@ -212,6 +219,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     gathered_ = 0;
     needed_ = gradients_needed();
     gathering_ = true;
+    step_started_ = steady_now_ns();
     // A backup worker still computing a gradient its step dropped gets these weights once it answers.
     for (std::size_t k = 0; k < slots_.size(); ++k)
       if (slots_[k].alive && !slots_[k].busy) sync_request(k);
@@ -222,19 +230,22 @@ class TrainingDriver : public TrainingDriverActor::base {
     slot.busy = true;
     const auto round = ++slot.round;
     const auto step = iteration_;
+    slot.sent_at = steady_now_ns();
     request(slot.handle, job_.request_timeout, compute_atom::value, current_)
         .then(
             [this, k, round, step](Gradients& gradients) {
               if (round != slots_[k].round) return;
               slots_[k].busy = false;
-              if (gathering_ && step == iteration_) {
+              const bool used = gathering_ && step == iteration_;
+              note_answer(k, gradients, step, used);
+              if (used) {
                 gradients_[k] = std::move(gradients);
                 if (++gathered_ == needed_) sync_apply();
                 return;
               }
               // Backup workers: its step already had enough gradients. It joins the step being
               // gathered now, if any, else the next one.
-              ++summary_.dropped_per_worker[k];
+              ++summary_.workers.dropped[k];
               if (gathering_ && slots_[k].alive) sync_request(k);
             },
             [this, k, round](caf::error& error) { worker_failed(k, round, error); });
@@ -259,6 +270,7 @@ class TrainingDriver : public TrainingDriverActor::base {
         this, job_.request_timeout,
         [this](Weights weights) {
           current_ = std::move(weights);
+          trace_span("driver", "step", step_started_, iteration_);
           ++summary_.steps;
           statistics_.record_staleness(0, summary_);
           maybe_evaluate(iteration_);
@@ -286,10 +298,12 @@ class TrainingDriver : public TrainingDriverActor::base {
     slot.busy = true;
     summary_.max_clock_lead = std::max(summary_.max_clock_lead, slot.clock - min_clock());
     const auto round = ++slot.round;
+    slot.sent_at = steady_now_ns();  // worker timings and trace
     request(slot.handle, job_.request_timeout, compute_atom::value, current_)
         .then(
             [this, k, round](Gradients& gradients) {
               if (round != slots_[k].round) return;
+              note_answer(k, gradients, summary_.steps, true);  // worker timings and trace
               // Still busy until its gradient is applied: it then gets the weights that include it.
               slots_[k].applying = true;
               async_apply(k, std::move(gradients));
@@ -326,6 +340,27 @@ class TrainingDriver : public TrainingDriverActor::base {
               issue_idle_workers();
             },
             failure_handler(), apply_atom::value, std::move(gradients));
+  }
+
+  // -- worker timings and the trace ------------------------------------------------------------------
+  // Every answer counts for the worker's compute and wait times, a dropped one too (its worker did
+  // the work); the trace gets the whole exchange.
+  void note_answer(std::size_t k, const Gradients& gradients, std::uint64_t step, bool used) {
+    activity_.record(k, gradients.timing);
+    if (hooks_.trace)
+      hooks_.trace->add(WorkerExchange{static_cast<std::uint32_t>(k), worker_name(k), slots_[k].sent_at,
+                                       steady_now_ns(), gradients.timing, step, used});
+  }
+
+  void trace_span(const std::string& thread, const std::string& name, std::int64_t start, std::uint64_t step) {
+    if (hooks_.trace) hooks_.trace->add(TraceSpan{0, "server", thread, name, start, steady_now_ns(), step});
+  }
+
+  WorkerStatistics worker_statistics() const {
+    auto statistics = summary_.workers;
+    statistics.compute_ms_mean = activity_.mean_compute_ms(slots_.size());
+    statistics.wait_ms_mean = activity_.mean_wait_ms(slots_.size());
+    return statistics;
   }
 
   // -- checkpoints -----------------------------------------------------------------------------------
@@ -380,6 +415,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     p.staleness_mean = summary_.staleness_mean;
     p.staleness_max = summary_.staleness_max;
     p.gradients_per_worker = summary_.gradients_per_worker;
+    p.workers = worker_statistics();
     p.final = final;
     return p;
   }
@@ -400,6 +436,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     summary_.interrupted_by = interrupted_by();
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     summary_.final_weights = current_;
+    summary_.workers = worker_statistics();
     auto evaluate_final = [this] {
       // Requests reach the evaluator after every snapshot sent before, so this report comes last.
       request(evaluator_, caf::infinite, evaluate_atom::value, current_, progress(final_index(), true))
@@ -461,6 +498,8 @@ class TrainingDriver : public TrainingDriverActor::base {
   std::uint64_t issued_ = 0;
   std::uint64_t total_steps_ = 0;
   RunStatistics statistics_;
+  WorkerActivity activity_;
+  std::int64_t step_started_ = 0;  // sync: when the step being gathered was requested, for the trace
   std::uint64_t wait_round_ = 0;
   bool waiting_for_workers_ = false;
   bool started_async_ = false;

@@ -20,6 +20,7 @@ struct WorkerSlot {
   bool applying = false;    // async: its gradient arrived and is being applied
   std::uint64_t clock = 0;  // gradients of this worker applied so far (ssp's clock)
   std::uint64_t round = 0;  // which request the outstanding one is, to ignore stale answers
+  std::int64_t sent_at = 0;  // when the outstanding request went out (steady clock, ns), for the trace
 };
 
 class WorkerSlots {

@@ -46,8 +46,8 @@ TEST_CASE("with a backup worker a straggler's late gradients are dropped and the
   job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{30}};
   const auto summary = train(job, data);
   CHECK(summary.steps == 20);
-  REQUIRE(summary.dropped_per_worker.size() == 3);
-  CHECK(summary.dropped_per_worker[2] > 0);
+  REQUIRE(summary.workers.dropped.size() == 3);
+  CHECK(summary.workers.dropped[2] > 0);
   CHECK(summary.gradients_per_worker[2] < summary.gradients_per_worker[0]);
   CHECK(summary.gradients_per_worker[2] < summary.gradients_per_worker[1]);
 }
@@ -58,5 +58,5 @@ TEST_CASE("without backup workers a sync step waits for the straggler and drops 
   job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{10}};
   const auto summary = train(job, data);
   CHECK(summary.gradients_per_worker == std::vector<std::uint64_t>{6, 6, 6});
-  CHECK(summary.dropped_per_worker == std::vector<std::uint64_t>{0, 0, 0});
+  CHECK(summary.workers.dropped == std::vector<std::uint64_t>{0, 0, 0});
 }
