@@ -372,7 +372,8 @@ class TrainingDriver : public TrainingDriverActor::base {
   bool checkpoints_enabled() const { return hooks_.on_checkpoint && servers_.size() == 1; }
 
   // Collects the server's state and every live worker's stream position, hands them to the hook,
-  // then continues with `then`. In sync mode the workers are idle here, so the positions are exact.
+  // then continues with `then`. In sync mode the workers are idle here, so the positions are exact
+  // (with backup workers, one still computing a dropped gradient reports the position after it).
   void take_checkpoint(std::function<void()> then) {
     auto checkpoint = std::make_shared<TrainingCheckpoint>();
     checkpoint->iteration = job_.mode == TrainingMode::sync ? iteration_ : summary_.steps;
