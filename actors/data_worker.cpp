@@ -10,6 +10,7 @@
 #include "actors/error_text.hpp"
 #include "actors/float_buffer.hpp"
 #include "actors/server_group.hpp"
+#include "actors/steady_time.hpp"
 #include "model/minibatcher.hpp"
 
 namespace psgrad {
@@ -133,6 +134,7 @@ class DataWorker : public DataWorkerActor::base {
   // Takes the weights by reference into the message so it can let go of them before answering: a
   // server that finds nobody else holding its weights then steps in place.
   caf::expected<Gradients> gradients_from(Weights& weights) {
+    const auto received = steady_now_ns();
     const auto& layout = model_->layout();
     if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
       return caf::make_error(caf::sec::invalid_argument,
@@ -152,6 +154,8 @@ class DataWorker : public DataWorkerActor::base {
     gradients.values = FloatBuffer(std::move(buffer));
     weights = Weights{};
     if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
+    gradients.timing = WorkTiming{previous_answered_, idle_since_, received, steady_now_ns()};
+    previous_answered_ = gradients.timing.answered;
     return gradients;
   }
 
@@ -159,6 +163,7 @@ class DataWorker : public DataWorkerActor::base {
   void prefetch() {
     position_before_next_ = batches_.position();
     next_batch_.emplace(batches_.next());
+    idle_since_ = steady_now_ns();
   }
 
   std::shared_ptr<DataWorkerSetup> setup_;
@@ -176,6 +181,8 @@ class DataWorker : public DataWorkerActor::base {
   std::size_t pushes_out_ = 0;     // gradients pushed and not yet answered
   bool in_loop_ = false;
   bool waiting_for_credit_ = false;
+  std::int64_t previous_answered_ = 0;  // for the timings sent with each gradient
+  std::int64_t idle_since_ = 0;
 };
 
 }  // namespace

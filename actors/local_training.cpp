@@ -91,7 +91,7 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
     if (!worker) return Error{worker.error()};
     workers.push_back(worker->actor);
   }
-  auto evaluator = spawn_evaluator(system, job, std::move(dev), std::move(on_report));
+  auto evaluator = spawn_evaluator(system, job, std::move(dev), std::move(on_report), hooks.trace);
   if (!evaluator) return Error{evaluator.error()};
   if (resume) hooks.start_iteration = resume->iteration;
   auto driver = spawn_training_driver(system, job, *servers, workers, evaluator.value(), std::move(hooks));

@@ -85,6 +85,21 @@ typename Inspector::result_type inspect(Inspector& f, Weights& x) {
   return f(caf::meta::type_name("Weights"), x.version, x.layout_hash, x.values);
 }
 
+// When a worker did what for one gradient, on its own steady clock (nanoseconds; 0: not known), for
+// per-worker compute and wait times and trace spans. Measured where the work happens, so it means the
+// same wherever the worker runs; the driver only adds them up.
+struct WorkTiming {
+  std::int64_t previous_answered = 0;  // its previous gradient was ready (0: this is its first)
+  std::int64_t idle_since = 0;         // it had gathered its next batch and began to wait
+  std::int64_t received = 0;           // this request arrived
+  std::int64_t answered = 0;           // this gradient was ready (a simulated delay included)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WorkTiming& x) {
+  return f(caf::meta::type_name("WorkTiming"), x.previous_answered, x.idle_since, x.received, x.answered);
+}
+
 // One worker's gradient of one batch, computed from the weights of `version`.
 struct Gradients {
   std::uint64_t version = 0;
@@ -93,12 +108,13 @@ struct Gradients {
   std::uint32_t samples = 0;
   float loss = 0.0f;
   FloatBuffer values;
+  WorkTiming timing;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Gradients& x) {
   return f(caf::meta::type_name("Gradients"), x.version, x.layout_hash, x.worker, x.samples,
-           RawFloat{x.loss}, x.values);
+           RawFloat{x.loss}, x.values, x.timing);
 }
 
 // What a server tells the driver of each gradient a worker pushed to it (async/ssp): the driver keeps
@@ -109,11 +125,13 @@ struct StepNote {
   std::uint64_t computed_from = 0;  // the weights' version the gradient was computed from
   std::uint64_t version = 0;        // the server's version after applying it
   float loss = 0.0f;
+  WorkTiming timing;                // the worker's, passed on for metrics and the trace
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StepNote& x) {
-  return f(caf::meta::type_name("StepNote"), x.worker, x.samples, x.computed_from, x.version, RawFloat{x.loss});
+  return f(caf::meta::type_name("StepNote"), x.worker, x.samples, x.computed_from, x.version, RawFloat{x.loss},
+           x.timing);
 }
 
 // The server's whole state, for checkpoints (stays inside the server's process).
@@ -125,6 +143,22 @@ struct ServerState {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ServerState& x) {
   return f(caf::meta::type_name("ServerState"), x.weights, x.optimizer);
+}
+
+// Per worker (by index) so far: dropped gradients, mean compute and wait times; and how many applied
+// gradients had each staleness.
+struct WorkerStatistics {
+  std::vector<std::uint64_t> dropped;  // sync with backup workers: arrived after their step had enough
+  std::vector<double> compute_ms_mean;
+  std::vector<double> wait_ms_mean;
+  // [s]: gradients applied s steps after the weights they were computed from (the last bucket: s or more)
+  std::vector<std::uint64_t> staleness_histogram;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WorkerStatistics& x) {
+  return f(caf::meta::type_name("WorkerStatistics"), x.dropped, x.compute_ms_mean, x.wait_ms_mean,
+           x.staleness_histogram);
 }
 
 // Where training stood when a snapshot was taken; the driver fills it in, the evaluator passes it on.
@@ -139,13 +173,14 @@ struct TrainingProgress {
   double staleness_mean = 0.0; // so far (async)
   double staleness_max = 0.0;
   std::vector<std::uint64_t> gradients_per_worker;
+  WorkerStatistics workers;
   bool final = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TrainingProgress& x) {
   return f(caf::meta::type_name("TrainingProgress"), x.iteration, x.total_iterations, x.samples,
-           x.wall_seconds, x.train_loss, x.staleness_mean, x.staleness_max, x.gradients_per_worker, x.final);
+           x.wall_seconds, x.train_loss, x.staleness_mean, x.staleness_max, x.gradients_per_worker, x.workers, x.final);
 }
 
 // What the evaluator reports for one snapshot.
@@ -173,7 +208,8 @@ struct TrainingSummary {
   double wall_seconds = 0.0;
   double training_seconds = 0.0;  // without the final evaluation
   double staleness_min = 0.0, staleness_mean = 0.0, staleness_max = 0.0;
-  std::vector<std::uint64_t> gradients_per_worker;
+  std::vector<std::uint64_t> gradients_per_worker;  // applied
+  WorkerStatistics workers;
   std::uint64_t max_clock_lead = 0;  // ssp/async: most gradients a worker started ahead of the slowest
   std::int32_t interrupted_by = 0;   // the signal that stopped the run early; 0: it ran to the end
   Weights final_weights;
@@ -183,7 +219,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TrainingSummary& x) {
   return f(caf::meta::type_name("TrainingSummary"), x.mode, x.steps, x.samples, x.final_accuracy,
            x.wall_seconds, x.training_seconds, x.staleness_min, x.staleness_mean, x.staleness_max,
-           x.gradients_per_worker, x.max_clock_lead, x.interrupted_by, x.final_weights);
+           x.gradients_per_worker, x.workers, x.max_clock_lead, x.interrupted_by, x.final_weights);
 }
 
 }  // namespace psgrad

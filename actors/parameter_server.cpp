@@ -35,7 +35,8 @@ class ParameterServer : public ParameterServerActor::base {
           if (auto error = step(&values, 1, gradients.loss)) return error;
           if (listener_)
             send(listener_, applied_atom::value,
-                 StepNote{gradients.worker, gradients.samples, gradients.version, state_->version, gradients.loss});
+                 StepNote{gradients.worker, gradients.samples, gradients.version, state_->version, gradients.loss,
+                          gradients.timing});
           return snapshot();
         },
         [this](listen_atom, StepListener& listener) { listener_ = std::move(listener); },

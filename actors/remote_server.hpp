@@ -13,6 +13,7 @@
 #include "caf/actor_system.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
+#include "actors/trace_recorder.hpp"
 #include "actors/training_job.hpp"
 #include "model/checkpoint.hpp"
 #include "model/dataset.hpp"
@@ -34,6 +35,7 @@ struct ServeSetup {
   ReportCallback on_report;
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints
   std::shared_ptr<const std::atomic<int>> interrupt;  // see DriverHooks::interrupt
+  std::shared_ptr<TraceRecorder> trace;  // see DriverHooks::trace
   std::optional<TrainingCheckpoint> resume;
   // With job.servers = K > 1: shards 1..K-1 run in `psgrad shard` processes that join here; this
   // process holds shard 0.

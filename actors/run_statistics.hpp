@@ -10,6 +10,9 @@ namespace psgrad {
 
 class RunStatistics {
  public:
+  // The histogram's last bucket counts this staleness and more, so it stays small however long a run.
+  static constexpr std::size_t kStalenessBuckets = 64;
+
   // Steps applied between the weights a gradient was computed from and the step that applied it.
   void record_staleness(double staleness, TrainingSummary& summary) {
     ++staleness_count_;
@@ -17,6 +20,10 @@ class RunStatistics {
     summary.staleness_max = std::max(summary.staleness_max, staleness);
     staleness_sum_ += staleness;
     summary.staleness_mean = staleness_sum_ / static_cast<double>(staleness_count_);
+    auto& histogram = summary.workers.staleness_histogram;
+    const auto bucket = std::min<std::size_t>(static_cast<std::size_t>(staleness), kStalenessBuckets - 1);
+    if (histogram.size() <= bucket) histogram.resize(bucket + 1, 0);
+    ++histogram[bucket];
   }
 
   void record_loss(float loss) {

@@ -5,6 +5,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "actors/countdown.hpp"
 #include "actors/float_buffer.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/steady_time.hpp"
 
 namespace psgrad {
 
@@ -22,6 +25,10 @@ class ServerGroup {
   explicit ServerGroup(std::vector<ParameterServerActor> servers) : servers_(std::move(servers)) {}
 
   std::size_t size() const { return servers_.size(); }
+
+  // Told each shard's send and answer times (steady clock, ns) of every apply: the trace's apply spans.
+  using ApplyObserver = std::function<void(std::size_t shard, std::int64_t sent, std::int64_t answered)>;
+  void observe_applies(ApplyObserver observer) { observer_ = std::move(observer); }
   const ParameterServerActor& first() const { return servers_.front(); }
   const std::vector<ParameterServerActor>& handles() const { return servers_; }
 
@@ -31,10 +38,16 @@ class ServerGroup {
   template <class Self, class Timeout, class... Ts>
   void request(Self* self, Timeout timeout, std::function<void(Weights)> then,
                std::function<void(const std::string&, const caf::error&)> failed, Ts&&... xs) {
+    const auto observer = starts_with_apply<Ts...>() ? observer_ : ApplyObserver{};
+    const auto sent = steady_now_ns();
     if (servers_.size() == 1) {
       self->request(servers_[0], timeout, std::forward<Ts>(xs)...)
-          .then([then](Weights& weights) { then(std::move(weights)); },
-                [failed](caf::error& error) { failed("parameter server", error); });
+          .then(
+              [then, observer, sent](Weights& weights) {
+                if (observer) observer(0, sent, steady_now_ns());
+                then(std::move(weights));
+              },
+              [failed](caf::error& error) { failed("parameter server", error); });
       return;
     }
     auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
@@ -42,7 +55,8 @@ class ServerGroup {
     for (std::size_t i = 0; i < servers_.size(); ++i)
       self->request(servers_[i], timeout, xs...)
           .then(
-              [parts, joined, i](Weights& slice) {
+              [parts, joined, i, observer, sent](Weights& slice) {
+                if (observer) observer(i, sent, steady_now_ns());
                 (*parts)[i] = std::move(slice);
                 joined();
               },
@@ -50,10 +64,17 @@ class ServerGroup {
   }
 
  private:
+  template <class... Ts>
+  static constexpr bool starts_with_apply() {
+    if constexpr (sizeof...(Ts) == 0) return false;
+    else return std::is_same_v<std::decay_t<std::tuple_element_t<0, std::tuple<Ts...>>>, apply_atom>;
+  }
+
   Weights join(const std::vector<Weights>& parts);
 
   std::vector<ParameterServerActor> servers_;
   std::unique_ptr<BufferPool> pool_;  // joined weights
+  ApplyObserver observer_;
 };
 
 }  // namespace psgrad

@@ -14,6 +14,8 @@
 #include "actors/error_text.hpp"
 #include "actors/run_statistics.hpp"
 #include "actors/server_group.hpp"
+#include "actors/steady_time.hpp"
+#include "actors/worker_activity.hpp"
 #include "actors/worker_slots.hpp"
 
 namespace psgrad {
@@ -31,6 +33,11 @@ class TrainingDriver : public TrainingDriverActor::base {
         servers_(std::move(servers)),
         evaluator_(std::move(evaluator)),
         hooks_(std::move(hooks)) {
+    if (hooks_.trace)
+      servers_.observe_applies([this](std::size_t shard, std::int64_t sent, std::int64_t answered) {
+        hooks_.trace->add(TraceSpan{0, "server", fmt::format("shard {}", shard), "apply", sent, answered,
+                                    job_.mode == TrainingMode::sync ? iteration_ : summary_.steps});
+      });
     for (std::size_t k = 0; k < workers.size(); ++k) add_slot(k, std::move(workers[k]), name_from_hooks(k));
     summary_.mode = job_.mode;
     iteration_ = hooks_.start_iteration;
@@ -132,6 +139,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     slots_.add(k, std::move(handle), std::move(name));
     if (gradients_.size() < slots_.size()) gradients_.resize(slots_.size());
     if (summary_.gradients_per_worker.size() < slots_.size()) summary_.gradients_per_worker.resize(slots_.size(), 0);
+    if (summary_.workers.dropped.size() < slots_.size()) summary_.workers.dropped.resize(slots_.size(), 0);
   }
 
   std::size_t alive_count() const { return slots_.alive_count(); }
@@ -150,8 +158,12 @@ class TrainingDriver : public TrainingDriverActor::base {
     const bool was_busy = slot.busy;
     slot.busy = false;
     if (job_.mode == TrainingMode::sync) {
+      if (!gradients_[k].values.empty()) --gathered_;  // its gradient of this step is dropped with it
       gradients_[k] = Gradients{};
-      if (was_busy && --pending_ == 0) return sync_apply();
+      if (gathering_) {
+        needed_ = std::min(needed_, gradients_needed());
+        if (gathered_ >= needed_) return sync_apply();
+      }
     } else {
       granted_ -= slot.granted - slot.clock;  // its unfinished credits go to the others
       slot.granted = slot.clock;
@@ -193,29 +205,54 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   // -- synchronous: every worker computes from the same weights, one step from their sum ----------
+  // How many gradients a step waits for: every live worker's; with backup workers, the first
+  // num_workers - backup_workers to arrive (all live workers' when fewer are left).
+  std::size_t gradients_needed() const {
+    const auto alive = alive_count();
+    if (job_.backup_workers == 0) return alive;
+    return std::min(alive, job_.num_workers > job_.backup_workers ? job_.num_workers - job_.backup_workers : 1);
+  }
+
   void sync_iteration() {
     if (iteration_ >= job_.iterations || interrupted_by() != 0) return finish();
     if (alive_count() == 0) return all_lost();
-    pending_ = 0;
-    for (std::size_t k = 0; k < slots_.size(); ++k) {
-      auto& slot = slots_[k];
-      if (!slot.alive) continue;
-      ++pending_;
-      slot.busy = true;
-      const auto round = ++slot.round;
-      request(slot.handle, job_.request_timeout, compute_atom::value, current_)
-          .then(
-              [this, k, round](Gradients& gradients) {
-                if (round != slots_[k].round) return;
-                slots_[k].busy = false;
+    gathered_ = 0;
+    needed_ = gradients_needed();
+    gathering_ = true;
+    step_started_ = steady_now_ns();
+    // A backup worker still computing a gradient its step dropped gets these weights once it answers.
+    for (std::size_t k = 0; k < slots_.size(); ++k)
+      if (slots_[k].alive && !slots_[k].busy) sync_request(k);
+  }
+
+  void sync_request(std::size_t k) {
+    auto& slot = slots_[k];
+    slot.busy = true;
+    const auto round = ++slot.round;
+    const auto step = iteration_;
+    slot.sent_at = steady_now_ns();
+    request(slot.handle, job_.request_timeout, compute_atom::value, current_)
+        .then(
+            [this, k, round, step](Gradients& gradients) {
+              if (round != slots_[k].round) return;
+              slots_[k].busy = false;
+              const bool used = gathering_ && step == iteration_;
+              note_answer(k, gradients, step, used);
+              if (used) {
                 gradients_[k] = std::move(gradients);
-                if (--pending_ == 0) sync_apply();
-              },
-              [this, k, round](caf::error& error) { worker_failed(k, round, error); });
-    }
+                if (++gathered_ == needed_) sync_apply();
+                return;
+              }
+              // Backup workers: its step already had enough gradients. It joins the step being
+              // gathered now, if any, else the next one.
+              ++summary_.workers.dropped[k];
+              if (gathering_ && slots_[k].alive) sync_request(k);
+            },
+            [this, k, round](caf::error& error) { worker_failed(k, round, error); });
   }
 
   void sync_apply() {
+    gathering_ = false;
     // In worker order, so that the sum (and the run) is deterministic.
     std::vector<Gradients> received;
     for (std::size_t k = 0; k < gradients_.size(); ++k) {
@@ -233,6 +270,7 @@ class TrainingDriver : public TrainingDriverActor::base {
         this, job_.request_timeout,
         [this](Weights weights) {
           current_ = std::move(weights);
+          trace_span("driver", "step", step_started_, iteration_);
           ++summary_.steps;
           statistics_.record_staleness(0, summary_);
           maybe_evaluate(iteration_);
@@ -282,6 +320,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     granted_ += credits;
     slot.in_loop = true;
     slot.last_progress = Clock::now();
+    slot.sent_at = steady_now_ns();  // worker timings and trace
     const auto round = ++slot.round;
     request(slot.handle, caf::infinite, train_atom::value, current_, servers_.handles(), credits)
         .then([](bool) {}, [this, k, round](caf::error& error) { loop_failed(k, round, error); });
@@ -322,6 +361,8 @@ class TrainingDriver : public TrainingDriverActor::base {
     slot.last_progress = Clock::now();
     if (!slot.alive) ++granted_;  // its credits went back when it was lost, yet this gradient came in
     const auto step = summary_.steps++;
+    note_timing(k, note.timing, step, true);  // worker timings and trace
+    slot.sent_at = steady_now_ns();
     maybe_evaluate(step);
     if (summary_.steps >= total_steps_) return finish();
     // Interrupted: no new credits; the run ends once the gradients in flight are in.
@@ -365,6 +406,33 @@ class TrainingDriver : public TrainingDriverActor::base {
     delayed_send(this, watch_interval(), tick_atom::value);
   }
 
+  // -- worker timings and the trace ------------------------------------------------------------------
+  // Every answer counts for the worker's compute and wait times, a dropped one too (its worker did
+  // the work); the trace gets the whole exchange.
+  void note_answer(std::size_t k, const Gradients& gradients, std::uint64_t step, bool used) {
+    note_timing(k, gradients.timing, step, used);
+  }
+
+  // Async/ssp: the exchange's bracket runs from the note of the worker's previous gradient (its weights
+  // went out just before) to this one's, which holds the worker's compute for the clock estimate.
+  void note_timing(std::size_t k, const WorkTiming& timing, std::uint64_t step, bool used) {
+    activity_.record(k, timing);
+    if (hooks_.trace)
+      hooks_.trace->add(WorkerExchange{static_cast<std::uint32_t>(k), worker_name(k), slots_[k].sent_at,
+                                       steady_now_ns(), timing, step, used});
+  }
+
+  void trace_span(const std::string& thread, const std::string& name, std::int64_t start, std::uint64_t step) {
+    if (hooks_.trace) hooks_.trace->add(TraceSpan{0, "server", thread, name, start, steady_now_ns(), step});
+  }
+
+  WorkerStatistics worker_statistics() const {
+    auto statistics = summary_.workers;
+    statistics.compute_ms_mean = activity_.mean_compute_ms(slots_.size());
+    statistics.wait_ms_mean = activity_.mean_wait_ms(slots_.size());
+    return statistics;
+  }
+
   // -- checkpoints -----------------------------------------------------------------------------------
   bool checkpoint_due(std::uint64_t done) const {
     return checkpoints_enabled() && job_.checkpoint_every > 0 && done % job_.checkpoint_every == 0;
@@ -374,7 +442,8 @@ class TrainingDriver : public TrainingDriverActor::base {
   bool checkpoints_enabled() const { return hooks_.on_checkpoint && servers_.size() == 1; }
 
   // Collects the server's state and every live worker's stream position, hands them to the hook,
-  // then continues with `then`. In sync mode the workers are idle here, so the positions are exact.
+  // then continues with `then`. In sync mode the workers are idle here, so the positions are exact
+  // (with backup workers, one still computing a dropped gradient reports the position after it).
   void take_checkpoint(std::function<void()> then) {
     auto checkpoint = std::make_shared<TrainingCheckpoint>();
     checkpoint->iteration = job_.mode == TrainingMode::sync ? iteration_ : summary_.steps;
@@ -417,6 +486,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     p.staleness_mean = summary_.staleness_mean;
     p.staleness_max = summary_.staleness_max;
     p.gradients_per_worker = summary_.gradients_per_worker;
+    p.workers = worker_statistics();
     p.final = final;
     return p;
   }
@@ -457,6 +527,7 @@ class TrainingDriver : public TrainingDriverActor::base {
 
   void finish_with_weights() {
     summary_.final_weights = current_;
+    summary_.workers = worker_statistics();
     auto evaluate_final = [this] {
       // Requests reach the evaluator after every snapshot sent before, so this report comes last.
       request(evaluator_, caf::infinite, evaluate_atom::value, current_, progress(final_index(), true))
@@ -514,11 +585,16 @@ class TrainingDriver : public TrainingDriverActor::base {
   caf::typed_response_promise<TrainingSummary> promise_;
   Weights current_;
   std::vector<Gradients> gradients_;
-  std::size_t pending_ = 0;
+  // sync: the step being gathered, how many gradients it has and how many it waits for
+  bool gathering_ = false;
+  std::size_t gathered_ = 0;
+  std::size_t needed_ = 0;
   std::uint64_t iteration_ = 0;
   std::uint64_t granted_ = 0;  // async/ssp: credits handed out in all, applied gradients included
   std::uint64_t total_steps_ = 0;
   RunStatistics statistics_;
+  WorkerActivity activity_;
+  std::int64_t step_started_ = 0;  // sync: when the step being gathered was requested, for the trace
   std::uint64_t wait_round_ = 0;
   bool waiting_for_workers_ = false;
   bool started_async_ = false;

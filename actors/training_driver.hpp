@@ -12,6 +12,7 @@
 #include "caf/actor.hpp"
 #include "caf/actor_system.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/trace_recorder.hpp"
 #include "actors/training_job.hpp"
 #include "model/checkpoint.hpp"
 
@@ -26,6 +27,8 @@ struct DriverHooks {
   // Becomes a signal's number when the user asks the run to stop: the driver then stops at the next
   // step boundary (async/ssp: once the gradients in flight are applied), checkpoints and reports.
   std::shared_ptr<const std::atomic<int>> interrupt;
+  // Receives the run's spans (worker exchanges, sync steps, shard applies); null: no trace.
+  std::shared_ptr<TraceRecorder> trace;
 };
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers

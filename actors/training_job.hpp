@@ -32,6 +32,9 @@ struct TrainingJob {
   std::chrono::milliseconds request_timeout{30000};
   std::size_t servers = 1;       // parameter-server shards
   std::uint64_t staleness = 2;  // ssp's bound on how far a worker's clock may lead the slowest
+  // sync: each step uses the first (live workers - backup_workers) gradients to arrive, at least one,
+  // and drops the others (backup workers, as in Chen et al., "Revisiting Distributed Synchronous SGD").
+  std::size_t backup_workers = 0;
   std::uint64_t checkpoint_every = 0;  // 0: only at the end (when checkpoints are taken at all)
   bool elastic = false;                // workers may join while training runs
   bool pipeline = false;               // async/ssp: a worker computes its next gradient while one is out

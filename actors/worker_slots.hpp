@@ -23,6 +23,7 @@ struct WorkerSlot {
   std::uint64_t granted = 0;  // async/ssp: credits handed out so far; granted - clock are in flight
   std::chrono::steady_clock::time_point last_progress;  // async/ssp: its last credit or applied gradient
   std::uint64_t round = 0;  // which request the outstanding one is, to ignore stale answers
+  std::int64_t sent_at = 0;  // when the outstanding request went out (steady clock, ns), for the trace
 };
 
 class WorkerSlots {

@@ -11,6 +11,7 @@ TrainingJob job_from_config(const Config& config) {
   // The config was validated against the same spellings (io/config.cpp), so this always parses.
   job.mode = parse_training_mode(config.cluster.mode).value_or(TrainingMode::sync);
   job.staleness = static_cast<std::uint64_t>(config.cluster.staleness);
+  job.backup_workers = static_cast<std::size_t>(config.cluster.backup_workers);
   job.servers = static_cast<std::size_t>(config.cluster.servers);
   job.iterations = static_cast<std::uint64_t>(config.training.iterations);
   job.batch_size = static_cast<std::size_t>(config.training.batch_size);

@@ -7,6 +7,15 @@
 
 namespace psgrad {
 
+namespace {
+
+MetricsWorkers metrics_workers(const WorkerStatistics& statistics) {
+  return MetricsWorkers{statistics.dropped, statistics.compute_ms_mean, statistics.wait_ms_mean,
+                        statistics.staleness_histogram};
+}
+
+}  // namespace
+
 MetricsRun metrics_run(const std::string& command, const std::string& config_text, const TrainingJob& job,
                        const std::string& data_description, std::chrono::system_clock::time_point start) {
   MetricsRun run;
@@ -34,6 +43,7 @@ MetricsEval metrics_eval(const EvaluationReport& report) {
   eval.staleness_max = report.progress.staleness_max;
   eval.gradients_per_worker = report.progress.gradients_per_worker;
   eval.final = report.final;
+  eval.workers = metrics_workers(report.progress.workers);
   return eval;
 }
 
@@ -54,6 +64,7 @@ MetricsSummary metrics_summary(const TrainingSummary& summary) {
   out.gradients_per_worker = summary.gradients_per_worker;
   out.final_version = summary.final_weights.version;
   out.weights_hash = hash_hex(weights_hash(summary.final_weights.values));
+  out.workers = metrics_workers(summary.workers);
   return out;
 }
 

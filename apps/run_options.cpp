@@ -34,6 +34,9 @@ void add_run_options(CLI::App& command, RunOptions& options) {
       ->allow_extra_args(false);
   command.add_option("--data-dir", options.data_dir, "data folder (default $PSGRAD_DATA, else ./data)");
   command.add_option("--save-weights", options.save_weights, "write the final weights to this file");
+  command.add_option("--trace", options.trace_path,
+                     "write a Chrome trace of the run to this JSON file (chrome://tracing, ui.perfetto.dev): "
+                     "each worker's compute, wait and transfers, shard applies, evaluations");
   add_output_options(command, options);
 }
 

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/signal_watch.hpp"
+#include "apps/trace_output.hpp"
 #include "apps/metrics_from_run.hpp"
 #include "apps/model_saving.hpp"
 #include "apps/resource_check.hpp"
@@ -46,6 +48,9 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
                           mode_name(summary.mode), workers, summary.steps, summary.final_accuracy,
                           summary.wall_seconds,
                           summary.training_seconds > 0 ? summary.samples / summary.training_seconds : 0.0);
+  const auto dropped = std::accumulate(summary.workers.dropped.begin(), summary.workers.dropped.end(),
+                                       std::uint64_t{0});
+  if (dropped > 0) line += fmt::format(", {} late gradients dropped", dropped);
   if (summary.mode != TrainingMode::sync)
     line += fmt::format(", staleness min/mean/max {:.0f}/{:.2f}/{:.0f}", summary.staleness_min,
                         summary.staleness_mean, summary.staleness_max);
@@ -70,8 +75,10 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   auto config_text = render_config(*config);
   auto output = open_run_output(options, config_text, job, data->description);
   if (!output) return Error{output.error()};
+  auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
   return PreparedRun{std::move(config).value(), std::move(config_text), std::move(data).value(), std::move(job),
-                     model->layout(),           std::move(output).value()};
+                     model->layout(),           std::move(output).value(),
+                     std::move(trace)};
 }
 
 void print_run_header(const PreparedRun& run) {
@@ -84,6 +91,16 @@ void print_run_header(const PreparedRun& run) {
 
 int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options) {
   auto& output = *run.output;
+  // Written for a failed run too: the timeline up to the failure is what explains it.
+  bool trace_failed = false;
+  if (run.trace) {
+    if (auto written = write_trace_file(options.trace_path, *run.trace); written)
+      output.print_note("psgrad: trace in " + options.trace_path);
+    else {
+      fmt::print(stderr, "psgrad: {}\n", written.error());
+      trace_failed = true;
+    }
+  }
   if (!summary) {
     output.fail(summary.error());
     fmt::print(stderr, "psgrad: training failed: {}\n", summary.error());
@@ -102,7 +119,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
                                 weights_hash(summary->final_weights.values)));
   output.finish(*summary);
   if (output.interactive() && output.metrics()) output.print_note("psgrad: metrics in " + output.metrics()->path());
-  int code = output.lost_output() ? 1 : 0;  // the failed write was reported when it happened
+  int code = output.lost_output() || trace_failed ? 1 : 0;  // the failed write was reported when it happened
   if (!options.save_weights.empty()) {
     auto saved = write_weights_file(options.save_weights, summary->final_weights);
     if (!saved) {

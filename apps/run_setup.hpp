@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actors/messages.hpp"
+#include "actors/trace_recorder.hpp"
 #include "actors/training_job.hpp"
 #include "apps/run_output.hpp"
 #include "io/config.hpp"
@@ -28,6 +29,7 @@ struct RunOptions {
   bool worker_processes_here = false;  // train --processes: every worker is a process on this machine too
   Verbosity verbosity = Verbosity::normal;
   std::optional<std::string> metrics_path;  // unset: runs/<UTC time>-<mode>.jsonl; empty: none
+  std::string trace_path;  // a Chrome trace of the run (JSON); empty: none
 };
 
 struct PreparedRun {
@@ -40,6 +42,7 @@ struct PreparedRun {
   // The model's layout for the data's shape, built once, to check checkpoints and describe model files.
   ParameterLayout layout;
   std::shared_ptr<RunOutput> output;  // console lines and the metrics file
+  std::shared_ptr<TraceRecorder> trace;  // null without --trace
 };
 
 // --mode and --workers are shorthands for overrides, so they get the config's checks. Opens the metrics

@@ -141,6 +141,7 @@ int run_serve_command(const ServeOptions& given) {
   setup.remote_shards = options.remote_shards;
   setup.on_checkpoint = checkpoint_writer(*run, signals.flag());
   setup.interrupt = signals.flag();
+  setup.trace = run->trace;
   signals.training_started();
   setup.on_report = run->output->callback();
   setup.on_event = run->output->event_printer("psgrad serve");

@@ -52,6 +52,7 @@ int run_train_command(const TrainOptions& options) {
   hooks.on_event = run->output->event_printer("psgrad train");
   hooks.on_checkpoint = checkpoint_writer(*run, signals.flag());
   hooks.interrupt = signals.flag();
+  hooks.trace = run->trace;
   signals.training_started();
   const auto summary = train_in_process(system, run->job, run->data.train, run->data.dev, run->output->callback(),
                                         std::move(hooks), *resume);

@@ -161,6 +161,11 @@ const SectionTable<ClusterSection>& cluster_table() {
           within(1, 64)),
       key("staleness", &S::staleness,
           "ssp mode: how many gradients a worker may get ahead of the slowest one (0 is lock-step).", at_least(0)),
+      key("backup_workers", &S::backup_workers,
+          "sync mode: each step uses the first num_workers - backup_workers gradients to arrive and drops the "
+          "rest, so stragglers do not set the pace; a run with backups is not bit-reproducible. Less than "
+          "num_workers.",
+          within(0, max_workers - 1)),
       key("host", &S::host, "Address the parameter server listens on and workers connect to."),
       key("port", &S::port, "TCP port of the parameter server; 0 picks a free port.", within(0, 65535)),
       key("heartbeat_ms", &S::heartbeat_ms,
@@ -270,6 +275,11 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   if (read) read = read_section(document, validator, data_table(), config.data);
   if (read) read = read_section(document, validator, cluster_table(), config.cluster);
   if (!read) return Error{read.error()};
+  // A step needs at least one gradient.
+  if (config.cluster.backup_workers >= config.cluster.num_workers)
+    return validator.fail("cluster.backup_workers",
+                          fmt::format("expected fewer than cluster.num_workers ({}), got {}",
+                                      config.cluster.num_workers, config.cluster.backup_workers));
   return config;
 }
 

@@ -47,6 +47,7 @@ struct ClusterSection {
   std::int64_t threads = 0;  // CAF scheduler threads; 0: the machine's cores
   std::string mode = "sync";  // "sync", "async" or "ssp"
   std::int64_t staleness = 2;  // ssp's bound
+  std::int64_t backup_workers = 0;  // sync: each step uses the first num_workers - backup_workers gradients
   std::int64_t servers = 1;    // parameter-server shards
   std::string host = "127.0.0.1";
   std::int64_t port = 0;  // 0: pick a free port

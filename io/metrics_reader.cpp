@@ -38,6 +38,16 @@ MetricsRun run_from(const json& line) {
   return run;
 }
 
+// Files from before these fields read as empty lists.
+MetricsWorkers workers_from(const json& line) {
+  MetricsWorkers workers;
+  workers.dropped_per_worker = line.value("dropped_per_worker", std::vector<std::uint64_t>{});
+  workers.compute_ms_mean_per_worker = line.value("compute_ms_mean_per_worker", std::vector<double>{});
+  workers.wait_ms_mean_per_worker = line.value("wait_ms_mean_per_worker", std::vector<double>{});
+  workers.staleness_histogram = line.value("staleness_histogram", std::vector<std::uint64_t>{});
+  return workers;
+}
+
 MetricsEval eval_from(const json& line) {
   MetricsEval eval;
   eval.iteration = line.at("iteration").get<std::uint64_t>();
@@ -51,6 +61,7 @@ MetricsEval eval_from(const json& line) {
   eval.staleness_max = number(line, "staleness_max");
   eval.gradients_per_worker = line.at("gradients_per_worker").get<std::vector<std::uint64_t>>();
   eval.final = line.at("final").get<bool>();
+  eval.workers = workers_from(line);
   return eval;
 }
 
@@ -69,6 +80,7 @@ MetricsSummary summary_from(const json& line) {
   summary.gradients_per_worker = line.at("gradients_per_worker").get<std::vector<std::uint64_t>>();
   summary.final_version = line.at("final_version").get<std::uint64_t>();
   summary.weights_hash = line.at("weights_hash").get<std::string>();
+  summary.workers = workers_from(line);
   return summary;
 }
 

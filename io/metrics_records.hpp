@@ -23,6 +23,15 @@ struct MetricsRun {
   std::string start_time;   // UTC, ISO 8601
 };
 
+// Per worker (by index): dropped gradients (sync with backup workers), mean compute and wait times
+// (milliseconds); and how many applied gradients had each staleness (the last bucket: that or more).
+struct MetricsWorkers {
+  std::vector<std::uint64_t> dropped_per_worker;
+  std::vector<double> compute_ms_mean_per_worker;
+  std::vector<double> wait_ms_mean_per_worker;
+  std::vector<std::uint64_t> staleness_histogram;
+};
+
 struct MetricsEval {
   std::uint64_t iteration = 0;
   std::uint64_t version = 0;
@@ -35,6 +44,7 @@ struct MetricsEval {
   double staleness_max = 0.0;
   std::vector<std::uint64_t> gradients_per_worker;
   bool final = false;
+  MetricsWorkers workers;
 };
 
 struct MetricsSummary {
@@ -49,6 +59,7 @@ struct MetricsSummary {
   std::vector<std::uint64_t> gradients_per_worker;
   std::uint64_t final_version = 0;
   std::string weights_hash;
+  MetricsWorkers workers;
 };
 
 // A metrics file read back; summary is empty for a run that failed or is still going.

@@ -29,6 +29,14 @@ std::string compact_utc(std::chrono::system_clock::time_point time) {
                      t.tm_min, t.tm_sec);
 }
 
+// Appended after a record's other fields: readers of the earlier fields (bench/straggler.sh) keep working.
+void add_workers(nlohmann::ordered_json& line, const MetricsWorkers& workers) {
+  line["dropped_per_worker"] = workers.dropped_per_worker;
+  line["compute_ms_mean_per_worker"] = workers.compute_ms_mean_per_worker;
+  line["wait_ms_mean_per_worker"] = workers.wait_ms_mean_per_worker;
+  line["staleness_histogram"] = workers.staleness_histogram;
+}
+
 }  // namespace
 
 std::string utc_iso8601(std::chrono::system_clock::time_point time) {
@@ -82,7 +90,7 @@ Status MetricsWriter::write(const MetricsRun& run) {
 }
 
 Status MetricsWriter::write(const MetricsEval& eval) {
-  return write_line(nlohmann::ordered_json{{"type", "eval"},
+  auto line = nlohmann::ordered_json{{"type", "eval"},
                                    {"iteration", eval.iteration},
                                    {"version", eval.version},
                                    {"wall_seconds", eval.wall_seconds},
@@ -93,12 +101,13 @@ Status MetricsWriter::write(const MetricsEval& eval) {
                                    {"staleness_mean", eval.staleness_mean},
                                    {"staleness_max", eval.staleness_max},
                                    {"gradients_per_worker", eval.gradients_per_worker},
-                                   {"final", eval.final}}
-                        .dump(-1, ' ', false, kReplaceBadUtf8));
+                                   {"final", eval.final}};
+  add_workers(line, eval.workers);
+  return write_line(line.dump(-1, ' ', false, kReplaceBadUtf8));
 }
 
 Status MetricsWriter::write(const MetricsSummary& summary) {
-  return write_line(nlohmann::ordered_json{{"type", "summary"},
+  auto line = nlohmann::ordered_json{{"type", "summary"},
                                    {"mode", summary.mode},
                                    {"steps", summary.steps},
                                    {"samples", summary.samples},
@@ -111,8 +120,9 @@ Status MetricsWriter::write(const MetricsSummary& summary) {
                                    {"staleness_max", summary.staleness_max},
                                    {"gradients_per_worker", summary.gradients_per_worker},
                                    {"final_version", summary.final_version},
-                                   {"weights_hash", summary.weights_hash}}
-                        .dump(-1, ' ', false, kReplaceBadUtf8));
+                                   {"weights_hash", summary.weights_hash}};
+  add_workers(line, summary.workers);
+  return write_line(line.dump(-1, ' ', false, kReplaceBadUtf8));
 }
 
 Status MetricsWriter::write_interruption(const std::string& signal, std::uint64_t steps,

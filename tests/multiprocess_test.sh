@@ -350,6 +350,34 @@ case "$scenario" in
     wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
     grep -q "ssp summary: workers 2, steps 80" "$work_dir/serve.out" || fail "expected 80 ssp steps"
     ;;
+  trace-processes)
+    # Three worker processes: each one's compute, wait and transfer spans reach the server's trace.
+    start_server --workers 3 --set training.iterations=12 --no-metrics --trace "$work_dir/run.trace.json"
+    worker_pids=()
+    for k in 0 1 2; do "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work$k.log" & worker_pids+=($!); done
+    wait_ok $server_pid serve
+    for k in 0 1 2; do wait_ok "${worker_pids[$k]}" "worker $k"; done
+    trace="$work_dir/run.trace.json"
+    [ -s "$trace" ] || fail "no trace file"
+    head -c 15 "$trace" | grep -qF '{"traceEvents":' || fail "not a Chrome trace"
+    [ "$(grep -o '"name":"process_name"' "$trace" | wc -l)" -eq 4 ] || fail "expected the server and 3 workers"
+    for k in 0 1 2; do
+      grep -qF "\"args\":{\"name\":\"worker $k on " "$trace" || fail "worker $k is not in the trace"
+    done
+    for span in compute wait "weights in" "gradient out" apply evaluate step; do
+      grep -qF "\"name\":\"$span\"" "$trace" || fail "no $span span"
+    done
+    ;;
+  backup-workers-processes)
+    start_server --workers 3 --set cluster.backup_workers=1 --set cluster.straggler_delay_ms=40 \
+      --set training.iterations=20 --no-metrics
+    worker_pids=()
+    for k in 0 1 2; do "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work$k.log" & worker_pids+=($!); done
+    wait_ok $server_pid serve
+    for k in 0 1 2; do wait_ok "${worker_pids[$k]}" "worker $k"; done
+    grep -q "sync summary: workers 3, steps 20, .* late gradients dropped" "$work_dir/serve.out" ||
+      fail "expected dropped gradients from the straggler"
+    ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 # Whatever happened, no message shows CAF's own rendering of an error.

@@ -436,3 +436,9 @@ TEST_CASE("durations are bounded: a huge one would overflow CAF's nanosecond clo
     CHECK(contains(message, std::string("cluster.") + key + ": expected an integer in ["));
   }
 }
+
+TEST_CASE("cluster.backup_workers must leave at least one gradient per step") {
+  CHECK(parse_config("", "test.toml", {"cluster.num_workers=3", "cluster.backup_workers=2"}).ok());
+  const auto message = parse_error("", {"cluster.num_workers=3", "cluster.backup_workers=3"});
+  CHECK(contains(message, "cluster.backup_workers: expected fewer than cluster.num_workers (3), got 3"));
+}

@@ -43,6 +43,7 @@ MetricsEval sample_eval(std::uint64_t iteration, bool final) {
   eval.staleness_max = 4;
   eval.gradients_per_worker = {iteration, iteration + 1, iteration + 2};
   eval.final = final;
+  eval.workers = MetricsWorkers{{0, 3, 1}, {1.25, 1.5, 4.0}, {0.5, 0.25, 0.0}, {7, 2, 1}};
   return eval;
 }
 
@@ -106,6 +107,10 @@ TEST_CASE("a metrics file holds one line per record and reads back the same valu
   CHECK(eval.dev_accuracy == expected.dev_accuracy);  // doubles survive the text exactly
   CHECK(eval.dev_loss == expected.dev_loss);
   CHECK(eval.gradients_per_worker == expected.gradients_per_worker);
+  CHECK(eval.workers.dropped_per_worker == expected.workers.dropped_per_worker);
+  CHECK(eval.workers.compute_ms_mean_per_worker == expected.workers.compute_ms_mean_per_worker);
+  CHECK(eval.workers.wait_ms_mean_per_worker == expected.workers.wait_ms_mean_per_worker);
+  CHECK(eval.workers.staleness_histogram == expected.workers.staleness_histogram);
   CHECK_FALSE(eval.final);
   CHECK(log->evals[2].final);
   REQUIRE(log->summary.has_value());

@@ -1,0 +1,62 @@
+// Sync training with backup workers: each step takes the first gradients to arrive and drops the rest.
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/local_training.hpp"
+#include "tests/actor_fixtures.hpp"
+
+using namespace psgrad;
+using namespace psgrad::testing;
+
+namespace {
+
+TrainingSummary train(const TrainingJob& job, std::shared_ptr<const Dataset> data) {
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  auto summary = train_in_process(system, job, data, data, nullptr);
+  REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
+  return std::move(summary).value();
+}
+
+std::uint64_t total(const std::vector<std::uint64_t>& counts) {
+  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+}
+
+}  // namespace
+
+TEST_CASE("a sync step with one backup worker applies exactly num_workers - 1 gradients") {
+  const auto data = synthetic_data(320, 12, 4, 21);
+  auto job = small_job(TrainingMode::sync, 3, 15);
+  job.backup_workers = 1;
+  const auto summary = train(job, data);
+  CHECK(summary.steps == 15);
+  CHECK(summary.final_weights.version == 15);
+  CHECK(total(summary.gradients_per_worker) == 15 * 2);
+  CHECK(summary.samples == 15 * 2 * job.batch_size);
+}
+
+TEST_CASE("with a backup worker a straggler's late gradients are dropped and the fast workers set the pace") {
+  const auto data = synthetic_data(320, 12, 4, 22);
+  auto job = small_job(TrainingMode::sync, 3, 20);
+  job.backup_workers = 1;
+  // The last worker takes 30 ms per gradient, far longer than the others' whole step.
+  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{30}};
+  const auto summary = train(job, data);
+  CHECK(summary.steps == 20);
+  REQUIRE(summary.workers.dropped.size() == 3);
+  CHECK(summary.workers.dropped[2] > 0);
+  CHECK(summary.gradients_per_worker[2] < summary.gradients_per_worker[0]);
+  CHECK(summary.gradients_per_worker[2] < summary.gradients_per_worker[1]);
+}
+
+TEST_CASE("without backup workers a sync step waits for the straggler and drops nothing") {
+  const auto data = synthetic_data(320, 12, 4, 23);
+  auto job = small_job(TrainingMode::sync, 3, 6);
+  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{10}};
+  const auto summary = train(job, data);
+  CHECK(summary.gradients_per_worker == std::vector<std::uint64_t>{6, 6, 6});
+  CHECK(summary.workers.dropped == std::vector<std::uint64_t>{0, 0, 0});
+}
