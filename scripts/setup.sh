@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
-          libfmt-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev dataset-fashion-mnist gnuplot-nox
+          libfmt-dev nlohmann-json3-dev zlib1g-dev libzip-dev libcsv-dev libbenchmark-dev dataset-fashion-mnist gnuplot-nox
           ca-certificates openssl clang libclang-rt-14-dev)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
