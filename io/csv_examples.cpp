@@ -38,8 +38,11 @@ std::optional<double> parse_number(const char* text, std::size_t length) {
 }
 
 // A first row of 0, 1, 2, ... or 1, 2, 3, ... names its columns: pandas writes integer column names so.
+// Only for rows of at least 10 columns: "0,1" may well be an example (label 0, feature 1), while an
+// example counting through ten or more columns would be a strange one.
+constexpr std::size_t kCountingHeaderColumns = 10;
 bool counts_its_columns(const std::vector<double>& values) {
-  if (values.size() < 2) return false;
+  if (values.size() < kCountingHeaderColumns) return false;
   for (double start : {0.0, 1.0}) {
     bool counts = true;
     for (std::size_t i = 0; i < values.size() && counts; ++i) counts = values[i] == start + static_cast<double>(i);

@@ -20,7 +20,7 @@ struct CsvLayout {
 };
 
 // Reads every row. The first row is a header when any of its fields is not a number, or when it counts
-// its columns (0, 1, 2, ... or 1, 2, 3, ..., as pandas writes). Every row must have the first row's
+// its 10 or more columns (0, 1, 2, ... or 1, 2, 3, ..., as pandas writes integer column names). Every row must have the first row's
 // number of columns. Errors are one line: "<path>:<line>: column <c>: ..." (line and column from 1).
 Result<LabeledExamples> read_csv_examples(const std::string& path, const CsvLayout& layout);
 

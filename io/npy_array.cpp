@@ -137,9 +137,10 @@ class HeaderParser {
 
   Status set_dtype(NpyArray& array, const std::string& descr) {
     // "<f4": byte order ('<' little, '>' big, '|' not applicable, '=' native), kind, item size.
+    const char kind = descr.size() >= 2 ? descr[1] : '?';
+    const char* hint = kind == 'O' ? " (Python objects, pickled)" : kind == 'U' || kind == 'S' ? " (text)" : "";
     if (descr.size() < 3 || std::string("<>|=").find(descr[0]) == std::string::npos)
-      return fault(where_, fmt::format("unsupported dtype '{}'", descr));
-    const char kind = descr[1];
+      return fault(where_, fmt::format("unsupported dtype '{}'{}; expected bool, integers or float32/float64", descr, hint));
     const std::string digits = descr.substr(2);
     const bool numeric = !digits.empty() && std::all_of(digits.begin(), digits.end(),
                                                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
@@ -148,7 +149,6 @@ class HeaderParser {
     const bool supported = (kind == 'b' && size == 1) || ((kind == 'i' || kind == 'u') && integer_size) ||
                            (kind == 'f' && (size == 4 || size == 8));
     if (!supported) {
-      const char* hint = kind == 'O' ? " (Python objects, pickled)" : kind == 'U' || kind == 'S' ? " (text)" : "";
       return fault(where_, fmt::format("unsupported dtype '{}'{}; expected bool, integers or float32/float64",
                                        descr, hint));
     }

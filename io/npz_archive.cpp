@@ -97,6 +97,16 @@ Result<std::string> NpzArchive::member_bytes(const std::string& name, std::uint6
     if (got == 0) break;
     filled += static_cast<std::size_t>(got);
   }
+  // Reading on to the end is what makes libzip compare the member's CRC.
+  if (filled == bytes.size() && at_most >= stat.size) {
+    char past_end = 0;
+    const auto got = zip_fread(member, &past_end, 1);
+    if (got != 0) {
+      const std::string reason = got < 0 ? zip_file_strerror(member) : "more bytes than its entry declares";
+      zip_fclose(member);
+      return Error{fmt::format("{}: corrupt member: {}", where, reason)};
+    }
+  }
   zip_fclose(member);
   if (filled < bytes.size())
     return Error{fmt::format("{}: truncated: {} of the {} bytes its entry declares", where, filled, stat.size)};
