@@ -157,7 +157,7 @@ const SectionTable<DataSection>& data_table() {
           "CSV file of a label column and feature columns (header optional); empty uses name."),
       key("label_column", &S::label_column,
           "CSV: the column holding the label, counted from 0; -1 is the last column. Labels are whole numbers "
-          "from 0; the classes are 0 to the largest label."),
+          "from 0 to 255; the classes are 0 to the largest label of train and dev."),
       key("dev_path", &S::dev_path,
           "Dev examples in any of path's formats (a CSV file's rows, the test part of the others); replaces "
           "any test part of path. Empty: path's own test part, or dev_fraction."),
