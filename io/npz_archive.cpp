@@ -17,6 +17,7 @@ namespace {
 
 constexpr std::uint64_t kMaxNpzBytes = std::uint64_t{6} << 30;  // the IDX bound
 constexpr const char* kMemberSuffix = ".npy";
+constexpr std::size_t kChunkBytes = std::size_t{1} << 24;
 
 std::string zip_open_error(int code) {
   zip_error_t error;
@@ -79,26 +80,30 @@ Result<std::string> NpzArchive::member_bytes(const std::string& name, std::uint6
   zip_file_t* member = zip_fopen_index(archive_.get(), found->second, 0);
   if (member == nullptr)
     return Error{fmt::format("{}: cannot open: {}", where, zip_strerror(archive_.get()))};
+  // Grown as the bytes arrive, never to the declared size at once: a forged entry may declare gigabytes.
+  const std::uint64_t wanted = std::min<std::uint64_t>(stat.size, at_most);
   std::string bytes;
+  std::size_t filled = 0;
   try {
-    bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(stat.size, at_most)));
+    while (filled < wanted) {
+      const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(wanted - filled, kChunkBytes));
+      bytes.resize(filled + chunk);
+      const auto got = zip_fread(member, bytes.data() + filled, chunk);
+      if (got < 0) {
+        const std::string reason = zip_file_strerror(member);
+        zip_fclose(member);
+        return Error{fmt::format("{}: corrupt member: {}", where, reason)};
+      }
+      filled += static_cast<std::size_t>(got);
+      if (got == 0) break;
+    }
   } catch (const std::bad_alloc&) {
     zip_fclose(member);
     return Error{fmt::format("{}: not enough memory for its {}", where, memory_size_text(static_cast<double>(stat.size)))};
   }
-  std::size_t filled = 0;
-  while (filled < bytes.size()) {
-    const auto got = zip_fread(member, bytes.data() + filled, bytes.size() - filled);
-    if (got < 0) {
-      const std::string reason = zip_file_strerror(member);
-      zip_fclose(member);
-      return Error{fmt::format("{}: corrupt member: {}", where, reason)};
-    }
-    if (got == 0) break;
-    filled += static_cast<std::size_t>(got);
-  }
+  bytes.resize(filled);
   // Reading on to the end is what makes libzip compare the member's CRC.
-  if (filled == bytes.size() && at_most >= stat.size) {
+  if (filled == wanted && at_most >= stat.size) {
     char past_end = 0;
     const auto got = zip_fread(member, &past_end, 1);
     if (got != 0) {
@@ -108,7 +113,7 @@ Result<std::string> NpzArchive::member_bytes(const std::string& name, std::uint6
     }
   }
   zip_fclose(member);
-  if (filled < bytes.size())
+  if (filled < wanted)
     return Error{fmt::format("{}: truncated: {} of the {} bytes its entry declares", where, filled, stat.size)};
   return bytes;
 }
