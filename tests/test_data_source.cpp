@@ -305,3 +305,26 @@ TEST_CASE("Fashion-MNIST converted to CSV and to .npz gives the IDX examples bit
   CHECK(csv_accuracy == idx_accuracy);
   CHECK(npz_accuracy == idx_accuracy);
 }
+
+TEST_CASE("the [data] keys for your own data parse into a DataSource and refuse values out of range") {
+  auto config = parse_config("[data]\npath = \"x.csv\"\nlabel_column = -1\ndev_fraction = 0.2\nscale = 0.5\n", "own.toml");
+  REQUIRE_MESSAGE(config.ok(), (config.ok() ? "" : config.error()));
+  const auto source = data_source(config->data);
+  CHECK(source.path == "x.csv");
+  CHECK(source.label_column == -1);
+  CHECK(source.dev_fraction == 0.2);
+  CHECK(source.scale == 0.5);
+  CHECK(parse_config(render_config(*config), "rendered.toml")->data.scale == 0.5);
+
+  const auto defaults = data_source(parse_config("", "empty.toml")->data);
+  CHECK(defaults.label_column == 0);
+  CHECK(defaults.dev_fraction == 0.0);
+  CHECK(defaults.scale == 1.0);
+
+  auto whole = parse_config("[data]\ndev_fraction = 1.0\n", "own.toml");
+  REQUIRE_FALSE(whole.ok());
+  CHECK(contains(whole.error(), "own.toml: data.dev_fraction: expected a number in [0, 1), got 1.0"));
+  auto zero = parse_config("", "own.toml", {"data.scale=0"});
+  REQUIRE_FALSE(zero.ok());
+  CHECK(contains(zero.error(), "data.scale: expected a number > 0"));
+}
