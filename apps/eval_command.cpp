@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "io/named_datasets.hpp"
+#include "io/data_source.hpp"
 #include "io/model_scoring.hpp"
 #include "io/saved_model.hpp"
 #include "io/user_text.hpp"
@@ -17,18 +17,43 @@ namespace psgrad {
 
 namespace {
 
-// --data names a folder of IDX files or a named set; without it, the data set the model was trained on.
-Result<DataSplit> load_eval_data(const EvalOptions& options, const Config& config) {
+// The examples a model is scored on, and how to name them.
+struct EvalData {
+  std::shared_ptr<const Dataset> dev;
+  std::string description;
+};
+
+EvalData dev_split_of(const DataSplit& split) { return {split.dev, split.description}; }
+
+// Labelled examples from a file or folder: every label must be one of the model's classes.
+Result<EvalData> eval_data_from_path(const std::string& path, const Config& config, std::size_t num_classes) {
+  auto examples = load_dev_examples(path, data_source(config.data));
+  if (!examples) return Error{examples.error()};
+  for (std::size_t i = 0; i < examples->count; ++i) {
+    if (examples->labels[i] >= num_classes)
+      return Error{fmt::format("{}: example {} has label {}, but the model predicts {} classes", examples->origin, i,
+                               unsigned{examples->labels[i]}, num_classes)};
+  }
+  const auto origin = examples->origin;
+  return EvalData{std::make_shared<const Dataset>(to_dataset(std::move(*examples), num_classes)), origin};
+}
+
+// --data names a folder or file of examples or a named set; without it, the data set the model was trained on.
+Result<EvalData> load_eval_data(const EvalOptions& options, const Config& config, std::size_t num_classes) {
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
-  if (options.data.empty()) return load_data_shared(config.data.name, config.data.path, data_dir);
+  auto from_split = [](Result<DataSplit> split) -> Result<EvalData> {
+    if (!split) return Error{split.error()};
+    return dev_split_of(*split);
+  };
+  if (options.data.empty()) return from_split(load_data_shared(data_source(config.data), data_dir));
   std::error_code ignored;
-  if (std::filesystem::is_directory(options.data, ignored)) return load_data_folder(options.data);
+  if (std::filesystem::exists(options.data, ignored)) return eval_data_from_path(options.data, config, num_classes);
   const auto names = data_set_names();
   if (std::find(names.begin(), names.end(), options.data) != names.end())
-    return load_named_data(options.data, data_dir);
+    return from_split(load_named_data(options.data, data_dir));
   std::string known;
   for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
-  return Error{fmt::format("{}: neither a data folder nor a named data set ({})", echoed(options.data), known)};
+  return Error{fmt::format("{}: neither a data file or folder nor a named data set ({})", echoed(options.data), known)};
 }
 
 void print_scoring(const Scoring& scoring) {
@@ -57,7 +82,8 @@ Command add_eval_command(CLI::App& app) {
   auto* command = app.add_subcommand("eval", "Score a saved model (--save) on a data set's dev split");
   command->add_option("--model", options->model_path, "model file written by --save")->required();
   command->add_option("--data", options->data,
-                      "data folder of IDX files, or a named data set (default: the model's own data set)");
+                      "labelled examples: a folder of IDX or .npy files or an .npz (their test part), a CSV file, or a "
+                      "named data set (default: the model's own data set)");
   command->add_option("--data-dir", options->data_dir, "folder of the named data sets (default $PSGRAD_DATA, else ./data)");
   return {command, [options] { return run_eval_command(*options); }};
 }
@@ -68,13 +94,15 @@ int run_eval_command(const EvalOptions& options) {
     fmt::print(stderr, "psgrad eval: {}\n", loaded.error());
     return 2;
   }
-  auto data = load_eval_data(options, loaded->config);
+  auto data = load_eval_data(options, loaded->config, loaded->header.num_classes);
   if (!data) {
     fmt::print(stderr, "psgrad eval: {}\n", data.error());
     return 2;
   }
   const auto& dev = *data->dev;
-  if (auto fits = check_input_width(*loaded, dev.image_rows, dev.image_cols, data->description); !fits) {
+  const auto fits = dev.image_rows ? check_input_width(*loaded, dev.image_rows, dev.image_cols, data->description)
+                                   : check_input_width(*loaded, dev.width, data->description);
+  if (!fits) {
     fmt::print(stderr, "psgrad eval: {}\n", fits.error());
     return 2;
   }

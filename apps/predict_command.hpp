@@ -1,6 +1,8 @@
-// `psgrad predict --model M IMAGES.idx`: one predicted label per image, one per line.
+// `psgrad predict --model M INPUT [--format text|csv|json]`: each example's index, predicted label and
+// class probabilities.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "apps/command.hpp"
@@ -9,7 +11,9 @@ namespace psgrad {
 
 struct PredictOptions {
   std::string model_path;
-  std::string images_path;  // an IDX image file, raw or .gz
+  std::string input_path;  // any data format: IDX images, .npy, .npz, CSV, a data folder
+  std::string format = "text";
+  std::optional<double> scale;  // replaces the model's data.scale for NumPy and CSV input
 };
 
 Command add_predict_command(CLI::App& app);

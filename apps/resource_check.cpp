@@ -17,7 +17,7 @@ Status check_fits_machine(const Config& config, const DataShape& data, ProcessRo
 }
 
 Status check_fits_machine(const Config& config, const std::string& data_dir, ProcessRole role) {
-  auto peeked = peek_data_shape(config.data.name, config.data.path, data_dir);
+  auto peeked = peek_data_shape(data_source(config.data), data_dir);
   const auto shape = peeked ? *peeked : DataShape{};
   if (auto fits = check_fits_machine(config, shape, role); !fits) return fits;
   // A server also refuses a config that no worker could run on a machine like its own: otherwise its

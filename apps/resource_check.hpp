@@ -5,7 +5,7 @@
 
 #include "apps/run_setup.hpp"
 #include "io/config.hpp"
-#include "io/named_datasets.hpp"
+#include "io/data_source.hpp"
 #include "io/resource_estimate.hpp"
 #include "model/result.hpp"
 

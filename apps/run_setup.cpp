@@ -17,6 +17,7 @@
 #include "apps/model_saving.hpp"
 #include "apps/resource_check.hpp"
 #include "apps/weights_file.hpp"
+#include "io/data_source.hpp"
 
 namespace psgrad {
 
@@ -67,7 +68,7 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   if (!config) return Error{config.error()};
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
   if (auto fits = check_fits_machine(*config, data_dir, process_role(options)); !fits) return Error{fits.error()};
-  auto data = load_data_shared(config->data.name, config->data.path, data_dir);
+  auto data = load_data_shared(data_source(config->data), data_dir);
   if (!data) return Error{data.error()};
   auto job = job_from_config(*config);
   auto model = build_model(job, data->train->width, data->train->num_classes);

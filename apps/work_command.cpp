@@ -21,7 +21,7 @@
 #include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
 #include "io/config.hpp"
-#include "io/named_datasets.hpp"
+#include "io/data_source.hpp"
 
 namespace psgrad {
 
@@ -34,13 +34,15 @@ std::string host_name() {
 }
 
 Result<DataSplit> load_worker_data(const Config& config, const std::string& data_option) {
-  if (data_option.empty()) return load_data_shared(config.data.name, config.data.path, default_data_dir());
-  // A folder of IDX files stands in for the server's data path; otherwise it holds named sets.
-  const bool is_idx_folder = load_data_folder(data_option).ok();
-  if (is_idx_folder || !config.data.path.empty()) return load_data_shared("", data_option, "");
-  return load_data_shared(config.data.name, "", data_option);
+  auto source = data_source(config.data);
+  if (data_option.empty()) return load_data_shared(source, default_data_dir());
+  // Your own files, or a folder of IDX files, stand in for the server's data path; otherwise it holds named sets.
+  if (!config.data.path.empty() || load_data_folder(data_option).ok()) {
+    source.path = data_option;
+    return load_data_shared(source, "");
+  }
+  return load_data_shared(source, data_option);
 }
-
 
 // One session with a server: hello, build, join, serve. Returns the exit code, and whether the
 // server went away (the case --retry reconnects after).
@@ -108,7 +110,9 @@ Command add_work_command(CLI::App& app) {
   auto options = std::make_shared<WorkOptions>();
   auto* command = app.add_subcommand("work", "Join a server with one DataWorker");
   add_connect_options(*command, *options);
-  command->add_option("--data", options->data, "data folder of IDX files, or the folder of named data sets");
+  command->add_option("--data", options->data,
+                      "the data path on this machine (a folder of IDX or .npy files, an .npz or CSV file), or the "
+                      "folder of named data sets");
   command->add_flag("--retry", options->retry,
                     "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
   command->add_flag("--quiet", options->quiet, "print errors only");

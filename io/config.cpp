@@ -37,6 +37,8 @@ struct Check {
   std::optional<double> minimum;
   std::optional<double> maximum;
   std::vector<std::string> choices;
+  bool minimum_exclusive = false;
+  bool maximum_exclusive = false;
 };
 Check at_least(double minimum) { return {minimum, std::nullopt, {}}; }
 Check within(double minimum, double maximum) { return {minimum, maximum, {}}; }
@@ -45,11 +47,14 @@ Check one_of(std::vector<std::string> choices) { return {std::nullopt, std::null
 // time out at once (request_timeout_ms = 2^63 - 1 dropped every worker on its first request).
 constexpr double kMaxMilliseconds = 30.0 * 24 * 60 * 60 * 1000;
 Check milliseconds_from(double minimum) { return within(minimum, kMaxMilliseconds); }
+Check above(double minimum) { return {minimum, std::nullopt, {}, true, false}; }
+Check from_below(double minimum, double maximum) { return {minimum, maximum, {}, false, true}; }
 
 // The setting types a section member can have, both ways.
 SettingValue to_value(std::int64_t x) { return SettingValue{x}; }
 SettingValue to_value(std::uint64_t x) { return SettingValue{static_cast<std::int64_t>(x)}; }
 SettingValue to_value(bool x) { return SettingValue{x}; }
+SettingValue to_value(double x) { return SettingValue{x}; }
 SettingValue to_value(const std::string& x) { return SettingValue{x}; }
 void read_value(const Settings& settings, const std::string& name, std::int64_t& out) {
   out = get_integer(settings, name);
@@ -58,6 +63,7 @@ void read_value(const Settings& settings, const std::string& name, std::uint64_t
   out = static_cast<std::uint64_t>(get_integer(settings, name));  // its spec checks it is >= 0
 }
 void read_value(const Settings& settings, const std::string& name, bool& out) { out = get_boolean(settings, name); }
+void read_value(const Settings& settings, const std::string& name, double& out) { out = get_number(settings, name); }
 void read_value(const Settings& settings, const std::string& name, std::string& out) {
   out = get_text(settings, name);
 }
@@ -80,11 +86,14 @@ Key<Section> key(const std::string& name, Member Section::*member, std::string d
   spec.name = name;
   if constexpr (std::is_same_v<Member, bool>) spec.kind = SettingKind::boolean;
   else if constexpr (std::is_same_v<Member, std::string>) spec.kind = SettingKind::text;
+  else if constexpr (std::is_same_v<Member, double>) spec.kind = SettingKind::number;
   else spec.kind = SettingKind::integer;
   spec.default_value = entry.value(Section{});
   spec.description = std::move(description);
   spec.minimum = check.minimum;
   spec.maximum = check.maximum;
+  spec.minimum_exclusive = check.minimum_exclusive;
+  spec.maximum_exclusive = check.maximum_exclusive;
   spec.choices = std::move(check.choices);
   return entry;
 }
@@ -142,7 +151,24 @@ const SectionTable<DataSection>& data_table() {
   using S = DataSection;
   static const SectionTable<S> table{"data", {
       key("name", &S::name, "Named data set to train on, used when path is empty.", one_of({"mnist", "fashion-mnist"})),
-      key("path", &S::path, "Folder of IDX files to train on instead of the named data set; empty uses name."),
+      key("path", &S::path,
+          "Your own data instead of the named data set: a folder of IDX files, a folder of x_train.npy, "
+          "y_train.npy (and x_test.npy, y_test.npy), an .npz with x_train, y_train (and x_test, y_test), or a "
+          "CSV file of a label column and feature columns (header optional); empty uses name."),
+      key("label_column", &S::label_column,
+          "CSV: the column holding the label, counted from 0; -1 is the last column. Labels are whole numbers "
+          "from 0 to 255; the classes are 0 to the largest label of train and dev."),
+      key("dev_path", &S::dev_path,
+          "Dev examples in any of path's formats (a CSV file's rows, the test part of the others); replaces "
+          "any test part of path. Empty: path's own test part, or dev_fraction."),
+      key("dev_fraction", &S::dev_fraction,
+          "Share of path's examples held out as the dev set (the last of each class, in file order) when "
+          "path has no test part and dev_path is empty; 0 holds out none.",
+          from_below(0, 1)),
+      key("scale", &S::scale,
+          "CSV and NumPy features are multiplied by this (0.00392156862745098 is 1/255, for pixel bytes); "
+          "IDX pixels are always divided by 255.",
+          above(0)),
   }};
   return table;
 }

@@ -39,7 +39,11 @@ struct OptimizerSection {
 
 struct DataSection {
   std::string name = "mnist";  // a named data set ...
-  std::string path;            // ... or a folder of IDX files (wins when set)
+  std::string path;            // ... or a folder of IDX or .npy files, an .npz or a CSV file (wins when set)
+  std::int64_t label_column = 0;  // CSV: the label's column, from 0; negative counts from the end
+  std::string dev_path;           // the dev examples, replacing any test split of path
+  double dev_fraction = 0.0;      // or this share of path's examples, per class; 0: none
+  double scale = 1.0;             // CSV and NumPy features are multiplied by it
 };
 
 struct ClusterSection {

@@ -34,6 +34,26 @@ std::vector<std::size_t> predict_labels(Model& model, const float* inputs, std::
   return labels;
 }
 
+std::vector<Prediction> predict(Model& model, const float* inputs, std::size_t count, std::size_t batch_size) {
+  std::vector<Prediction> predictions;
+  predictions.reserve(count);
+  const auto width = static_cast<Eigen::Index>(model.input_width());
+  batch_size = std::max<std::size_t>(batch_size, 1);
+  for (std::size_t start = 0; start < count; start += batch_size) {
+    const auto rows = static_cast<Eigen::Index>(std::min(batch_size, count - start));
+    const ConstMatrixMap probs = model.predict(ConstMatrixMap(inputs + start * width, rows, width));
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      Prediction prediction;
+      Eigen::Index guess = 0;
+      probs.row(r).maxCoeff(&guess);
+      prediction.label = static_cast<std::size_t>(guess);
+      for (Eigen::Index c = 0; c < probs.cols(); ++c) prediction.probabilities.push_back(probs(r, c));
+      predictions.push_back(std::move(prediction));
+    }
+  }
+  return predictions;
+}
+
 Scoring score_model(Model& model, const Dataset& data, std::size_t batch_size) {
   Scoring scoring;
   const auto n = static_cast<Eigen::Index>(data.count);

@@ -28,6 +28,13 @@ Scoring score_model(Model& model, const Dataset& data, std::size_t batch_size);
 // The argmax class of each of count rows of inputs (count x model.input_width()).
 std::vector<std::size_t> predict_labels(Model& model, const float* inputs, std::size_t count, std::size_t batch_size);
 
+// One example's predicted label (the first maximum, as Model::evaluate picks) and class probabilities.
+struct Prediction {
+  std::size_t label = 0;
+  std::vector<float> probabilities;
+};
+std::vector<Prediction> predict(Model& model, const float* inputs, std::size_t count, std::size_t batch_size);
+
 // Pixel bytes scaled to [0, 1] the way data sets are loaded for training.
 AlignedFloats scaled_pixels(const IdxImages& images);
 

@@ -55,4 +55,10 @@ Status check_input_width(const LoadedModel& loaded, std::size_t rows, std::size_
                            data_name, rows, cols, rows * cols, loaded.path, expected)};
 }
 
+Status check_input_width(const LoadedModel& loaded, std::size_t width, const std::string& data_name) {
+  if (width == loaded.header.input_width) return success();
+  return Error{fmt::format("{}: {} features per example do not match the model {}, which takes {} inputs", data_name,
+                           width, loaded.path, loaded.header.input_width)};
+}
+
 }  // namespace psgrad

@@ -24,5 +24,7 @@ Result<LoadedModel> load_saved_model(const std::string& path);
 
 // Refuses inputs of another width than the model's; data_name names them in the message.
 Status check_input_width(const LoadedModel& loaded, std::size_t rows, std::size_t cols, const std::string& data_name);
+// The same for examples that are not images: width features each.
+Status check_input_width(const LoadedModel& loaded, std::size_t width, const std::string& data_name);
 
 }  // namespace psgrad

