@@ -166,6 +166,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                      job.elastic,
                                      setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
                                      shards_elsewhere ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
+  coordinator_setup.data = setup.train_data;
   const auto tally = std::make_shared<JoinTally>();
   coordinator_setup.tally = tally;
   const auto remote_shards = coordinator_setup.remote_shards;

@@ -134,6 +134,7 @@ int run_serve_command(const ServeOptions& options) {
   setup.job = run->job;
   setup.config = run->config_text;
   setup.dev = run->data.dev;
+  setup.train_data = run->data.train_fingerprint;
   setup.host = run->config.cluster.host;
   setup.port = static_cast<std::uint16_t>(run->config.cluster.port);
   setup.tls = run->config.cluster.tls_ca.size() + run->config.cluster.tls_certificate.size() > 0;

