@@ -158,9 +158,12 @@ int run_serve_command(const ServeOptions& options) {
   setup.on_listening = [&](std::uint16_t port) {
     fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
                run->job.num_workers);
-    if (!is_loopback(setup.host) && !setup.tls)
-      fmt::print(stderr, "psgrad serve: warning: plain connections on {} are unauthenticated and "
-                         "unencrypted; use them on trusted networks only\n", setup.host);
+    if (!is_loopback(setup.host) && !setup.tls && setup.token.empty())
+      fmt::print(stderr, "psgrad serve: warning: without a join token any psgrad process that reaches {} may "
+                         "join, and plain connections are unencrypted; set --token, or use TLS\n", setup.host);
+    else if (!is_loopback(setup.host) && !setup.tls)
+      fmt::print(stderr, "psgrad serve: warning: plain connections on {} are checked against the join token "
+                         "but unencrypted; use TLS on networks you do not trust\n", setup.host);
     std::fflush(stderr);
     if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options, setup.token);
   };

@@ -194,6 +194,8 @@ case "$scenario" in
     wait_ok $server_pid serve; wait_ok $w0 "worker 0"
     grep -q "lost: its connection dropped" "$work_dir/serve.log" || fail "the server did not name the lost worker"
     grep -q "Final" "$work_dir/serve.out" || fail "the run did not finish"
+    grep -qP "summary: .*, 1 of 2 workers finished, 1 lost \(worker [01] on .* \(pid $w1\) at step [0-9]+, [0-9.]+ s\)$" \
+      "$work_dir/serve.out" || fail "the summary did not say which worker was lost, and when"
     ;;
   stuck-worker)
     # A frozen process keeps its socket open: heartbeats or the request timeout must drop it.
@@ -276,7 +278,8 @@ case "$scenario" in
     done
     wait_ok $server_pid "hostile server"; wait_ok $w0 "hostile worker 0"; wait_ok $w1 "hostile worker 1"
     for fd in "${idle[@]}"; do exec {fd}>&-; done
-    grep -q "sync summary: workers 2, steps 500" "$work_dir/serve.out" || fail "the disturbed run did not finish with 2 workers"
+    grep -q "sync summary: workers 2, steps 500, .*, 2 of 2 workers finished, 0 lost$" "$work_dir/serve.out" ||
+      fail "the disturbed run did not finish with both workers"
     grep -q "lost" "$work_dir/serve.log" && fail "a worker was lost"
     grep -q "refused a connection from 127.0.0.1:[0-9]*: it sent an HTTP request instead of psgrad's answer" \
       "$work_dir/serve.log" || grep -q "refused .* more connections at the gate" "$work_dir/serve.log" ||
