@@ -32,7 +32,7 @@ using join_shard_atom = caf::atom_constant<caf::atom("joinshard")>;
 using shards_atom = caf::atom_constant<caf::atom("shards")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 4;  // 4: the gate, and the training data in the join
+constexpr std::uint32_t protocol_version = 5;  // 5: the gate, and the training data in the join
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
