@@ -1,5 +1,7 @@
 #include "actors/coordinator.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
@@ -116,6 +118,8 @@ class Coordinator : public CoordinatorActor::base {
       mismatch = fmt::format("data set shape {} inputs x {} classes differs from the server's {} x {}",
                              request.input_width, request.num_classes, setup_.input_width,
                              setup_.num_classes);
+    else if (auto differs = setup_.data.empty() ? std::nullopt : data_difference(request.data, setup_.data))
+      mismatch = *differs;
     else if (request.layout_hash != setup_.layout_hash)
       mismatch = fmt::format("model layout {:016x} differs from the server's {:016x}", request.layout_hash,
                              setup_.layout_hash);

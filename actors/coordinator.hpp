@@ -10,6 +10,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/interfaces.hpp"
+#include "model/data_fingerprint.hpp"
 
 namespace psgrad {
 
@@ -32,6 +33,7 @@ struct CoordinatorSetup {
   std::vector<WorkerStreamState> resume_streams;  // by worker index, when resuming a checkpoint
   std::uint32_t remote_shards = 0;  // server shards 1..remote_shards that run in their own processes
   std::shared_ptr<JoinTally> tally;  // null: nobody asks
+  DataFingerprint data;  // the server's training set; empty: not checked
 };
 
 CoordinatorActor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);

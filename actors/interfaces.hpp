@@ -6,6 +6,7 @@
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 #include "actors/messages.hpp"
+#include "model/data_fingerprint.hpp"
 
 namespace psgrad {
 
@@ -61,17 +62,24 @@ struct JoinRequest {
   std::uint64_t num_classes = 0;
   std::uint64_t train_count = 0;
   std::string host;  // for messages
+  DataFingerprint data;  // the worker's training set, which must be the server's
 };
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, DataFingerprint& x) {
+  return f(caf::meta::type_name("DataFingerprint"), x.name, x.count, x.width, x.num_classes, x.images_hash,
+           x.labels_hash);
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, JoinRequest& x) {
   return f(caf::meta::type_name("JoinRequest"), x.worker_index, x.worker, x.layout_hash, x.input_width,
-           x.num_classes, x.train_count, x.host);
+           x.num_classes, x.train_count, x.host, x.data);
 }
 
 // Accepts worker processes: "hello" (protocol version, join token, host) reserves a worker index and
 // answers with the run's configuration; "join" registers the worker's DataWorker after checking that
-// its model layout and data shape match the server's; "wait" answers with the workers and their
+// its model layout, data shape and training data match the server's; "wait" answers with the workers and their
 // hosts once all have joined; "driver" names the actor that takes workers joining a running job.
 using CoordinatorActor = caf::typed_actor<
     caf::replies_to<hello_atom, std::uint32_t, std::string, std::string>::with<JoinOffer>,

@@ -37,7 +37,7 @@ using applied_atom = caf::atom_constant<caf::atom("applied")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 4;
+constexpr std::uint32_t protocol_version = 6;  // 6: async push/pull loops, timings, the gate, the training data in the join
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -199,6 +199,19 @@ typename Inspector::result_type inspect(Inspector& f, EvaluationReport& x) {
            x.progress);
 }
 
+// A worker the run went on without: which, and when.
+struct WorkerLoss {
+  std::uint32_t worker = 0;
+  std::string name;            // as the events name it, e.g. "worker 1 on host (pid 42)"
+  std::uint64_t step = 0;      // optimizer steps applied when it was lost
+  double wall_seconds = 0.0;   // since training started
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WorkerLoss& x) {
+  return f(caf::meta::type_name("WorkerLoss"), x.worker, x.name, x.step, x.wall_seconds);
+}
+
 // The outcome of one training run.
 struct TrainingSummary {
   TrainingMode mode = TrainingMode::sync;
@@ -213,13 +226,14 @@ struct TrainingSummary {
   std::uint64_t max_clock_lead = 0;  // ssp/async: most gradients a worker started ahead of the slowest
   std::int32_t interrupted_by = 0;   // the signal that stopped the run early; 0: it ran to the end
   Weights final_weights;
+  std::vector<WorkerLoss> lost;      // in the order they were lost
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TrainingSummary& x) {
   return f(caf::meta::type_name("TrainingSummary"), x.mode, x.steps, x.samples, x.final_accuracy,
            x.wall_seconds, x.training_seconds, x.staleness_min, x.staleness_mean, x.staleness_max,
-           x.gradients_per_worker, x.workers, x.max_clock_lead, x.interrupted_by, x.final_weights);
+           x.gradients_per_worker, x.workers, x.max_clock_lead, x.interrupted_by, x.final_weights, x.lost);
 }
 
 }  // namespace psgrad

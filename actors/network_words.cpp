@@ -17,15 +17,8 @@
 
 namespace psgrad {
 
-namespace {
-
-struct AddressListDeleter {
-  void operator()(addrinfo* list) const { ::freeaddrinfo(list); }
-};
-using AddressList = std::unique_ptr<addrinfo, AddressListDeleter>;
-
 // The addresses host:port names, or the resolver's complaint.
-AddressList resolve(const std::string& host, std::uint16_t port, bool passive, std::string& problem) {
+AddressList resolve_address(const std::string& host, std::uint16_t port, bool passive, std::string& problem) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
@@ -35,6 +28,8 @@ AddressList resolve(const std::string& host, std::uint16_t port, bool passive, s
   if (code != 0) problem = fmt::format("cannot resolve host {} ({})", host, ::gai_strerror(code));
   return AddressList(found);
 }
+
+namespace {
 
 class Socket {
  public:
@@ -83,13 +78,9 @@ std::string first_context_text(const caf::error& error) {
 
 }  // namespace
 
-std::string listen_failure_text(caf::actor_system& system, const caf::error& error, const std::string& host,
-                                std::uint16_t port) {
+std::string listen_errno_text(int code, const std::string& host, std::uint16_t port) {
   const auto where = fmt::format("{}:{}", host, port);
-  std::string problem;
-  const auto addresses = resolve(host, port, true, problem);
-  if (!addresses) return fmt::format("cannot listen on {}: {}", where, problem);
-  switch (bind_error(*addresses)) {
+  switch (code) {
     case EADDRINUSE:
       return fmt::format("{} is already in use (another `psgrad serve`? choose another --port)", where);
     case EACCES:
@@ -97,8 +88,19 @@ std::string listen_failure_text(caf::actor_system& system, const caf::error& err
     case EADDRNOTAVAIL:
       return fmt::format("cannot listen on {}: {} is not an address of this machine (see --bind)", where, host);
     default:
-      return fmt::format("cannot listen on {}: {}", where, error_text(system, error));
+      return fmt::format("cannot listen on {}: {}", where, std::strerror(code));
   }
+}
+
+std::string listen_failure_text(caf::actor_system& system, const caf::error& error, const std::string& host,
+                                std::uint16_t port) {
+  const auto where = fmt::format("{}:{}", host, port);
+  std::string problem;
+  const auto addresses = resolve_address(host, port, true, problem);
+  if (!addresses) return fmt::format("cannot listen on {}: {}", where, problem);
+  const int code = bind_error(*addresses);
+  if (code == EADDRINUSE || code == EACCES || code == EADDRNOTAVAIL) return listen_errno_text(code, host, port);
+  return fmt::format("cannot listen on {}: {}", where, error_text(system, error));
 }
 
 std::string connect_failure_text(caf::actor_system& system, const caf::error& error, const std::string& host,
@@ -113,11 +115,16 @@ std::string connect_failure_text(caf::actor_system& system, const caf::error& er
   if (error != caf::sec::cannot_connect_to_node)
     return fmt::format("cannot connect to {}: {}", where, error_text(system, error));
   std::string problem;
-  const auto addresses = resolve(host, port, false, problem);
+  const auto addresses = resolve_address(host, port, false, problem);
   if (!addresses || first_context_text(error) == "no such host")
     return problem.empty() ? fmt::format("cannot resolve host {}", host) : problem;
   constexpr int probe_timeout_ms = 1000;
-  switch (const int code = connect_error(*addresses, probe_timeout_ms)) {
+  return connect_errno_text(connect_error(*addresses, probe_timeout_ms), host, port);
+}
+
+std::string connect_errno_text(int code, const std::string& host, std::uint16_t port) {
+  const auto where = fmt::format("{}:{}", host, port);
+  switch (code) {
     case ECONNREFUSED:
       return fmt::format("connection refused by {} (is `psgrad serve` running?)", where);
     case ETIMEDOUT:

@@ -11,31 +11,63 @@
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
 #include "actors/error_text.hpp"
+#include "actors/gated_dial.hpp"
 #include "actors/network_words.hpp"
 
 namespace psgrad {
 
 namespace {
 
+struct ReachedCoordinator {
+  CoordinatorActor actor;  // null when not reached
+  std::string text;        // why not
+  bool refused = false;    // the server refused us: no point in trying again
+};
+
+// One attempt: through CAF's OpenSSL module in TLS mode, else through the server's gate
+// (actors/gated_dial.hpp), which keeps the join token off the wire.
+ReachedCoordinator reach_coordinator(caf::actor_system& system, const std::string& host, std::uint16_t port,
+                                     const std::string& token, const RetryPolicy& retry) {
+  ReachedCoordinator reached;
+  if (retry.tls) {
+    auto coordinator = caf::openssl::remote_actor<CoordinatorActor>(system, host, port);
+    if (coordinator)
+      reached.actor = *coordinator;
+    else
+      reached.text = connect_failure_text(system, coordinator.error(), host, port);
+    return reached;
+  }
+  auto dial = dial_through_gate(system, host, port, token, protocol_version,
+                                system.message_types<CoordinatorActor>());
+  if (dial.published)
+    reached.actor = caf::actor_cast<CoordinatorActor>(std::move(*dial.published));
+  else
+    reached.text = dial.published.error();
+  reached.refused = dial.refused;
+  return reached;
+}
+
 // Connects with backoff and sends the hello that `greet` makes; a hello that times out is retried
 // like a failed connection, because CAF 0.17 may hand back its cached proxy of a server process that
 // just died (the new one behind the same port never sees the hello).
 template <class Greet>
 Result<ServerConnection> connect_and_greet(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
-                                           const RetryPolicy& retry,
+                                           const std::string& token, const RetryPolicy& retry,
                                            const std::function<void(const std::string&)>& on_retry, Greet greet) {
   auto& system = self->system();
   const auto started = std::chrono::steady_clock::now();
   auto delay = retry.first_delay;
   std::string reason;
   for (int attempt = 1; attempt <= retry.attempts; ++attempt) {
-    auto coordinator = retry.tls ? caf::openssl::remote_actor<CoordinatorActor>(system, host, port)
-                                 : system.middleman().remote_actor<CoordinatorActor>(host, port);
-    if (coordinator) {
+    auto coordinator = reach_coordinator(system, host, port, token, retry);
+    if (coordinator.refused) return Error{coordinator.text};
+    if (coordinator.actor) {
       Result<ServerConnection> outcome = Error{"no answer"};
       bool unanswered = false;
-      greet(*coordinator)
-          .receive([&](JoinOffer& offer) { outcome = ServerConnection{*coordinator, std::move(offer)}; },
+      // Over TLS the hello carries the token for the coordinator to check; in plain mode the gate has
+      // checked it already and the token never goes on the wire.
+      greet(coordinator.actor, retry.tls ? token : std::string())
+          .receive([&](JoinOffer& offer) { outcome = ServerConnection{coordinator.actor, std::move(offer)}; },
                    [&](caf::error& error) {
                      unanswered = error == caf::sec::request_timeout;
                      outcome = Error{fmt::format("server {}:{} refused: {}", host, port, error_text(system, error))};
@@ -43,7 +75,7 @@ Result<ServerConnection> connect_and_greet(caf::scoped_actor& self, const std::s
       if (!unanswered) return outcome;
       reason = fmt::format("{}:{} did not answer the hello", host, port);
     } else {
-      reason = connect_failure_text(system, coordinator.error(), host, port);
+      reason = coordinator.text;
     }
     if (attempt == retry.attempts) break;
     if (on_retry)
@@ -61,8 +93,9 @@ Result<ServerConnection> connect_to_server(caf::scoped_actor& self, const std::s
                                            std::uint16_t port, const std::string& token,
                                            const std::string& self_name, const RetryPolicy& retry,
                                            const std::function<void(const std::string&)>& on_retry) {
-  return connect_and_greet(self, host, port, retry, on_retry, [&](const CoordinatorActor& coordinator) {
-    return self->request(coordinator, std::chrono::seconds(5), hello_atom::value, protocol_version, token,
+  return connect_and_greet(self, host, port, token, retry, on_retry,
+                           [&](const CoordinatorActor& coordinator, const std::string& hello_token) {
+    return self->request(coordinator, std::chrono::seconds(5), hello_atom::value, protocol_version, hello_token,
                          self_name);
   });
 }
@@ -80,9 +113,10 @@ Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActo
 Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
                                           const std::string& token, std::uint32_t shard, const RetryPolicy& retry,
                                           const std::function<void(const std::string&)>& on_retry) {
-  return connect_and_greet(self, host, port, retry, on_retry, [&](const CoordinatorActor& coordinator) {
-    return self->request(coordinator, std::chrono::seconds(5), shard_hello_atom::value, protocol_version, token,
-                         shard);
+  return connect_and_greet(self, host, port, token, retry, on_retry,
+                           [&](const CoordinatorActor& coordinator, const std::string& hello_token) {
+    return self->request(coordinator, std::chrono::seconds(5), shard_hello_atom::value, protocol_version,
+                         hello_token, shard);
   });
 }
 

@@ -10,6 +10,7 @@
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
+#include "actors/connection_gate.hpp"
 #include "actors/coordinator.hpp"
 #include "actors/error_text.hpp"
 #include "actors/network_words.hpp"
@@ -37,18 +38,15 @@ class ServingCleanup {
       for (const auto& shard : remote_shards_)
         self->request(shard, std::chrono::seconds(5), stop_atom::value).receive([](bool) {}, [](caf::error&) {});
     }
-    // CAF 0.17.6's openssl::unpublish does not compile (it uses a 0.18 atom); a TLS port closes when
-    // the actor system shuts down instead.
-    if (port_ && !tls_) system_.middleman().unpublish(coordinator_, *port_);
+    // A plain port is the gate's, closed with it. CAF 0.17.6's openssl::unpublish does not compile (it
+    // uses a 0.18 atom); a TLS port closes when the actor system shuts down instead.
+    gate_.reset();
     for (const auto& actor : actors_) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(coordinator_, caf::exit_reason::user_shutdown);
   }
 
   const CoordinatorActor& coordinator() const { return coordinator_; }
-  void published(std::uint16_t port, bool tls) {
-    port_ = port;
-    tls_ = tls;
-  }
+  void guarded_by(std::unique_ptr<ConnectionGate> gate) { gate_ = std::move(gate); }
   template <class Handle>
   void stop_on_exit(const Handle& actor) {
     actors_.push_back(caf::actor_cast<caf::actor>(actor));
@@ -58,8 +56,7 @@ class ServingCleanup {
  private:
   caf::actor_system& system_;
   CoordinatorActor coordinator_;
-  std::optional<std::uint16_t> port_;
-  bool tls_ = false;
+  std::unique_ptr<ConnectionGate> gate_;
   std::vector<caf::actor> actors_;
   std::vector<ParameterServerActor> remote_shards_;
 };
@@ -138,6 +135,36 @@ Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& syste
   return all;
 }
 
+// TLS: CAF's OpenSSL module publishes, and the TLS handshake (a certificate signed by the run's CA)
+// comes before any byte reaches the middleman. Always with an address: CAF 0.17 listens on every
+// interface when given none.
+Result<std::uint16_t> publish_tls(caf::actor_system& system, const CoordinatorActor& coordinator,
+                                  const ServeSetup& setup) {
+  auto port = caf::openssl::publish(coordinator, setup.port, setup.host.c_str(), true);
+  if (!port) return Error{listen_failure_text(system, port.error(), setup.host, setup.port)};
+  return *port;
+}
+
+// Plain mode: psgrad's gate owns the port and hands CAF only connections that answer its challenge.
+Result<std::uint16_t> open_gate(caf::actor_system& system, const CoordinatorActor& coordinator,
+                                const ServeSetup& setup, const std::shared_ptr<JoinTally>& tally,
+                                ServingCleanup& cleanup) {
+  GateSetup gate;
+  gate.host = setup.host;
+  gate.port = setup.port;
+  gate.token = setup.token;
+  gate.protocol = protocol_version;
+  gate.published = caf::actor_cast<caf::strong_actor_ptr>(coordinator);
+  gate.interface = system.message_types<CoordinatorActor>();
+  gate.on_event = setup.on_event;
+  gate.on_refused_worker = [tally] { ++tally->refused; };
+  auto opened = ConnectionGate::open(system, std::move(gate));
+  if (!opened) return Error{opened.error()};
+  const auto port = (*opened)->port();
+  cleanup.guarded_by(std::move(opened).value());
+  return port;
+}
+
 }  // namespace
 
 Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup) {
@@ -155,17 +182,16 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                      job.elastic,
                                      setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
                                      shards_elsewhere ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
+  coordinator_setup.data = setup.train_data;
   const auto tally = std::make_shared<JoinTally>();
   coordinator_setup.tally = tally;
   const auto remote_shards = coordinator_setup.remote_shards;
+  // In plain mode the gate checks the token before CAF sees a byte, so the coordinator need not.
+  if (!setup.tls) coordinator_setup.token.clear();
   ServingCleanup cleanup(system, spawn_coordinator(system, std::move(coordinator_setup)));
   const auto& coordinator = cleanup.coordinator();
-  // Always with an address: CAF 0.17 listens on every interface when given none.
-  auto port = setup.tls ? caf::openssl::publish(coordinator, setup.port, setup.host.c_str(), true)
-                        : system.middleman().publish(coordinator, setup.port, setup.host.c_str(), true);
-  if (!port)
-    return Error{listen_failure_text(system, port.error(), setup.host, setup.port)};
-  cleanup.published(*port, setup.tls);
+  auto port = setup.tls ? publish_tls(system, coordinator, setup) : open_gate(system, coordinator, setup, tally, cleanup);
+  if (!port) return Error{port.error()};
   if (setup.on_listening) setup.on_listening(*port);
 
   auto joined = wait_for_workers(system, coordinator, setup, *tally, remote_shards);

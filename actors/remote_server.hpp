@@ -16,6 +16,7 @@
 #include "actors/trace_recorder.hpp"
 #include "actors/training_job.hpp"
 #include "model/checkpoint.hpp"
+#include "model/data_fingerprint.hpp"
 #include "model/dataset.hpp"
 #include "model/result.hpp"
 
@@ -25,6 +26,7 @@ struct ServeSetup {
   TrainingJob job;
   std::string config;  // resolved TOML sent to every worker
   std::shared_ptr<const Dataset> dev;
+  DataFingerprint train_data;  // what a worker's training set must be to join
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;
   std::string token;

@@ -155,6 +155,8 @@ class TrainingDriver : public TrainingDriverActor::base {
     slot.alive = false;
     ++slot.round;  // whatever it still answers is ignored
     event(fmt::format("{} lost: {}; continuing with {} worker(s)", worker_name(k), reason, alive_count()));
+    summary_.lost.push_back(WorkerLoss{static_cast<std::uint32_t>(k), worker_name(k), summary_.steps,
+                                       std::chrono::duration<double>(Clock::now() - start_).count()});
     const bool was_busy = slot.busy;
     slot.busy = false;
     if (job_.mode == TrainingMode::sync) {

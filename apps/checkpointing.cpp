@@ -8,6 +8,7 @@
 
 #include "actors/training_job.hpp"
 #include "io/checkpoint_file.hpp"
+#include "io/config.hpp"
 
 namespace psgrad {
 
@@ -48,6 +49,29 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
   };
 }
 
+namespace {
+
+// A checkpoint continues the run that wrote it: its data streams and dropout follow that run's seed,
+// and its iteration counts that run's unit (loop iterations in sync, optimizer steps in async/ssp).
+Status same_seed_and_mode(const std::string& path, const TrainingCheckpoint& checkpoint, const Config& config) {
+  auto written = parse_config(checkpoint.config, path + " (the config inside the checkpoint)");
+  if (!written) return Error{written.error()};
+  if (written->training.seed != config.training.seed)
+    return Error{fmt::format("{}: checkpoint was written with training.seed = {}, this run has {}; its data order "
+                             "and dropout follow the old seed, so resume with --set training.seed={}, or start "
+                             "afresh without --resume",
+                             path, written->training.seed, config.training.seed, written->training.seed)};
+  if (written->cluster.mode != config.cluster.mode)
+    return Error{fmt::format("{}: checkpoint is from a {} run, this run is {}; its iteration {} counts {}, so "
+                             "resume with --set cluster.mode={}, or start afresh without --resume",
+                             path, written->cluster.mode, config.cluster.mode, checkpoint.iteration,
+                             written->cluster.mode == "sync" ? "loop iterations" : "optimizer steps",
+                             written->cluster.mode)};
+  return success();
+}
+
+}  // namespace
+
 Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run) {
   if (path.empty()) return std::optional<TrainingCheckpoint>{};
   auto checkpoint = read_checkpoint(path);
@@ -55,6 +79,7 @@ Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, c
   const auto& layout = run.layout;
   if (const auto differs = layout.mismatch(checkpoint->layout_hash, checkpoint->weights.size()))
     return Error{fmt::format("{}: checkpoint is for another model ({} for the config's model)", path, *differs)};
+  if (auto same = same_seed_and_mode(path, *checkpoint, run.config); !same) return Error{same.error()};
   const auto total = run.job.mode == TrainingMode::sync ? run.job.iterations
                                                         : run.job.iterations * run.job.num_workers;
   if (checkpoint->iteration > total)

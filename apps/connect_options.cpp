@@ -1,6 +1,8 @@
 // Registers the connection options on a subcommand and turns them into network settings.
 #include "apps/connect_options.hpp"
 
+#include <fmt/format.h>
+
 #include "apps/launched_role.hpp"
 #include "io/config.hpp"
 
@@ -10,7 +12,9 @@ void add_connect_options(CLI::App& command, ConnectOptions& options) {
   command.add_option("--connect", options.connect, "server address HOST:PORT")->required();
   command.add_option("--threads", options.threads, "CAF scheduler threads (default: cores)")
       ->check(CLI::Range(std::int64_t{0}, max_scheduler_threads));
-  command.add_option("--token", options.token, "join token the server expects");
+  command.add_option("--token", options.token, fmt::format("join token the server expects (default ${})",
+                                                           join_token_variable))
+      ->envname(join_token_variable);
   command.add_option("--tls-cert", options.tls_certificate, "PEM certificate of this process (TLS)");
   command.add_option("--tls-key", options.tls_key, "PEM private key of this process (TLS)");
   command.add_option("--tls-ca", options.tls_ca, "PEM CA certificate the server's certificate must be signed by");

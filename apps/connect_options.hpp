@@ -10,6 +10,10 @@
 
 namespace psgrad {
 
+// The environment variable that may hold the join token instead of --token: a command line is
+// visible to every user of the machine, an environment only to its owner.
+inline constexpr const char* join_token_variable = "PSGRAD_JOIN_TOKEN";
+
 struct ConnectOptions {
   std::string connect;  // the server's HOST:PORT
   std::string token;    // the join token the server expects

@@ -1,11 +1,14 @@
 // Loads the config, data and layout a run needs, opens its output, and reports how it ended.
 #include "apps/run_setup.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <numeric>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstring>
 
@@ -55,6 +58,14 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
   if (summary.mode != TrainingMode::sync)
     line += fmt::format(", staleness min/mean/max {:.0f}/{:.2f}/{:.0f}", summary.staleness_min,
                         summary.staleness_mean, summary.staleness_max);
+  // Every worker that took part (elastic joiners too) either finished or was lost.
+  const auto took_part = std::max(summary.gradients_per_worker.size(), workers);
+  const auto lost = summary.lost.size();
+  line += fmt::format(", {} of {} workers finished, {} lost", took_part - std::min(lost, took_part), took_part, lost);
+  std::vector<std::string> losses;
+  for (const auto& loss : summary.lost)
+    losses.push_back(fmt::format("{} at step {}, {:.1f} s", loss.name, loss.step, loss.wall_seconds));
+  if (!losses.empty()) line += fmt::format(" ({})", fmt::join(losses, "; "));
   return line;
 }
 

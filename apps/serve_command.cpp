@@ -2,6 +2,8 @@
 #include "apps/serve_command.hpp"
 
 #include <cstdio>
+#include <cstring>
+#include <random>
 #include <memory>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "apps/signal_watch.hpp"
 #include "actors/remote_server.hpp"
 #include "apps/checkpointing.hpp"
+#include "apps/connect_options.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/launched_role.hpp"
 #include "apps/run_options.hpp"
@@ -35,10 +38,6 @@ std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const Ru
   for (std::size_t k = 0; k < count; ++k) {
     std::vector<std::string> args = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port),
                                      "--quiet"};
-    if (!token.empty()) {
-      args.push_back("--token");
-      args.push_back(token);
-    }
     if (!options.data_dir.empty()) {
       args.push_back("--data");
       args.push_back(options.data_dir);
@@ -46,6 +45,16 @@ std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const Ru
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
+    // The token goes in the environment, which only this user can read, not on the command line,
+    // which every local user can (ps).
+    std::string token_variable = std::string(join_token_variable) + "=" + token;
+    std::vector<char*> environment;
+    for (char** variable = environ; *variable != nullptr; ++variable)
+      if (std::strncmp(*variable, join_token_variable, std::strlen(join_token_variable)) != 0 ||
+          (*variable)[std::strlen(join_token_variable)] != '=')
+        environment.push_back(*variable);
+    environment.push_back(token_variable.data());
+    environment.push_back(nullptr);
     pid_t pid = 0;
     // Their own process group: Ctrl-C at the terminal reaches only the server, which stops them
     // cleanly once it has saved the run (they exit 0).
@@ -53,7 +62,7 @@ std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const Ru
     posix_spawnattr_init(&attributes);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attributes, 0);
-    const int spawned = posix_spawn(&pid, "/proc/self/exe", nullptr, &attributes, argv.data(), environ);
+    const int spawned = posix_spawn(&pid, "/proc/self/exe", nullptr, &attributes, argv.data(), environment.data());
     posix_spawnattr_destroy(&attributes);
     if (spawned == 0)
       children.push_back(pid);
@@ -61,6 +70,14 @@ std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const Ru
       fmt::print(stderr, "psgrad: could not start worker process {}\n", k);
   }
   return children;
+}
+
+// 128 random bits in hex, from the system's random device.
+std::string random_token() {
+  std::random_device device;
+  std::string token;
+  for (int k = 0; k < 4; ++k) token += fmt::format("{:08x}", device());
+  return token;
 }
 
 int wait_for(const std::vector<pid_t>& children) {
@@ -83,7 +100,10 @@ Command add_serve_command(CLI::App& app) {
   command->add_option("--bind", options->bind, "address to listen on (default cluster.host, 127.0.0.1)");
   command->add_option("--port", options->port, "port to listen on; 0 picks a free one (default cluster.port)")
       ->check(CLI::Range(0, 65535));
-  command->add_option("--token", options->token, "join token workers must present (default cluster.join_token)");
+  command->add_option("--token", options->token,
+                      fmt::format("join token workers must present (default ${}, then cluster.join_token)",
+                                  join_token_variable))
+      ->envname(join_token_variable);
   command->add_option("--resume", options->resume, "continue from this checkpoint file");
   command->add_flag("--remote-shards", options->remote_shards,
                     "with cluster.servers = K: expect shards 1..K-1 from `psgrad shard --index i` processes");
@@ -127,10 +147,14 @@ int run_serve_command(const ServeOptions& given) {
   setup.job = run->job;
   setup.config = run->config_text;
   setup.dev = run->data.dev;
+  setup.train_data = run->data.train_fingerprint;
   setup.host = run->config.cluster.host;
   setup.port = static_cast<std::uint16_t>(run->config.cluster.port);
   setup.tls = run->config.cluster.tls_ca.size() + run->config.cluster.tls_certificate.size() > 0;
   setup.token = options.token.empty() ? run->config.cluster.join_token : options.token;
+  // Worker processes of our own get a token nobody else knows, so nothing else on this machine can
+  // pass the gate of a `train --processes` run.
+  if (options.spawn_local_workers && setup.token.empty()) setup.token = random_token();
   setup.join_timeout = std::chrono::milliseconds(run->config.cluster.join_timeout_ms);
   auto resume = load_resume(options.resume, *run);
   if (!resume) {
@@ -148,9 +172,12 @@ int run_serve_command(const ServeOptions& given) {
   setup.on_listening = [&](std::uint16_t port) {
     fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
                run->job.num_workers);
-    if (!is_loopback(setup.host) && !setup.tls)
-      fmt::print(stderr, "psgrad serve: warning: plain connections on {} are unauthenticated and "
-                         "unencrypted; use them on trusted networks only\n", setup.host);
+    if (!is_loopback(setup.host) && !setup.tls && setup.token.empty())
+      fmt::print(stderr, "psgrad serve: warning: without a join token any psgrad process that reaches {} may "
+                         "join, and plain connections are unencrypted; set --token, or use TLS\n", setup.host);
+    else if (!is_loopback(setup.host) && !setup.tls)
+      fmt::print(stderr, "psgrad serve: warning: plain connections on {} are checked against the join token "
+                         "but unencrypted; use TLS on networks you do not trust\n", setup.host);
     std::fflush(stderr);
     if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options, setup.token);
   };

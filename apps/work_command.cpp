@@ -85,8 +85,9 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     fmt::print(stderr, "psgrad work: {}\n", worker.error());
     return {1, false};
   }
-  JoinRequest request{offer.worker_index, worker->actor, worker->layout_hash, data->train->width,
-                      data->train->num_classes, data->train->count, host_name()};
+  JoinRequest request{offer.worker_index, worker->actor,          worker->layout_hash,
+                      data->train->width, data->train->num_classes, data->train->count,
+                      host_name(),        data->train_fingerprint};
   auto joined = join_server(self, connection->coordinator, request);
   if (!joined) {
     fmt::print(stderr, "psgrad work: {}\n", joined.error());

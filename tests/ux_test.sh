@@ -31,6 +31,22 @@ write_blank_images() {  # path count rows cols
 }
 
 case "$scenario" in
+  resume-other-seed-or-mode)
+    # A checkpoint continues its own run: another seed or mode is refused in one line that says how
+    # to resume; the same seed and mode resume.
+    short_run first --set training.checkpoint_path="$work_dir/run.ckpt" --no-metrics
+    for change in "training.seed=7:checkpoint was written with training.seed = 0, this run has 7" \
+                  "cluster.mode=\"async\":checkpoint is from a sync run, this run is async"; do
+      setting=${change%%:*}; expected=${change#*:}
+      "$psgrad" train --config "$config" --set training.iterations=30 --set "$setting" --resume run.ckpt \
+        --no-metrics >other.out 2>other.err && fail "resuming with $setting was not refused"
+      [ "$(grep -vc '^Running' other.err)" -eq 1 ] || fail "more than one line refusing $setting"
+      grep -q "run.ckpt: $expected.*resume with --set" other.err || fail "no clear refusal of $setting"
+    done
+    "$psgrad" train --config "$config" --set training.iterations=30 --resume run.ckpt --no-metrics >same.out 2>same.err ||
+      fail "resuming with the same seed and mode failed"
+    grep -q "steps 10," same.out || fail "the resumed run did not make the 10 remaining steps"
+    ;;
   metrics-file)
     short_run run --metrics "$work_dir/run.jsonl"
     evals=$(grep -cP "\taccuracy: " run.out)

@@ -1,0 +1,39 @@
+// A training set's fingerprint tells the same data from another set, a subset or a relabelling.
+#include <doctest/doctest.h>
+
+#include "model/data_fingerprint.hpp"
+
+using namespace psgrad;
+
+namespace {
+
+Dataset small_set(std::size_t count) {
+  Dataset data;
+  data.count = count;
+  data.width = 5;
+  data.num_classes = 3;
+  for (std::size_t k = 0; k < count * data.width; ++k) data.inputs.push_back(static_cast<float>(k % 7) / 255.0f);
+  for (std::size_t k = 0; k < count; ++k) data.labels.push_back(static_cast<std::uint8_t>(k % 3));
+  return data;
+}
+
+}  // namespace
+
+TEST_CASE("the same data under another name has no difference; changed data says what changed") {
+  const auto data = small_set(9);
+  const auto server = fingerprint_of(data, "digits");
+  CHECK_FALSE(data_difference(fingerprint_of(small_set(9), "copy"), server).has_value());
+
+  auto relabelled = small_set(9);
+  relabelled.labels[4] = 0;
+  CHECK(data_difference(fingerprint_of(relabelled, "digits"), server)->find("the same images with other labels") !=
+        std::string::npos);
+
+  auto repainted = small_set(9);
+  repainted.inputs[44] = 1.0f;  // the last value: the hash's tail is covered too
+  CHECK(data_difference(fingerprint_of(repainted, "digits"), server)->find("(other images)") != std::string::npos);
+
+  const auto subset = fingerprint_of(small_set(8), "digits");
+  CHECK(data_difference(subset, server)->find("another number of examples") != std::string::npos);
+  CHECK(data_difference(subset, server)->find("worker digits (8 examples") != std::string::npos);
+}
