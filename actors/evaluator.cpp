@@ -13,12 +13,13 @@ namespace {
 class Evaluator : public EvaluatorActor::base {
  public:
   Evaluator(caf::actor_config& config, std::shared_ptr<Model> model, std::shared_ptr<const Dataset> dev,
-            std::size_t batch_size, ReportCallback on_report)
+            std::size_t batch_size, ReportCallback on_report, SnapshotCallback on_snapshot)
       : EvaluatorActor::base(config),
         model_(std::move(model)),
         dev_(std::move(dev)),
         batch_size_(batch_size),
-        on_report_(std::move(on_report)) {}
+        on_report_(std::move(on_report)),
+        on_snapshot_(std::move(on_snapshot)) {}
 
   behavior_type make_behavior() override {
     return {
@@ -35,6 +36,7 @@ class Evaluator : public EvaluatorActor::base {
               batch_size_);
           EvaluationReport report{progress.iteration, weights.version, result.accuracy, result.loss,
                                   progress.final, progress};
+          if (on_snapshot_) on_snapshot_(report, weights);
           if (on_report_) on_report_(report);
           return report;
         },
@@ -46,18 +48,20 @@ class Evaluator : public EvaluatorActor::base {
   std::shared_ptr<const Dataset> dev_;
   std::size_t batch_size_;
   ReportCallback on_report_;
+  SnapshotCallback on_snapshot_;
 };
 
 }  // namespace
 
 Result<EvaluatorActor> spawn_evaluator(caf::actor_system& system, const TrainingJob& job,
-                                       std::shared_ptr<const Dataset> dev, ReportCallback on_report) {
+                                       std::shared_ptr<const Dataset> dev, ReportCallback on_report,
+                                       SnapshotCallback on_snapshot) {
   if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
   auto model = build_model(job, dev->width, dev->num_classes);
   if (!model) return Error{model.error()};
   // Detached: its own thread, so a long evaluation never queues a worker behind it.
   return system.spawn<Evaluator, caf::detached>(std::make_shared<Model>(std::move(model).value()), std::move(dev),
-                                 job.eval_batch_size, std::move(on_report));
+                                 job.eval_batch_size, std::move(on_report), std::move(on_snapshot));
 }
 
 }  // namespace psgrad

@@ -60,6 +60,8 @@ class TrainingDriver : public TrainingDriverActor::base {
               this, job_.request_timeout,
               [this](Weights weights) {
                 current_ = std::move(weights);
+                // "Iteration 0" is the weights before any step, so every mode starts from chance.
+                if (hooks_.start_iteration == 0) evaluate(0);
                 if (job_.mode == TrainingMode::sync) sync_iteration();
                 else async_start();
               },
@@ -136,9 +138,11 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   int interrupted_by() const { return hooks_.interrupt ? hooks_.interrupt->load() : 0; }
+  bool early_stop_requested() const { return hooks_.stop_early && hooks_.stop_early->load(); }
+  bool stopping() const { return interrupted_by() != 0 || early_stop_requested(); }
 
   void issue_idle_workers() {
-    if (interrupted_by() != 0) return;
+    if (stopping()) return;
     for (std::size_t k = 0; k < slots_.size() && issued_ < total_steps_; ++k)
       if (slots_[k].alive && !slots_[k].busy && may_start(k)) async_issue(k);
   }
@@ -194,7 +198,7 @@ class TrainingDriver : public TrainingDriverActor::base {
 
   // -- synchronous: every worker computes from the same weights, one step from their sum ----------
   void sync_iteration() {
-    if (iteration_ >= job_.iterations || interrupted_by() != 0) return finish();
+    if (iteration_ >= job_.iterations || stopping()) return finish();
     if (alive_count() == 0) return all_lost();
     pending_ = 0;
     for (std::size_t k = 0; k < slots_.size(); ++k) {
@@ -235,12 +239,20 @@ class TrainingDriver : public TrainingDriverActor::base {
           current_ = std::move(weights);
           ++summary_.steps;
           statistics_.record_staleness(0, summary_);
-          maybe_evaluate(iteration_);
           ++iteration_;
-          if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
-            take_checkpoint([this] { sync_iteration(); });
-          else
-            sync_iteration();
+          auto next = [this] {
+            if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
+              take_checkpoint([this] { sync_iteration(); });
+            else
+              sync_iteration();
+          };
+          // With early stopping the next step waits for this evaluation's verdict, so a sync run
+          // stops at the same step whatever the timing.
+          if (job_.patience > 0 && evaluation_due(iteration_)) evaluate_then(iteration_, next);
+          else {
+            maybe_evaluate(iteration_);
+            next();
+          }
         },
         failure_handler(), apply_atom::value, std::move(received));
   }
@@ -285,11 +297,11 @@ class TrainingDriver : public TrainingDriverActor::base {
               slots_[k].busy = false;
               slots_[k].applying = false;
               ++slots_[k].clock;
-              const auto step = summary_.steps++;
-              maybe_evaluate(step);
+              ++summary_.steps;
+              maybe_evaluate(summary_.steps);
               if (summary_.steps >= total_steps_) return finish();
               // Interrupted: no new requests; the run ends once the last gradient in flight is in.
-              if (interrupted_by() != 0) {
+              if (stopping()) {
                 if (!slots_.any_busy()) finish();
                 return;
               }
@@ -358,10 +370,24 @@ class TrainingDriver : public TrainingDriverActor::base {
     return p;
   }
 
+  // Index: steps (sync: iterations) done. The last one is left to the final evaluation.
+  bool evaluation_due(std::uint64_t index) const {
+    const auto last = job_.mode == TrainingMode::sync ? job_.iterations : total_steps_;
+    return job_.eval_frequency > 0 && index % job_.eval_frequency == 0 && index < last;
+  }
+
   void maybe_evaluate(std::uint64_t index) {
+    if (evaluation_due(index)) evaluate(index);
+  }
+
+  void evaluate(std::uint64_t index) {
     // A plain send without a sender: the evaluator's report goes to its callback, not back here.
-    if (job_.eval_frequency > 0 && index % job_.eval_frequency == 0)
-      caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
+    caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
+  }
+
+  void evaluate_then(std::uint64_t index, std::function<void()> next) {
+    request(evaluator_, caf::infinite, evaluate_atom::value, current_, progress(index, false))
+        .then([next](EvaluationReport&) { next(); }, [this](caf::error& error) { fail("evaluator", error); });
   }
 
   void event(const std::string& line) {
@@ -372,6 +398,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     if (finished_) return;
     finished_ = true;
     summary_.interrupted_by = interrupted_by();
+    summary_.stopped_early = summary_.interrupted_by == 0 && early_stop_requested();
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     summary_.final_weights = current_;
     auto evaluate_final = [this] {

@@ -26,6 +26,9 @@ struct DriverHooks {
   // Becomes a signal's number when the user asks the run to stop: the driver then stops at the next
   // step boundary (async/ssp: once the gradients in flight are applied), checkpoints and reports.
   std::shared_ptr<const std::atomic<int>> interrupt;
+  // Becomes true when the evaluations say to stop early (training.patience): the driver stops at the
+  // next step boundary, as for a signal, and the summary says it stopped early.
+  std::shared_ptr<const std::atomic<bool>> stop_early;
 };
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers

@@ -8,6 +8,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/training_job.hpp"
+#include "apps/best_weights.hpp"
 #include "apps/run_output.hpp"
 #include "io/config.hpp"
 #include "io/named_datasets.hpp"
@@ -40,6 +41,8 @@ struct PreparedRun {
   // The model's layout for the data's shape, built once, to check checkpoints and describe model files.
   ParameterLayout layout;
   std::shared_ptr<RunOutput> output;  // console lines and the metrics file
+  // training.patience / training.save_best: null when neither is set.
+  std::shared_ptr<BestWeights> best;
 };
 
 // --mode and --workers are shorthands for overrides, so they get the config's checks. Opens the metrics
