@@ -108,7 +108,8 @@ Command add_work_command(CLI::App& app) {
   auto options = std::make_shared<WorkOptions>();
   auto* command = app.add_subcommand("work", "Join a server with one DataWorker");
   add_connect_options(*command, *options);
-  command->add_option("--data", options->data, "data folder of IDX files, or the folder of named data sets");
+  command->add_option("--data-dir", options->data,
+                      "data folder (default $PSGRAD_DATA, else ./data), or a folder of IDX files");
   command->add_flag("--retry", options->retry,
                     "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
   command->add_flag("--quiet", options->quiet, "print errors only");
