@@ -440,6 +440,7 @@ TEST_CASE("durations are bounded: a huge one would overflow CAF's nanosecond clo
 }
 
 namespace {
+const std::string kAdam = "[optimizer]\n\"@optimizers\" = \"Adam.v1\"\n";
 const std::string kWarmup =
     "[optimizer]\n\"@optimizers\" = \"Adam.v1\"\n\n[optimizer.learn_rate]\n\"@schedules\" = \"warmup_linear.v1\"\n"
     "initial_rate = 0.002\nwarmup_steps = 20\ntotal_steps = 200\n";
@@ -468,18 +469,18 @@ TEST_CASE("config gives SGD.v1 its required learn_rate from a schedule") {
 }
 
 TEST_CASE("config rejects an unknown schedule, an unknown schedule key and a missing one in one line each") {
-  auto message = parse_error("[optimizer.learn_rate]\n\"@schedules\" = \"linear.v9\"\n");
+  auto message = parse_error(kAdam + "[optimizer.learn_rate]\n\"@schedules\" = \"linear.v9\"\n");
   CHECK(contains(message, "optimizer.learn_rate.@schedules"));
   CHECK(contains(message, "\"warmup_linear.v1\""));
   message = parse_error(kWarmup + "warmup = 3\n");
   CHECK(contains(message, "optimizer.learn_rate.warmup: unknown key"));
   CHECK(contains(message, "warmup_steps"));
-  message = parse_error("[optimizer.learn_rate]\n\"@schedules\" = \"warmup_linear.v1\"\ninitial_rate = 0.1\n"
+  message = parse_error(kAdam + "[optimizer.learn_rate]\n\"@schedules\" = \"warmup_linear.v1\"\ninitial_rate = 0.1\n"
                         "warmup_steps = 2\n");
   CHECK(contains(message, "optimizer.learn_rate.total_steps: missing required setting of warmup_linear.v1"));
-  message = parse_error("[optimizer.learn_rate]\ninitial_rate = 0.1\n");
+  message = parse_error(kAdam + "[optimizer.learn_rate]\ninitial_rate = 0.1\n");
   CHECK(contains(message, "optimizer.learn_rate.@schedules"));
-  message = parse_error("[optimizer.learn_rate]\n\"@schedules\" = \"slanted_triangular.v1\"\nmax_rate = 0.1\n"
+  message = parse_error(kAdam + "[optimizer.learn_rate]\n\"@schedules\" = \"slanted_triangular.v1\"\nmax_rate = 0.1\n"
                         "num_steps = 5\n");
   CHECK(contains(message, "optimizer.learn_rate: int(num_steps * cut_frac) must be at least 1"));
 }
