@@ -84,8 +84,10 @@ case "$scenario" in
     grep -q "note: .*model.hidden_width = 128 dropped: mlp.v1 has no such setting" mlp.err || fail "no note for hidden_width"
     grep -q "note: .*optimizer.beta1 = 0.9 dropped: SGD.v1 has no such setting" mlp.err || fail "no note for beta1"
     "$psgrad" train --config "$config" --no-metrics --quiet --set model.@layers=mlp.v1 --set training.iterations=2 \
-      >quiet.out 2>quiet.err || fail "quiet run failed"
-    [ ! -s quiet.err ] || fail "--quiet printed the notes"
+      --set training.checkpoint_path=run.ckpt --set training.checkpoint_every=1 >quiet.out 2>quiet.err ||
+      fail "quiet run failed"
+    [ -s run.ckpt ] || fail "the quiet run wrote no checkpoint"
+    [ ! -s quiet.err ] || fail "--quiet printed the notes or checkpoint lines"
     ;;
   progress-width)
     # A real terminal of 60 columns: every state of the progress line fits in 59 (no wrap), and async
