@@ -23,6 +23,9 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<JoinRequest>("psgrad::JoinRequest");
   add_message_type<CoordinatorActor>("psgrad::CoordinatorActor");
   add_message_type<TrainingDriverActor>("psgrad::TrainingDriverActor");
+  add_message_type<StepNote>("psgrad::StepNote");
+  add_message_type<StepListener>("psgrad::StepListener");
+  add_message_type<std::vector<ParameterServerActor>>("std::vector<psgrad::ParameterServerActor>");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {
     load<caf::openssl::manager>();

@@ -7,7 +7,9 @@
 #include "caf/all.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
+#include "actors/error_text.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/server_group.hpp"
 #include "model/minibatcher.hpp"
 
 namespace psgrad {
@@ -35,7 +37,33 @@ class DataWorker : public DataWorkerActor::base {
   behavior_type make_behavior() override {
     return {
         [this](compute_atom, Weights& weights) -> caf::result<Gradients> {
-          return compute_gradients(weights);
+          auto gradients = gradients_from(weights);
+          if (!gradients) return std::move(gradients.error());
+          // Answer first, then gather the next batch while the server works on this gradient.
+          auto promise = make_response_promise<Gradients>();
+          promise.deliver(std::move(*gradients));
+          prefetch();
+          return promise;
+        },
+        [this](train_atom, Weights& weights, std::vector<ParameterServerActor>& servers,
+               std::uint64_t credits) -> caf::result<bool> {
+          servers_.emplace(std::move(servers));
+          credits_ = credits;
+          training_ = make_response_promise<bool>();
+          in_loop_ = true;
+          on_weights(std::move(weights));
+          return training_;
+        },
+        [this](credit_atom, std::uint64_t credits) {
+          credits_ += credits;
+          if (in_loop_ && waiting_for_credit_ && credits_ > 0) {
+            // The weights held while waiting are stale by now: start from the servers' newest.
+            waiting_for_credit_ = false;
+            servers_->request(
+                this, setup_->job.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
+                [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
+                weights_atom::value);
+          }
         },
         [this](state_atom) -> WorkerStreamState {
           // A prefetched batch has not been used yet: a resumed stream must serve it again.
@@ -44,6 +72,8 @@ class DataWorker : public DataWorkerActor::base {
                                    dropout_rng_.state()};
         },
         [this](stop_atom) {
+          if (in_loop_) training_.deliver(true);
+          in_loop_ = false;
           quit();
           return true;
         },
@@ -51,9 +81,37 @@ class DataWorker : public DataWorkerActor::base {
   }
 
  private:
+  // The servers' handles would keep them (and, through their listener, the driver) alive: let go.
+  void on_exit() override { servers_.reset(); }
+
+  // -- the push/pull loop (async/ssp): worker -> servers -> worker, the driver only hands out credits --
+  void on_weights(Weights weights) {
+    if (!in_loop_) return;
+    if (credits_ == 0) {
+      waiting_for_credit_ = true;
+      return;
+    }
+    --credits_;
+    auto gradients = gradients_from(weights);
+    if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
+    servers_->request(
+        this, setup_->job.request_timeout, [this](Weights next) { on_weights(std::move(next)); },
+        [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, apply_atom::value,
+        std::move(*gradients));
+    prefetch();
+  }
+
+  // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.
+  void end_loop(const std::string& who, const caf::error& error) {
+    if (!in_loop_) return;
+    in_loop_ = false;
+    training_.deliver(caf::make_error(caf::sec::runtime_error, fmt::format("{}: {}", who, error_text(system(), error))));
+  }
+
+  // -- one gradient ----------------------------------------------------------------------------------
   // Takes the weights by reference into the message so it can let go of them before answering: a
   // server that finds nobody else holding its weights then steps in place.
-  caf::result<Gradients> compute_gradients(Weights& weights) {
+  caf::expected<Gradients> gradients_from(Weights& weights) {
     const auto& layout = model_->layout();
     if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
       return caf::make_error(caf::sec::invalid_argument,
@@ -73,12 +131,13 @@ class DataWorker : public DataWorkerActor::base {
     gradients.values = FloatBuffer(std::move(buffer));
     weights = Weights{};
     if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
-    // Answer first, then gather the next batch while the server works on this gradient.
-    auto promise = make_response_promise<Gradients>();
-    promise.deliver(std::move(gradients));
+    return gradients;
+  }
+
+  // Gathers the next batch while the gradient just sent is on its way.
+  void prefetch() {
     position_before_next_ = batches_.position();
     next_batch_.emplace(batches_.next());
-    return promise;
   }
 
   std::shared_ptr<DataWorkerSetup> setup_;
@@ -88,6 +147,12 @@ class DataWorker : public DataWorkerActor::base {
   BufferPool pool_;
   std::optional<Minibatcher::Batch> next_batch_;  // gathered ahead, not yet used
   Minibatcher::Position position_before_next_;
+  // The push/pull loop's state.
+  std::optional<ServerGroup> servers_;
+  caf::typed_response_promise<bool> training_;
+  std::uint64_t credits_ = 0;
+  bool in_loop_ = false;
+  bool waiting_for_credit_ = false;
 };
 
 }  // namespace

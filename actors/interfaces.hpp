@@ -9,10 +9,16 @@
 
 namespace psgrad {
 
+// Whoever wants to hear of every gradient a server applies from a worker's own push (the driver, in
+// async/ssp).
+using StepListener = caf::typed_actor<caf::reacts_to<applied_atom, StepNote>>;
+
 // Holds the weights and the optimizer. "apply" with one gradient, or with several that it sums in the
-// given order, makes one optimizer step and answers with the new weights.
+// given order, makes one optimizer step and answers with the new weights. After "listen", every
+// single-gradient apply is also told to the listener.
 using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, Gradients>::with<Weights>,
+    caf::reacts_to<listen_atom, StepListener>,
     caf::replies_to<apply_atom, std::vector<Gradients>>::with<Weights>,
     caf::replies_to<weights_atom>::with<Weights>,
     caf::replies_to<state_atom>::with<ServerState>,
@@ -21,7 +27,14 @@ using ParameterServerActor = caf::typed_actor<
 // Holds a model copy and its own data stream; answers with the gradient of its next batch. "stop"
 // is acknowledged before the worker quits, so a remote process knows its job is done.
 // "state" reports where its data stream and dropout generator stand, for checkpoints.
+// "train" (async/ssp) starts the worker's own loop: compute from the given weights, push the gradient
+// to the servers, compute from the weights they answer with, as long as it holds credits ("credit"
+// adds more; out of credits it waits, and pulls fresh weights when more come). It is answered when
+// the worker is stopped, or with the error that ended its loop (e.g. a server refusing a gradient).
 using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>::with<Gradients>,
+                                         caf::replies_to<train_atom, Weights, std::vector<ParameterServerActor>,
+                                                         std::uint64_t>::with<bool>,
+                                         caf::reacts_to<credit_atom, std::uint64_t>,
                                          caf::replies_to<stop_atom>::with<bool>,
                                          caf::replies_to<state_atom>::with<WorkerStreamState>>;
 
@@ -31,10 +44,13 @@ using EvaluatorActor = caf::typed_actor<
 
 // Runs a training job between the workers and the servers (actors/training_driver.hpp): "run" is
 // answered with the summary when training ends; "add worker" hands it a worker that joined a running
-// job; "rejoin" is its own timer while it waits for a worker after losing all of them.
+// job; "rejoin" is its own timer while it waits for a worker after losing all of them; "applied" is a
+// server's note of a gradient it applied (async/ssp); "tick" its own timer that finds frozen workers.
 using TrainingDriverActor = caf::typed_actor<caf::replies_to<run_atom>::with<TrainingSummary>,
                                              caf::reacts_to<add_worker_atom, DataWorkerActor, std::string, std::uint32_t>,
-                                             caf::reacts_to<rejoin_atom, std::uint64_t>>;
+                                             caf::reacts_to<rejoin_atom, std::uint64_t>,
+                                             caf::reacts_to<applied_atom, StepNote>,
+                                             caf::reacts_to<tick_atom>>;
 
 // What a joining worker process tells the server about itself once it has built its model.
 struct JoinRequest {

@@ -30,9 +30,14 @@ using rejoin_atom = caf::atom_constant<caf::atom("rejoin")>;
 using shard_hello_atom = caf::atom_constant<caf::atom("shardhello")>;
 using join_shard_atom = caf::atom_constant<caf::atom("joinshard")>;
 using shards_atom = caf::atom_constant<caf::atom("shards")>;
+using train_atom = caf::atom_constant<caf::atom("train")>;
+using credit_atom = caf::atom_constant<caf::atom("credit")>;
+using listen_atom = caf::atom_constant<caf::atom("listen")>;
+using applied_atom = caf::atom_constant<caf::atom("applied")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 3;
+constexpr std::uint32_t protocol_version = 4;
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -94,6 +99,21 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Gradients& x) {
   return f(caf::meta::type_name("Gradients"), x.version, x.layout_hash, x.worker, x.samples,
            RawFloat{x.loss}, x.values);
+}
+
+// What a server tells the driver of each gradient a worker pushed to it (async/ssp): the driver keeps
+// the count and statistics and hands out credits, but is never on the gradient's path.
+struct StepNote {
+  std::uint32_t worker = 0;
+  std::uint32_t samples = 0;
+  std::uint64_t computed_from = 0;  // the weights' version the gradient was computed from
+  std::uint64_t version = 0;        // the server's version after applying it
+  float loss = 0.0f;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, StepNote& x) {
+  return f(caf::meta::type_name("StepNote"), x.worker, x.samples, x.computed_from, x.version, RawFloat{x.loss});
 }
 
 // The server's whole state, for checkpoints (stays inside the server's process).

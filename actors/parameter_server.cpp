@@ -33,8 +33,12 @@ class ParameterServer : public ParameterServerActor::base {
           if (auto error = check(gradients)) return error;
           const float* values = gradients.values.data() + state_->begin;
           if (auto error = step(&values, 1, gradients.loss)) return error;
+          if (listener_)
+            send(listener_, applied_atom::value,
+                 StepNote{gradients.worker, gradients.samples, gradients.version, state_->version, gradients.loss});
           return snapshot();
         },
+        [this](listen_atom, StepListener& listener) { listener_ = std::move(listener); },
         [this](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
           if (all.empty()) return caf::make_error(caf::sec::invalid_argument, "no gradients to apply");
           for (const auto& gradients : all)
@@ -59,6 +63,9 @@ class ParameterServer : public ParameterServerActor::base {
   }
 
  private:
+  // The listener (the driver) holds its workers, which hold this server: let go, so all can be freed.
+  void on_exit() override { listener_ = StepListener{}; }
+
   caf::error check(const Gradients& gradients) const {
     if (const auto differs = state_->layout.mismatch(gradients.layout_hash, gradients.values.size()))
       return caf::make_error(caf::sec::invalid_argument,
@@ -102,6 +109,7 @@ class ParameterServer : public ParameterServerActor::base {
   BufferPool pool_;
   std::shared_ptr<AlignedFloats> current_;  // held by pool_ too
   std::vector<const float*> gradient_slices_;  // this shard's part of each gradient, in worker order
+  StepListener listener_;  // told of every single-gradient step (async/ssp), when set
 };
 
 }  // namespace

@@ -93,10 +93,26 @@ Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const Coordina
                        ? gave_up_waiting(setup, tally, remote_shards)
                        : fmt::format("waiting for {} workers: {}", setup.job.num_workers, error_text(system, error))};
   };
-  if (setup.join_timeout.count() == 0)
-    self->request(coordinator, caf::infinite, wait_atom::value).receive(on_workers, on_error);
-  else
-    self->request(coordinator, setup.join_timeout, wait_atom::value).receive(on_workers, on_error);
+  // In slices, so that a signal is noticed while nobody has joined (each new wait replaces the last).
+  using Clock = std::chrono::steady_clock;
+  const auto forever = setup.join_timeout.count() == 0;
+  const auto deadline = Clock::now() + setup.join_timeout;
+  for (;;) {
+    auto slice = std::chrono::milliseconds(200);
+    if (!forever)
+      slice = std::min(slice, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+    bool slice_over = false;
+    self->request(coordinator, std::max(slice, std::chrono::milliseconds(1)), wait_atom::value)
+        .receive(on_workers, [&](caf::error& error) {
+          if (error == caf::sec::request_timeout) slice_over = true;
+          else on_error(error);
+        });
+    if (!slice_over) break;
+    if (setup.interrupt && setup.interrupt->load() != 0)
+      return Error{fmt::format("stopped by a signal while waiting for workers ({} of {} joined); nothing to save yet",
+                               tally.workers_joined.load(), setup.job.num_workers)};
+    if (!forever && Clock::now() >= deadline) return Error{gave_up_waiting(setup, tally, remote_shards)};
+  }
   return joined;
 }
 

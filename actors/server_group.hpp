@@ -23,6 +23,7 @@ class ServerGroup {
 
   std::size_t size() const { return servers_.size(); }
   const ParameterServerActor& first() const { return servers_.front(); }
+  const std::vector<ParameterServerActor>& handles() const { return servers_; }
 
   // Sends the message (e.g. apply + gradients, or weights) to every server from `self` and hands
   // `then` the whole weights: with one server its answer, with shards their slices joined in layout

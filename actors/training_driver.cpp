@@ -56,6 +56,7 @@ class TrainingDriver : public TrainingDriverActor::base {
           promise_ = make_response_promise<TrainingSummary>();
           start_ = Clock::now();
           become(training());
+          delayed_send(this, watch_interval(), tick_atom::value);
           servers_.request(
               this, job_.request_timeout,
               [this](Weights weights) {
@@ -72,6 +73,8 @@ class TrainingDriver : public TrainingDriverActor::base {
           add_slot(index, std::move(worker), host);
         },
         [](rejoin_atom, std::uint64_t) {},
+        [](applied_atom, const StepNote&) {},
+        [](tick_atom) {},
     };
   }
 
@@ -86,9 +89,9 @@ class TrainingDriver : public TrainingDriverActor::base {
           if (waiting_for_workers_) {
             waiting_for_workers_ = false;
             if (job_.mode == TrainingMode::sync) sync_iteration();
-            else issue_idle_workers();
+            else if (started_async_) start_loop(index);
           } else if (job_.mode != TrainingMode::sync && started_async_) {
-            issue_idle_workers();
+            start_loop(index);
           }
         },
         [this](rejoin_atom, std::uint64_t wait_round) {
@@ -97,6 +100,8 @@ class TrainingDriver : public TrainingDriverActor::base {
                                              fmt::format("every worker was lost and none joined within {} ms",
                                                          job_.rejoin_timeout.count())));
         },
+        [this](applied_atom, const StepNote& note) { async_applied(note); },
+        [this](tick_atom) { watch_workers(); },
     };
   }
 
@@ -110,6 +115,8 @@ class TrainingDriver : public TrainingDriverActor::base {
           request(worker, std::chrono::seconds(5), stop_atom::value).then([](bool) {}, [](caf::error&) {});
         },
         [](rejoin_atom, std::uint64_t) {},
+        [](applied_atom, const StepNote&) {},
+        [](tick_atom) {},
     };
   }
 
@@ -132,20 +139,9 @@ class TrainingDriver : public TrainingDriverActor::base {
   std::size_t alive_count() const { return slots_.alive_count(); }
   std::uint64_t min_clock() const { return slots_.min_clock(); }
 
-  // async: any idle worker may start; ssp: only one whose clock is within the bound of the slowest.
-  bool may_start(std::size_t k) const {
-    return job_.mode != TrainingMode::ssp || slots_[k].clock <= min_clock() + job_.staleness;
-  }
-
   int interrupted_by() const { return hooks_.interrupt ? hooks_.interrupt->load() : 0; }
   bool early_stop_requested() const { return hooks_.stop_early && hooks_.stop_early->load(); }
   bool stopping() const { return interrupted_by() != 0 || early_stop_requested(); }
-
-  void issue_idle_workers() {
-    if (stopping()) return;
-    for (std::size_t k = 0; k < slots_.size() && issued_ < total_steps_; ++k)
-      if (slots_[k].alive && !slots_[k].busy && may_start(k)) async_issue(k);
-  }
 
   std::string worker_name(std::size_t k) const { return slots_.name(k); }
 
@@ -160,12 +156,16 @@ class TrainingDriver : public TrainingDriverActor::base {
     if (job_.mode == TrainingMode::sync) {
       gradients_[k] = Gradients{};
       if (was_busy && --pending_ == 0) return sync_apply();
-    } else if (was_busy && !slot.applying) {
-      --issued_;  // its step is taken over by whoever answers next
+    } else {
+      granted_ -= slot.granted - slot.clock;  // its unfinished credits go to the others
+      slot.granted = slot.clock;
+      slot.in_loop = false;
     }
-    slot.applying = false;
     // The slowest may have been the lost one: workers waiting on it can go on (ssp).
-    if (job_.mode != TrainingMode::sync && started_async_ && alive_count() > 0) issue_idle_workers();
+    if (job_.mode != TrainingMode::sync && started_async_ && alive_count() > 0) {
+      if (stopping() && !any_outstanding()) return finish();
+      grant_all();
+    }
     if (alive_count() == 0) all_lost();
   }
 
@@ -257,61 +257,123 @@ class TrainingDriver : public TrainingDriverActor::base {
         failure_handler(), apply_atom::value, std::move(received));
   }
 
-  // -- asynchronous: each gradient is applied when it arrives; its worker gets the newest weights --
+  // -- asynchronous: every worker runs its own push/pull loop with the servers, so a gradient goes
+  // worker -> server -> worker; the server tells us of each step and we hand out credits (how many more
+  // gradients a worker may start): the count, the ssp bound and the end of the run stay here, off the
+  // gradient's path. Two credits per worker keep one granted ahead, so a worker never waits on us.
+  static constexpr std::uint64_t credit_window = 2;
+
   void async_start() {
     started_async_ = true;
-    issued_ = summary_.steps;
-    issue_idle_workers();
-    if (summary_.steps >= total_steps_) finish();
+    granted_ = summary_.steps;
+    send(servers_.first(), listen_atom::value, caf::actor_cast<StepListener>(this));
+    for (std::size_t k = 0; k < slots_.size(); ++k)
+      if (slots_[k].alive) start_loop(k);
+    if (summary_.steps >= total_steps_) return finish();
   }
 
-  void async_issue(std::size_t k) {
+  // How many more gradients worker k may start now: up to the window, within the run's total, and
+  // (ssp) only gradients whose index is within the bound of the slowest worker's clock.
+  std::uint64_t credits_for(std::size_t k) const {
+    if (stopping()) return 0;
+    const auto& slot = slots_[k];
+    const auto limit = job_.mode == TrainingMode::ssp ? min_clock() + job_.staleness + 1 : UINT64_MAX;
+    std::uint64_t credits = 0;
+    while (granted_ + credits < total_steps_ && slot.granted + credits - slot.clock < credit_window &&
+           slot.granted + credits < limit)
+      ++credits;
+    return credits;
+  }
+
+  void start_loop(std::size_t k) {
     auto& slot = slots_[k];
-    if (!slot.alive || slot.busy) return;
-    ++issued_;
-    slot.busy = true;
-    summary_.max_clock_lead = std::max(summary_.max_clock_lead, slot.clock - min_clock());
+    slot.granted = slot.clock;
+    const auto credits = credits_for(k);
+    slot.granted += credits;
+    granted_ += credits;
+    slot.in_loop = true;
+    slot.last_progress = Clock::now();
     const auto round = ++slot.round;
-    request(slot.handle, job_.request_timeout, compute_atom::value, current_)
-        .then(
-            [this, k, round](Gradients& gradients) {
-              if (round != slots_[k].round) return;
-              // Still busy until its gradient is applied: it then gets the weights that include it.
-              slots_[k].applying = true;
-              async_apply(k, std::move(gradients));
-            },
-            [this, k, round](caf::error& error) { worker_failed(k, round, error); });
+    request(slot.handle, caf::infinite, train_atom::value, current_, servers_.handles(), credits)
+        .then([](bool) {}, [this, k, round](caf::error& error) { loop_failed(k, round, error); });
   }
 
-  void async_apply(std::size_t k, Gradients gradients) {
-    summary_.samples += gradients.samples;
-    statistics_.record_loss(gradients.loss);
+  void grant(std::size_t k) {
+    auto& slot = slots_[k];
+    if (!slot.alive || !slot.in_loop) return;
+    const auto credits = credits_for(k);
+    if (credits == 0) return;
+    if (slot.granted == slot.clock) slot.last_progress = Clock::now();  // it was idle: its clock starts now
+    slot.granted += credits;
+    granted_ += credits;
+    send(slot.handle, credit_atom::value, credits);
+  }
+
+  void grant_all() {
+    for (std::size_t k = 0; k < slots_.size(); ++k) grant(k);
+  }
+
+  bool any_outstanding() const {
+    for (std::size_t k = 0; k < slots_.size(); ++k)
+      if (slots_[k].alive && slots_[k].granted > slots_[k].clock) return true;
+    return false;
+  }
+
+  void async_applied(const StepNote& note) {
+    if (finished_ || failed_ || note.worker >= slots_.size()) return;
+    const std::size_t k = note.worker;
+    auto& slot = slots_[k];
+    summary_.samples += note.samples;
+    statistics_.record_loss(note.loss);
     ++summary_.gradients_per_worker[k];
-    const auto computed_from = gradients.version;
-    servers_.request(
-            this, job_.request_timeout,
-            [this, k, computed_from](Weights weights) {
-              // The server was at weights.version - 1 when it applied this gradient.
-              statistics_.record_staleness(static_cast<double>(weights.version - 1 - computed_from), summary_);
-              current_ = std::move(weights);
-              slots_[k].busy = false;
-              slots_[k].applying = false;
-              ++slots_[k].clock;
-              ++summary_.steps;
-              maybe_evaluate(summary_.steps);
-              if (summary_.steps >= total_steps_) return finish();
-              // Interrupted: no new requests; the run ends once the last gradient in flight is in.
-              if (stopping()) {
-                if (!slots_.any_busy()) finish();
-                return;
-              }
-              if (checkpoint_due(summary_.steps)) take_checkpoint([] {});
-              // This worker first (it gets the weights that include its gradient), then any idle
-              // one: one lost earlier left its step to the others, or (ssp) waited on the slowest.
-              if (issued_ < total_steps_ && may_start(k)) async_issue(k);
-              issue_idle_workers();
-            },
-            failure_handler(), apply_atom::value, std::move(gradients));
+    // The server was at note.version - 1 when it applied this gradient.
+    statistics_.record_staleness(static_cast<double>(note.version - 1 - note.computed_from), summary_);
+    summary_.max_clock_lead = std::max(summary_.max_clock_lead, slot.clock - min_clock());
+    ++slot.clock;
+    slot.last_progress = Clock::now();
+    if (!slot.alive) ++granted_;  // its credits went back when it was lost, yet this gradient came in
+    ++summary_.steps;
+    maybe_evaluate(summary_.steps);
+    if (summary_.steps >= total_steps_) return finish();
+    // Interrupted or stopped early: no new credits; the run ends once the gradients in flight are in.
+    if (stopping()) {
+      if (!any_outstanding()) finish();
+      return;
+    }
+    if (checkpoint_due(summary_.steps)) take_checkpoint([] {});
+    // This worker first, then the others: the slowest may have moved (ssp), or one lost earlier left
+    // its share to them.
+    grant(k);
+    grant_all();
+  }
+
+  void loop_failed(std::size_t k, std::uint64_t round, const caf::error& error) {
+    if (round != slots_[k].round || finished_) return;
+    // A server refused the worker's gradient (e.g. divergence): the worker relays it in words.
+    if (error == caf::sec::runtime_error) return fail_with(error_text(system(), error));
+    worker_failed(k, round, error);
+  }
+
+  // The driver's own timer. Async/ssp: a worker holding credits that has not been heard of for
+  // request_timeout is frozen, and is dropped as a compute request without an answer is in sync mode.
+  std::chrono::milliseconds watch_interval() const {
+    return std::clamp(job_.request_timeout / 4, std::chrono::milliseconds(50), std::chrono::milliseconds(1000));
+  }
+
+  void watch_workers() {
+    if (finished_ || failed_) return;
+    // Steps check the interrupt; with every worker lost there are none, so the timer does.
+    if (waiting_for_workers_ && interrupted_by() != 0) {
+      waiting_for_workers_ = false;
+      return finish();
+    }
+    const auto now = Clock::now();
+    for (std::size_t k = 0; k < slots_.size() && job_.mode != TrainingMode::sync; ++k) {
+      const auto& slot = slots_[k];
+      if (slot.alive && slot.in_loop && slot.granted > slot.clock && now - slot.last_progress > job_.request_timeout)
+        lose(k, fmt::format("no answer within {} ms", job_.request_timeout.count()));
+    }
+    delayed_send(this, watch_interval(), tick_atom::value);
   }
 
   // -- checkpoints -----------------------------------------------------------------------------------
@@ -382,9 +444,18 @@ class TrainingDriver : public TrainingDriverActor::base {
 
   void evaluate(std::uint64_t index) {
     // A plain send without a sender: the evaluator's report goes to its callback, not back here.
-    caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
+    if (job_.mode == TrainingMode::sync) return caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
+    // Async/ssp: the weights live on the servers; the newest are fetched (they may include a step or
+    // two more). The servers answer in order, so these reach the evaluator before the final ones.
+    servers_.request(
+        this, job_.request_timeout,
+        [this, progress = progress(index, false)](Weights weights) {
+          caf::anon_send(evaluator_, evaluate_atom::value, std::move(weights), progress);
+        },
+        failure_handler(), weights_atom::value);
   }
 
+  // Sync only (early stopping): the next step waits for this evaluation's verdict.
   void evaluate_then(std::uint64_t index, std::function<void()> next) {
     request(evaluator_, caf::infinite, evaluate_atom::value, current_, progress(index, false))
         .then([next](EvaluationReport&) { next(); }, [this](caf::error& error) { fail("evaluator", error); });
@@ -400,6 +471,18 @@ class TrainingDriver : public TrainingDriverActor::base {
     summary_.interrupted_by = interrupted_by();
     summary_.stopped_early = summary_.interrupted_by == 0 && early_stop_requested();
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (job_.mode == TrainingMode::sync || !started_async_) return finish_with_weights();
+    // Async/ssp: the servers hold the final weights.
+    servers_.request(
+        this, job_.request_timeout,
+        [this](Weights weights) {
+          current_ = std::move(weights);
+          finish_with_weights();
+        },
+        failure_handler(), weights_atom::value);
+  }
+
+  void finish_with_weights() {
     summary_.final_weights = current_;
     auto evaluate_final = [this] {
       // Requests reach the evaluator after every snapshot sent before, so this report comes last.
@@ -422,9 +505,13 @@ class TrainingDriver : public TrainingDriverActor::base {
   std::uint64_t final_index() const { return job_.mode == TrainingMode::sync ? iteration_ : summary_.steps; }
 
   void fail(const std::string& who, const caf::error& error) {
+    fail_with(fmt::format("{}: {}", who, error_text(system(), error)));
+  }
+
+  void fail_with(const std::string& reason) {
     if (failed_) return;
     failed_ = true;
-    auto failure = caf::make_error(caf::sec::runtime_error, fmt::format("{}: {}", who, error_text(system(), error)));
+    auto failure = caf::make_error(caf::sec::runtime_error, reason);
     stop_workers_then([this, failure] {
       promise_.deliver(failure);
       quit();
@@ -456,7 +543,7 @@ class TrainingDriver : public TrainingDriverActor::base {
   std::vector<Gradients> gradients_;
   std::size_t pending_ = 0;
   std::uint64_t iteration_ = 0;
-  std::uint64_t issued_ = 0;
+  std::uint64_t granted_ = 0;  // async/ssp: credits handed out in all, applied gradients included
   std::uint64_t total_steps_ = 0;
   RunStatistics statistics_;
   std::uint64_t wait_round_ = 0;

@@ -40,8 +40,10 @@ struct DriverHooks {
 //                  |   ^
 //          every worker lost: checkpoint, wait (elastic) for an add_worker, else fail
 //
-// In training, sync mode loops request-all-workers -> sum on the servers -> next iteration; async/ssp
-// keep one request per worker in flight and apply each gradient as it arrives. In ending, a worker that
+// In training, sync mode loops request-all-workers -> sum on the servers -> next iteration (the
+// barrier: one response future per worker). Async/ssp start each worker's own push/pull loop: a
+// gradient goes worker -> servers -> worker, the first server tells the driver of every step, and the
+// driver answers with credits (the run's total, the ssp bound, an interrupt: all enforced by credits). In ending, a worker that
 // joins late is told to stop.
 TrainingDriverActor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,9 +17,11 @@ struct WorkerSlot {
   DataWorkerActor handle;
   std::string name;         // for messages, e.g. the worker's host
   bool alive = false;
-  bool busy = false;        // a compute request, or (async) the apply of its answer, is outstanding
-  bool applying = false;    // async: its gradient arrived and is being applied
+  bool busy = false;        // sync: a compute request is outstanding
+  bool in_loop = false;     // async/ssp: its push/pull loop runs
   std::uint64_t clock = 0;  // gradients of this worker applied so far (ssp's clock)
+  std::uint64_t granted = 0;  // async/ssp: credits handed out so far; granted - clock are in flight
+  std::chrono::steady_clock::time_point last_progress;  // async/ssp: its last credit or applied gradient
   std::uint64_t round = 0;  // which request the outstanding one is, to ignore stale answers
 };
 
@@ -43,9 +46,6 @@ class WorkerSlots {
     return static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](const WorkerSlot& s) { return s.alive; }));
   }
 
-  bool any_busy() const {
-    return std::any_of(slots_.begin(), slots_.end(), [](const WorkerSlot& s) { return s.alive && s.busy; });
-  }
 
   // The slowest live worker's clock (0 when none is alive).
   std::uint64_t min_clock() const {

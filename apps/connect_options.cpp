@@ -1,6 +1,7 @@
 // Registers the connection options on a subcommand and turns them into network settings.
 #include "apps/connect_options.hpp"
 
+#include "apps/launched_role.hpp"
 #include "io/config.hpp"
 
 namespace psgrad {
@@ -13,6 +14,17 @@ void add_connect_options(CLI::App& command, ConnectOptions& options) {
   command.add_option("--tls-cert", options.tls_certificate, "PEM certificate of this process (TLS)");
   command.add_option("--tls-key", options.tls_key, "PEM private key of this process (TLS)");
   command.add_option("--tls-ca", options.tls_ca, "PEM CA certificate the server's certificate must be signed by");
+  command.add_flag("--launched", options.launched,
+                   "started by `psgrad launch`: read the join token from the first line of standard input, "
+                   "and stop when standard input closes");
+}
+
+Status take_launched_token(ConnectOptions& options) {
+  if (!options.launched) return success();
+  auto token = take_launch_token(LaunchedAs::follower);
+  if (!token) return Error{token.error()};
+  options.token = *token;
+  return success();
 }
 
 NetworkSettings network_settings(const ConnectOptions& options) {

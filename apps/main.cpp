@@ -7,6 +7,7 @@
 #include "apps/config_command.hpp"
 #include "apps/data_command.hpp"
 #include "apps/eval_command.hpp"
+#include "apps/launch_command.hpp"
 #include "apps/plot_command.hpp"
 #include "apps/predict_command.hpp"
 #include "apps/serve_command.hpp"
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
   // In the order `psgrad --help` lists them.
   const std::vector<psgrad::Command> commands = {
       psgrad::add_train_command(app), psgrad::add_serve_command(app),   psgrad::add_shard_command(app),
-      psgrad::add_work_command(app),  psgrad::add_data_command(app),    psgrad::add_eval_command(app),
+      psgrad::add_work_command(app),  psgrad::add_launch_command(app),  psgrad::add_data_command(app),    psgrad::add_eval_command(app),
       psgrad::add_predict_command(app), psgrad::add_plot_command(app), psgrad::add_config_command(app),
   };
   // `psgrad` alone is a request for help, not a mistake.

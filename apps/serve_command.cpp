@@ -15,6 +15,7 @@
 #include "actors/remote_server.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/job_from_config.hpp"
+#include "apps/launched_role.hpp"
 #include "apps/run_options.hpp"
 
 extern char** environ;
@@ -86,10 +87,22 @@ Command add_serve_command(CLI::App& app) {
   command->add_option("--resume", options->resume, "continue from this checkpoint file");
   command->add_flag("--remote-shards", options->remote_shards,
                     "with cluster.servers = K: expect shards 1..K-1 from `psgrad shard --index i` processes");
+  command->add_flag("--launched", options->launched,
+                    "started by `psgrad launch`: read the join token from the first line of standard input, "
+                    "and stop (saving the run) when standard input closes");
   return {command, [options] { return run_serve_command(*options); }};
 }
 
-int run_serve_command(const ServeOptions& options) {
+int run_serve_command(const ServeOptions& given) {
+  ServeOptions options = given;
+  if (options.launched) {
+    auto token = take_launch_token(LaunchedAs::server);
+    if (!token) {
+      fmt::print(stderr, "psgrad serve: {}\n", token.error());
+      return 2;
+    }
+    options.token = *token;
+  }
   RunOptions run_options = options;
   if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
   if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
@@ -145,7 +158,9 @@ int run_serve_command(const ServeOptions& options) {
     if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options, setup.token);
   };
   const auto summary = serve_training(system, setup);
-  const int code = finish_run(summary, *run, options);
+  int code = finish_run(summary, *run, options);
+  // Stopped by a signal before or while training: the shell sees which one.
+  if (code != 0 && signals.flag()->load() != 0) code = exit_code_for_signal(signals.flag()->load());
   const int child_failures = wait_for(children);
   return code != 0 ? code : (child_failures ? 1 : 0);
 }

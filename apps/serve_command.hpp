@@ -16,6 +16,7 @@ struct ServeOptions : RunOptions {
   std::string resume;  // a checkpoint to continue from
   bool remote_shards = false;  // shards 1..K-1 join from `psgrad shard` processes
   bool spawn_local_workers = false;  // `train --processes`: start the workers as child processes
+  bool launched = false;  // started by `psgrad launch`: the token comes on standard input
 };
 
 Command add_serve_command(CLI::App& app);

@@ -29,7 +29,12 @@ Command add_shard_command(CLI::App& app) {
   return {command, [options] { return run_shard_command(*options); }};
 }
 
-int run_shard_command(const ShardOptions& options) {
+int run_shard_command(const ShardOptions& given) {
+  ShardOptions options = given;
+  if (auto launched = take_launched_token(options); !launched) {
+    fmt::print(stderr, "psgrad shard: {}\n", launched.error());
+    return 2;
+  }
   const auto address = parse_host_port(options.connect);
   if (!address) {
     fmt::print(stderr, "psgrad shard: --connect: {}\n", address.error());

@@ -116,7 +116,12 @@ Command add_work_command(CLI::App& app) {
   return {command, [options] { return run_work_command(*options); }};
 }
 
-int run_work_command(const WorkOptions& options) {
+int run_work_command(const WorkOptions& given) {
+  WorkOptions options = given;
+  if (auto launched = take_launched_token(options); !launched) {
+    fmt::print(stderr, "psgrad work: {}\n", launched.error());
+    return 2;
+  }
   const auto address = parse_host_port(options.connect);
   if (!address) {
     fmt::print(stderr, "psgrad work: --connect: {}\n", address.error());

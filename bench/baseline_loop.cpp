@@ -2,12 +2,66 @@
 // weights in place, so nothing is copied between steps.
 #include "bench/baseline_loop.hpp"
 
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "bench/machine_load.hpp"
 #include "model/minibatcher.hpp"
 
 namespace psgrad::bench {
+
+namespace {
+
+// One thread's loop as above, on its own model, optimizer and data stream.
+struct PlainLoop {
+  PlainLoop(const BenchContext& context, std::size_t index)
+      : model(build_initialized_model(context.job, context.data.train->width, context.data.train->num_classes).value()),
+        optimizer(std::move(build_optimizer(context.job, model.layout()).value())),
+        batches(context.data.train, context.job.batch_size, worker_data_seed(context.job.seed, index)),
+        dropout(worker_dropout_seed(context.job.seed, index)) {
+    model.reserve(context.job.batch_size);
+  }
+  void run(std::size_t steps) {
+    for (std::size_t i = 0; i < steps; ++i) {
+      const auto batch = batches.next();
+      model.compute_gradients(batch.inputs, batch.targets, dropout);
+      optimizer->apply_gradients(model.weights_data(), model.gradients().data());
+      samples += batch.size;
+    }
+  }
+  Model model;
+  std::unique_ptr<Optimizer> optimizer;
+  Minibatcher batches;
+  Random dropout;
+  std::uint64_t samples = 0;
+};
+
+// Two independent plain loops at once, one per core, sharing nothing but the data set: what this
+// machine gives two workers before any parameter server is involved (two cores may share caches,
+// memory bandwidth or, on a VM, one physical core). Every speed-up target is read against it.
+void measure_two_plain_threads(BenchContext& context, Report& report, std::size_t steps) {
+  std::vector<double> rates;
+  for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+    PlainLoop first(context, 0), second(context, 1);
+    first.run(5);
+    second.run(5);
+    first.samples = second.samples = 0;
+    wait_for_quiet_machine(context.effort.quiet_wait_seconds);
+    const auto start = Clock::now();
+    std::thread other([&] { second.run(steps); });
+    first.run(steps);
+    other.join();
+    rates.push_back(static_cast<double>(first.samples + second.samples) / seconds_since(start));
+  }
+  const auto rate = summarize(rates);
+  report.add({"baseline.two_threads.samples_per_second", "2 baseline", "2 plain threads at once: samples/s", rate,
+              "samples/s", fmt::format("{} steps each x {}", steps, context.effort.repeats)});
+  report.add({"baseline.two_threads.speedup", "2 baseline", "  ÷ 1 thread (this machine's ceiling for 2 workers)",
+              ratio(rate, context.baselines.baseline_samples_per_second), "ratio", ""});
+}
+
+}  // namespace
 
 void measure_baseline(BenchContext& context, Report& report) {
   const auto& job = context.job;
@@ -50,6 +104,8 @@ void measure_baseline(BenchContext& context, Report& report) {
   report.add({"baseline.gflops", "2 baseline", "  achieved FLOP rate", achieved, "GFLOP/s", ""});
   report.add({"baseline.fraction_of_ceiling", "2 baseline", "  ÷ ceiling (1 core)",
               ratio(achieved, context.baselines.ceiling_gflops), "ratio", ""});
+
+  measure_two_plain_threads(context, report, steps);
 
   // The parts of one step, each on its own, so a profile can be read against them.
   const std::size_t part_repeats = std::max<std::size_t>(context.effort.repeats, context.options.quick ? 1 : 5);

@@ -6,7 +6,12 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
           libfmt-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev dataset-fashion-mnist gnuplot-nox
-          ca-certificates openssl clang libclang-rt-14-dev)
+          ca-certificates openssl clang libclang-rt-14-dev
+          iproute2 openssh-client openssh-server slurm-client slurmctld slurmd munge)
+# iproute2: the cluster simulator's namespaces, veths and tc; openssh-client and openssh-server: `psgrad
+# launch` and its test over ssh between simulated hosts; slurm-client: scontrol, which expands Slurm node
+# lists for `psgrad launch --slurm`; slurmctld, slurmd and munge: the test that runs it under a real
+# single-host Slurm (it starts its own daemons with a config and key of its own).
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()

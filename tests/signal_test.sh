@@ -78,6 +78,42 @@ case "$scenario" in
     check_saved_run processes 130
     grep -q "worker process" processes.err && fail "a worker process failed"
     ;;
+  serve-waiting)
+    # Nobody has joined yet: the server still answers a signal at once, and says so.
+    "$psgrad" serve --config "$config" --port 0 --no-metrics >waiting.out 2>waiting.err &
+    pid=$!
+    pids+=("$pid")
+    for _ in $(seq 100); do grep -q "listening on" waiting.err && break; sleep 0.1; done
+    sleep 0.5
+    start=$(date +%s%N); kill -TERM "$pid"; wait "$pid"; rc=$?
+    elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ "$rc" -eq 143 ] || fail "serve waiting for workers: exit code $rc, expected 143"
+    [ "$elapsed_ms" -lt 2000 ] || fail "serve waiting for workers: took $elapsed_ms ms to exit"
+    grep -q "stopped by a signal while waiting for workers (0 of 2 joined)" waiting.err || fail "no plain line saying why"
+    ;;
+  serve-workers-lost)
+    # Every worker died and an elastic job waits for a new one: a signal still saves the run.
+    "$psgrad" serve --config "$config" --port 0 --workers 1 --set cluster.elastic=true \
+      --set cluster.rejoin_timeout_ms=60000 --set cluster.worker_delay_ms=5 --set training.iterations=1000000 \
+      --set training.checkpoint_path="$work_dir/lost.ckpt" --no-metrics >lost.out 2>lost.err &
+    pid=$!
+    pids+=("$pid")
+    for _ in $(seq 100); do grep -q "listening on" lost.err && break; sleep 0.1; done
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' lost.err)
+    "$psgrad" work --connect "127.0.0.1:$port" 2>work.err &
+    worker=$!
+    pids+=("$worker")
+    for _ in $(seq 100); do grep -qP '^10\taccuracy' lost.out && break; sleep 0.1; done
+    kill -9 "$worker"
+    for _ in $(seq 100); do grep -q "waiting 60000 ms for a worker" lost.err && break; sleep 0.1; done
+    grep -q "waiting 60000 ms for a worker" lost.err || fail "the server did not wait for a new worker"
+    start=$(date +%s%N); kill -TERM "$pid"; wait "$pid"; rc=$?
+    elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ "$rc" -eq 143 ] || fail "serve without workers: exit code $rc, expected 143"
+    [ "$elapsed_ms" -lt 2000 ] || fail "serve without workers: took $elapsed_ms ms to exit"
+    [ -s "$work_dir/lost.ckpt" ] || fail "no checkpoint written"
+    grep -q "summary: workers" lost.out || fail "no summary line"
+    ;;
   *) fail "unknown scenario $scenario" ;;
 esac
 echo "PASS: $scenario"

@@ -40,7 +40,9 @@ struct Handshake {
   }
   DataWorkerActor fake_worker() {
     return system.spawn([]() -> DataWorkerActor::behavior_type {
-      return {[](compute_atom, const Weights&) { return Gradients{}; }, [](stop_atom) { return true; },
+      return {[](compute_atom, const Weights&) { return Gradients{}; },
+              [](train_atom, const Weights&, const std::vector<ParameterServerActor>&, std::uint64_t) { return true; },
+              [](credit_atom, std::uint64_t) {}, [](stop_atom) { return true; },
               [](state_atom) { return WorkerStreamState{}; }};
     });
   }

@@ -136,6 +136,9 @@ DataWorkerActor::behavior_type probe_worker(DataWorkerActor::pointer, std::share
         return Gradients{weights.version, weights.layout_hash, index, 1, 0.0f,
                          FloatBuffer::copy_of(zero.data(), zero.size())};
       },
+      // Only the sync barrier is probed here.
+      [](train_atom, const Weights&, const std::vector<ParameterServerActor>&, std::uint64_t) { return false; },
+      [](credit_atom, std::uint64_t) {},
       [](stop_atom) { return true; },
       [](state_atom) { return WorkerStreamState{}; },
   };

@@ -1,0 +1,61 @@
+// The roles of a launched run (server, shards, workers), where each runs, and the command that starts it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "launch/hostfile.hpp"
+#include "model/result.hpp"
+
+namespace psgrad {
+
+enum class RoleKind { server, shard, worker };
+
+struct Role {
+  RoleKind kind = RoleKind::worker;
+  int index = 0;     // shard 1..K-1, worker 0..N-1 (the server's is 0)
+  std::string host;  // as the hostfile names it
+  bool local = false;  // started as a child process, not over ssh
+  std::string label() const;  // "server", "shard 1", "worker 0"
+};
+
+struct LaunchPlan {
+  std::vector<Role> roles;  // the server first, then shards, then workers
+  int workers = 0;
+  int servers = 1;            // cluster.servers: the server's shard and one per shard process
+  std::string bind;           // what the server listens on
+  std::string server_address;  // what the others connect to (with the port the server reports)
+  bool any_remote = false;
+};
+
+// localhost, 127.x.y.z and ::1 start as local processes.
+bool is_local_host(const std::string& host);
+
+// Errors: a server named localhost while other hosts are remote cannot be reached by them.
+Result<LaunchPlan> plan_launch(const std::vector<HostLine>& hosts, const std::string& hostfile_name);
+
+// What every role's command needs to know besides its role.
+struct LaunchSettings {
+  std::string psgrad;       // the binary, by its absolute path (the same path on every host)
+  std::string directory;    // where remote roles run: the launch's working directory
+  std::string config;       // the config's absolute path, read by the server only
+  std::vector<std::string> overrides;  // --set k=v, for the server
+  std::string data;         // --data for workers and --data-dir for the server, when given
+  std::string data_env;     // $PSGRAD_DATA to pass on to remote roles, when set
+  std::vector<std::string> ssh_options;  // extra `-o OPTION` for ssh
+  bool no_metrics = false;  // the server writes no metrics file
+  std::string resume;       // a checkpoint the server continues from, by its absolute path
+};
+
+// The psgrad arguments of a role (without the binary). `port` is the server's, once it listens. Every
+// role reads the join token from its standard input (--launched): it never appears here.
+std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan, const LaunchSettings& settings,
+                                        std::uint16_t port);
+
+// The whole command: the binary and its arguments for a local role; ssh with BatchMode and the remote
+// shell command for others.
+std::vector<std::string> role_command(const Role& role, const LaunchPlan& plan, const LaunchSettings& settings,
+                                      std::uint16_t port);
+
+}  // namespace psgrad

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The cluster simulator (scripts/cluster-sim.sh) on real network namespaces: a short run's summary, and
+# that nothing it made is left behind, after a run and after Ctrl-C; `psgrad launch` over ssh between
+# its hosts. Skips (exit 77) without root, `ip netns` or (for ssh) sshd.
+# Usage: cluster_sim_test.sh PSGRAD_BINARY SOURCE_DIR SCENARIO
+set -uo pipefail
+psgrad=$1
+source_dir=$2
+scenario=$3
+sim="$source_dir/scripts/cluster-sim.sh"
+work_dir=$(mktemp -d)
+trap 'rm -rf "$work_dir"' EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; cat "$work_dir"/*.log 2>/dev/null; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || skip "the cluster simulator needs root to make network namespaces"
+command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns' (iproute2) on this machine"
+command -v tc >/dev/null || skip "no tc (iproute2) on this machine"
+
+# Everything a run with this pid made: namespaces, and processes still inside them.
+leftovers() {  # pid
+  ip netns list | grep -o "^psgrad-sim-$1-[a-z0-9]*" || true
+}
+
+case "$scenario" in
+  smoke)
+    bash "$sim" --psgrad "$psgrad" --workers 2 --shards 1 --link 1gbit --delay 1ms --iterations 20 --timeout 60 \
+      --json "$work_dir/run.jsonl" >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+    wait $sim_pid || fail "the simulator failed (exit $?)"
+    cat "$work_dir/sim.out"
+    line=$(grep "^cluster-sim: workers 2, shards 1, link 1gbit delay 1ms" "$work_dir/sim.out")
+    [ "$(wc -l <"$work_dir/sim.out")" -eq 1 ] || fail "expected exactly one summary line"
+    [[ $line =~ wire\ fp32,\ mode\ sync,\ launcher\ direct,\ ([0-9]+)\ samples/s,\ ([0-9.]+)\ MB\ per\ step,\ final\ accuracy\ ([0-9.]+),\ steps\ 20 ]] ||
+      fail "summary line not as expected: $line"
+    mb=${BASH_REMATCH[2]} accuracy=${BASH_REMATCH[3]}
+    # A sync step: each of 2 workers pulls the weights (0.47 MB) and pushes a gradient of the same size.
+    awk -v m="$mb" 'BEGIN { exit !(m > 1.7 && m < 2.5) }' || fail "$mb MB per step; expected about 1.9"
+    awk -v a="$accuracy" 'BEGIN { exit !(a > 0.3) }' || fail "final accuracy $accuracy after 20 steps"
+    grep -q '"workers":2,"shards":1,"link":"1gbit"' "$work_dir/run.jsonl" || fail "no JSON line"
+    [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    ;;
+  interrupted)
+    # Ctrl-C while the hosts train: the simulator removes every namespace and process it made.
+    # A background job of a script starts with SIGINT ignored; env gives it back its default, as at a terminal.
+    env --default-signal=INT bash "$sim" --psgrad "$psgrad" --workers 2 --iterations 100000 --timeout 60 \
+      >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+    for _ in $(seq 200); do
+      [ -n "$(ip netns pids "psgrad-sim-$sim_pid-h2" 2>/dev/null)" ] && break
+      sleep 0.05
+    done
+    [ -n "$(leftovers $sim_pid)" ] || fail "the simulator made no namespaces"
+    sleep 1
+    kill -INT $sim_pid
+    for _ in $(seq 100); do kill -0 $sim_pid 2>/dev/null || break; sleep 0.1; done
+    kill -0 $sim_pid 2>/dev/null && { kill -TERM $sim_pid; wait $sim_pid; fail "Ctrl-C did not stop the simulator"; }
+    wait $sim_pid; code=$?
+    [ "$code" -eq 130 ] || fail "exit code $code after Ctrl-C; expected 130"
+    grep -q "interrupted: removing what it made" "$work_dir/sim.log" || fail "no word about the interruption"
+    [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    pgrep -f "psgrad-sim-$sim_pid" && fail "processes left behind"
+    ;;
+  ssh-launch)
+    # `psgrad launch` over real ssh between three simulated hosts: a server and two workers, each in
+    # its own namespace running sshd with keys made for the run.
+    [ -x /usr/sbin/sshd ] || skip "no sshd (apt-get install openssh-server)"
+    bash "$sim" --psgrad "$psgrad" --launcher ssh --workers 2 --iterations 20 --timeout 60 \
+      --keep-logs "$work_dir/logs" >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+    wait $sim_pid || { cat "$work_dir/logs/"*.log; fail "the simulator failed (exit $?)"; }
+    cat "$work_dir/sim.out"
+    grep -q "^cluster-sim: workers 2, shards 1, .*, launcher ssh, [0-9]* samples/s" "$work_dir/sim.out" ||
+      fail "no summary line"
+    for h in 0 1 2; do
+      grep -q "Accepted publickey for" "$work_dir/logs/sshd-h$h.log" || fail "host $h was not reached over ssh"
+    done
+    grep -q "^\[10.77.0.2 worker 0\] psgrad work: joined 10.77.0.1:" "$work_dir/logs/launch.log" ||
+      fail "worker 0's lines did not come back from 10.77.0.2"
+    grep -q "^\[10.77.0.3 worker 1\] psgrad work: training finished" "$work_dir/logs/launch.log" ||
+      fail "worker 1's lines did not come back from 10.77.0.3"
+    # The same weights as one process: the run really trained across the hosts.
+    "$psgrad" train --config "$source_dir/configs/mnist.toml" --set training.iterations=20 --no-metrics \
+      >"$work_dir/local.out" 2>/dev/null || fail "local run failed"
+    diff <(sed -n 's/^\[10.77.0.1 server\] \(final weights: .*\)/\1/p' "$work_dir/logs/launch.out") \
+      <(grep "^final weights: " "$work_dir/local.out") || fail "weights over ssh differ from one process"
+    [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    ;;
+  ssh-unreachable)
+    # A hostfile line whose host does not answer: one line names it, the run stops, nothing is left.
+    [ -x /usr/sbin/sshd ] || skip "no sshd (apt-get install openssh-server)"
+    start=$SECONDS
+    bash "$sim" --psgrad "$psgrad" --launcher ssh --workers 1 --absent-hosts 1 --iterations 20 --timeout 60 \
+      --keep-logs "$work_dir/logs" >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+    wait $sim_pid && fail "a run with an unreachable host succeeded"
+    took=$((SECONDS - start))
+    echo "a launch with an unreachable host ended after $took s"
+    grep -q "^psgrad launch: worker 1 on 10.77.0.3 failed (exit 255: ssh could not connect to or log in to 10.77.0.3)" \
+      "$work_dir/logs/launch.log" || fail "the unreachable host was not named"
+    grep -q "^psgrad launch: a role failed before training began: stopping the run" "$work_dir/logs/launch.log" ||
+      fail "the run was not stopped"
+    [ "$took" -lt 45 ] || fail "took $took s"
+    [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    ;;
+  bad-flags)
+    for args in "--wire bf16:expected fp32" "--mode turbo:expected sync, async or ssp" \
+                "--link fast:expected a rate" "--workers 0:expected a whole number 1..64"; do
+      flags=${args%%:*} expected=${args#*:}
+      # shellcheck disable=SC2086
+      bash "$sim" --psgrad "$psgrad" $flags >"$work_dir/bad.out" 2>"$work_dir/bad.log" && fail "$flags was accepted"
+      grep -q "$expected" "$work_dir/bad.log" || fail "$flags: expected '$expected', got: $(cat "$work_dir/bad.log")"
+    done
+    ;;
+  *) echo "unknown scenario $scenario"; exit 2 ;;
+esac
+echo "PASS: $scenario"

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# `psgrad launch` with local processes: roles start, stream their output prefixed with host and role,
+# stop together on Ctrl-C, and bad input gets one clear line.
+# Usage: launch_test.sh PSGRAD_BINARY SOURCE_DIR SCENARIO
+set -uo pipefail
+psgrad=$1
+source_dir=$2
+scenario=$3
+config="$source_dir/configs/mnist.toml"
+work_dir=$(mktemp -d)
+export PSGRAD_DATA=${PSGRAD_DATA:-$source_dir/data}
+
+fail() { echo "FAIL: $*"; for f in "$work_dir"/*.log "$work_dir"/*.out; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
+
+# Every psgrad process whose parent is the given pid.
+children_of() { pgrep -P "$1" 2>/dev/null || true; }
+
+case "$scenario" in
+  local)
+    printf 'localhost workers=1\n127.0.0.1   # a second worker\n' >"$work_dir/hosts"
+    # A worker delay keeps the run going long enough to read every role's command line.
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=30 \
+      --set cluster.worker_delay_ms=10 >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
+    # While it runs, no process of the run shows its join token on a command line.
+    touch "$work_dir/cmdlines.out"
+    while kill -0 $launch 2>/dev/null; do
+      for pid in $(children_of $launch); do
+        { echo -n "$pid: "; tr '\0' ' ' </proc/$pid/cmdline; echo; } >>"$work_dir/cmdlines.out" 2>/dev/null
+      done
+      sleep 0.02
+    done
+    wait $launch || fail "launch exited with code $?"
+    [ "$(grep -- "--launched" "$work_dir/cmdlines.out" | sort -u | wc -l)" -ge 3 ] ||
+      fail "did not see the 3 roles' command lines: $(sort -u "$work_dir/cmdlines.out")"
+    grep -q -- "--token" "$work_dir/cmdlines.out" && fail "a join token on a command line"
+    grep -q "^\[localhost server\] sync summary: workers 2, steps 30" "$work_dir/launch.out" ||
+      fail "no summary from the server, prefixed with host and role"
+    grep -qP "^\[localhost server\] 10\taccuracy" "$work_dir/launch.out" || fail "progress lines not streamed"
+    grep -q "^\[localhost worker 0\] psgrad work: joined 127.0.0.1:[0-9]* as worker" "$work_dir/launch.log" ||
+      fail "worker 0's lines not prefixed"
+    grep -q "^\[127.0.0.1 worker 1\] psgrad work: training finished" "$work_dir/launch.log" ||
+      fail "worker 1's lines not prefixed"
+    # A launched sync run gives the same weights as one process.
+    "$psgrad" train --config "$config" --set training.iterations=30 --no-metrics >"$work_dir/local.out" 2>/dev/null ||
+      fail "local run failed"
+    diff <(sed -n 's/^\[localhost server\] \(final weights: .*\)/\1/p' "$work_dir/launch.out") \
+      <(grep "^final weights: " "$work_dir/local.out") || fail "the launched run's weights differ from one process"
+    ;;
+  local-shards)
+    printf 'localhost workers=2 shards=1\n' >"$work_dir/hosts"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=20 --set cluster.mode=async \
+      >"$work_dir/launch.out" 2>"$work_dir/launch.log" || fail "launch exited with code $?"
+    grep -q "^\[localhost server\] async summary: workers 2, steps 40" "$work_dir/launch.out" || fail "no async summary"
+    grep -q "^\[localhost shard 1\] psgrad shard: serving shard 1 of 2" "$work_dir/launch.log" || fail "no shard process"
+    ;;
+  interrupted)
+    printf 'localhost workers=2\n' >"$work_dir/hosts"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=100000 \
+      --set training.checkpoint_path="$work_dir/run.ckpt" >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
+    for _ in $(seq 200); do grep -qP "\t accuracy|\taccuracy" "$work_dir/launch.out" && break; sleep 0.05; done
+    roles=$(children_of $launch)
+    [ "$(echo $roles | wc -w)" -eq 3 ] || fail "expected 3 role processes, saw: $roles"
+    started=$(date +%s%N)
+    kill -INT $launch
+    wait $launch; code=$?
+    took=$(( ($(date +%s%N) - started) / 1000000 ))
+    echo "launch stopped $took ms after Ctrl-C"
+    [ "$code" -eq 130 ] || fail "exit code $code after Ctrl-C; expected 130"
+    for pid in $roles; do kill -0 "$pid" 2>/dev/null && fail "role process $pid still runs"; done
+    [ -s "$work_dir/run.ckpt" ] || fail "the server did not save the run"
+    grep -q "^\[localhost server\] .*resume with: psgrad serve --config" "$work_dir/launch.log" || fail "no resume line"
+    [ "$took" -lt 10000 ] || fail "stopping took $took ms"
+    ;;
+  launch-killed)
+    # A launch killed outright: its roles see their standard input end and stop by themselves.
+    printf 'localhost workers=2\n' >"$work_dir/hosts"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=100000 --no-metrics \
+      --set training.checkpoint_path="$work_dir/run.ckpt" >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
+    for _ in $(seq 200); do grep -qP "\taccuracy" "$work_dir/launch.out" && break; sleep 0.05; done
+    roles=$(children_of $launch)
+    [ "$(echo $roles | wc -w)" -eq 3 ] || fail "expected 3 role processes, saw: $roles"
+    kill -KILL $launch
+    wait $launch 2>/dev/null
+    for _ in $(seq 100); do
+      alive=0; for pid in $roles; do kill -0 "$pid" 2>/dev/null && alive=1; done
+      [ $alive -eq 0 ] && break; sleep 0.1
+    done
+    for pid in $roles; do kill -0 "$pid" 2>/dev/null && { kill -KILL $roles; fail "role $pid outlived its launch by 10 s"; }; done
+    [ -s "$work_dir/run.ckpt" ] || fail "the orphaned server did not save the run"
+    ;;
+  bad-input)
+    check_error() {  # expected-text hostfile-text
+      printf "$2" >"$work_dir/hosts"
+      "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" >"$work_dir/bad.out" 2>"$work_dir/bad.log" &&
+        fail "hostfile '$2' was accepted"
+      [ "$(wc -l <"$work_dir/bad.log")" -eq 1 ] || fail "expected one line for '$2', got: $(cat "$work_dir/bad.log")"
+      grep -qF -- "$1" "$work_dir/bad.log" || fail "expected '$1', got: $(cat "$work_dir/bad.log")"
+    }
+    check_error "hosts:2: unknown field 'slots=4'; expected workers=N or shards=K" 'a\nb slots=4\n'
+    check_error "hosts:1: workers=x is not a whole number 0..1024" 'a workers=x\n'
+    check_error "hosts: no workers" 'lonely\n'
+    check_error "the server's host localhost cannot be reached from node2" 'localhost\nnode2\n'
+    "$psgrad" launch --hostfile "$work_dir/none" --config "$config" 2>"$work_dir/bad.log" && fail "a missing hostfile"
+    grep -q "none: cannot open hostfile" "$work_dir/bad.log" || fail "missing hostfile not named: $(cat "$work_dir/bad.log")"
+    # Remote hosts need ssh: without it on PATH, one line says so before anything starts.
+    printf 'node1\nnode2\n' >"$work_dir/hosts"
+    PATH=/nonexistent "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" 2>"$work_dir/bad.log" &&
+      fail "launched remote hosts without ssh"
+    grep -q "ssh not found on PATH" "$work_dir/bad.log" || fail "no word about ssh: $(cat "$work_dir/bad.log")"
+    "$psgrad" launch --config "$config" 2>"$work_dir/bad.log" && fail "launch without --hostfile or --slurm"
+    grep -q "give --hostfile FILE" "$work_dir/bad.log" || fail "no word about --hostfile"
+    # A config the server refuses: the server's one line, prefixed, and a non-zero exit; no worker starts.
+    printf 'localhost workers=2\n' >"$work_dir/hosts"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.bogus=1 \
+      >"$work_dir/bad.out" 2>"$work_dir/bad.log" && fail "a bad --set was accepted"
+    grep -q "^\[localhost server\] psgrad: .*training.bogus" "$work_dir/bad.log" || fail "the server's reason not shown"
+    grep -q "server on localhost failed (exit 2)" "$work_dir/bad.log" || fail "the failed role not named"
+    grep -q "^\[localhost worker" "$work_dir/bad.log" && fail "workers started for a server that failed"
+    ;;
+  dry-run)
+    printf 'head\nnode1 workers=2\nnode2 shards=1 workers=0\n' >"$work_dir/hosts"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --ssh-option IdentityFile=/k --dry-run \
+      >"$work_dir/dry.out" 2>"$work_dir/dry.log" || fail "dry run failed"
+    [ "$(wc -l <"$work_dir/dry.out")" -eq 4 ] || fail "expected 4 roles"
+    grep -q "^head server: ssh -T -o IdentityFile=/k -o BatchMode=yes .* -- head 'cd .* serve --config .* --bind 0.0.0.0 .*--set cluster.num_workers=2 --set cluster.servers=2 --remote-shards --launched'" \
+      "$work_dir/dry.out" || fail "server command not as expected: $(head -1 "$work_dir/dry.out")"
+    grep -q "^node2 shard 1: .*shard --index 1 --connect head:0 --launched" "$work_dir/dry.out" || fail "no shard"
+    grep -q "^node1 worker 1: .*work --connect head:0 --launched" "$work_dir/dry.out" || fail "no worker 1"
+    ;;
+  slurm-roles)
+    # Slurm's own scontrol expands the node list; it needs a slurm.conf, not a running controller.
+    command -v scontrol >/dev/null || { echo "SKIP: no scontrol (apt-get install slurm-client)"; exit 77; }
+    printf 'ClusterName=psgrad\nSlurmctldHost=localhost\nNodeName=localhost CPUs=2\nPartitionName=p Nodes=localhost Default=YES\n' \
+      >"$work_dir/slurm.conf"
+    export SLURM_CONF="$work_dir/slurm.conf" SLURM_NTASKS=4 SLURM_JOB_ID=123456 SLURM_NODELIST='gpu[07-08],cpu1'
+    for task in 0 1 3; do
+      SLURM_PROCID=$task "$psgrad" launch --slurm --config "$config" --dry-run >>"$work_dir/roles.out" 2>"$work_dir/roles.log" ||
+        fail "task $task: $(cat "$work_dir/roles.log")"
+    done
+    diff "$work_dir/roles.out" - <<'ROLES' || fail "roles not as expected"
+0: server on gpu07:23456 for 3 workers
+1: worker 0 of 3, joining gpu07:23456
+3: worker 2 of 3, joining gpu07:23456
+ROLES
+    SLURM_PROCID=0 SLURM_NODELIST='' "$psgrad" launch --slurm --config "$config" 2>"$work_dir/bad.log" && fail "no node list accepted"
+    grep -q "SLURM_NODELIST is not set" "$work_dir/bad.log" || fail "no word about SLURM_NODELIST"
+    SLURM_PROCID=7 "$psgrad" launch --slurm --config "$config" 2>"$work_dir/bad.log" && fail "task 7 of 4 accepted"
+    grep -q "SLURM_PROCID=7 is not below SLURM_NTASKS=4" "$work_dir/bad.log" || fail "no word about SLURM_PROCID"
+    ;;
+  *) echo "unknown scenario $scenario"; exit 2 ;;
+esac
+echo "PASS: $scenario"
