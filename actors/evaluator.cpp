@@ -14,12 +14,14 @@ namespace {
 class Evaluator : public EvaluatorActor::base {
  public:
   Evaluator(caf::actor_config& config, std::shared_ptr<Model> model, std::shared_ptr<const Dataset> dev,
-            std::size_t batch_size, ReportCallback on_report, std::shared_ptr<TraceRecorder> trace)
+            std::size_t batch_size, ReportCallback on_report, SnapshotCallback on_snapshot,
+            std::shared_ptr<TraceRecorder> trace)
       : EvaluatorActor::base(config),
         model_(std::move(model)),
         dev_(std::move(dev)),
         batch_size_(batch_size),
         on_report_(std::move(on_report)),
+        on_snapshot_(std::move(on_snapshot)),
         trace_(std::move(trace)) {}
 
   behavior_type make_behavior() override {
@@ -40,6 +42,7 @@ class Evaluator : public EvaluatorActor::base {
             trace_->add(TraceSpan{0, "server", "evaluator", "evaluate", started, steady_now_ns(), progress.iteration});
           EvaluationReport report{progress.iteration, weights.version, result.accuracy, result.loss,
                                   progress.final, progress};
+          if (on_snapshot_) on_snapshot_(report, weights);
           if (on_report_) on_report_(report);
           return report;
         },
@@ -51,6 +54,7 @@ class Evaluator : public EvaluatorActor::base {
   std::shared_ptr<const Dataset> dev_;
   std::size_t batch_size_;
   ReportCallback on_report_;
+  SnapshotCallback on_snapshot_;
   std::shared_ptr<TraceRecorder> trace_;
 };
 
@@ -58,13 +62,13 @@ class Evaluator : public EvaluatorActor::base {
 
 Result<EvaluatorActor> spawn_evaluator(caf::actor_system& system, const TrainingJob& job,
                                        std::shared_ptr<const Dataset> dev, ReportCallback on_report,
-                                       std::shared_ptr<TraceRecorder> trace) {
+                                       SnapshotCallback on_snapshot, std::shared_ptr<TraceRecorder> trace) {
   if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
   auto model = build_model(job, dev->width, dev->num_classes);
   if (!model) return Error{model.error()};
   // Detached: its own thread, so a long evaluation never queues a worker behind it.
   return system.spawn<Evaluator, caf::detached>(std::make_shared<Model>(std::move(model).value()), std::move(dev),
-                                 job.eval_batch_size, std::move(on_report), std::move(trace));
+                                 job.eval_batch_size, std::move(on_report), std::move(on_snapshot), std::move(trace));
 }
 
 }  // namespace psgrad

@@ -78,7 +78,8 @@ std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingChec
 Result<TrainingSummary> train_in_process(caf::actor_system& system, const TrainingJob& job,
                                          std::shared_ptr<const Dataset> train,
                                          std::shared_ptr<const Dataset> dev, ReportCallback on_report,
-                                         DriverHooks hooks, const std::optional<TrainingCheckpoint>& resume) {
+                                         DriverHooks hooks, const std::optional<TrainingCheckpoint>& resume,
+                                         SnapshotCallback on_snapshot) {
   if (job.num_workers == 0) return Error{"at least one worker is needed"};
   auto state = initial_server_state(job, train->width, train->num_classes, resume);
   if (!state) return Error{state.error()};
@@ -91,7 +92,7 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
     if (!worker) return Error{worker.error()};
     workers.push_back(worker->actor);
   }
-  auto evaluator = spawn_evaluator(system, job, std::move(dev), std::move(on_report), hooks.trace);
+  auto evaluator = spawn_evaluator(system, job, std::move(dev), std::move(on_report), std::move(on_snapshot), hooks.trace);
   if (!evaluator) return Error{evaluator.error()};
   if (resume) hooks.start_iteration = resume->iteration;
   auto driver = spawn_training_driver(system, job, *servers, workers, evaluator.value(), std::move(hooks));

@@ -39,7 +39,8 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
                                          std::shared_ptr<const Dataset> train,
                                          std::shared_ptr<const Dataset> dev, ReportCallback on_report,
                                          DriverHooks hooks = {},
-                                         const std::optional<TrainingCheckpoint>& resume = std::nullopt);
+                                         const std::optional<TrainingCheckpoint>& resume = std::nullopt,
+                                         SnapshotCallback on_snapshot = {});
 
 // Sends the driver its run request and blocks until the summary (or the error) comes back.
 Result<TrainingSummary> run_driver(caf::actor_system& system, const TrainingDriverActor& driver);

@@ -225,6 +225,7 @@ struct TrainingSummary {
   WorkerStatistics workers;
   std::uint64_t max_clock_lead = 0;  // ssp/async: most gradients a worker started ahead of the slowest
   std::int32_t interrupted_by = 0;   // the signal that stopped the run early; 0: it ran to the end
+  bool stopped_early = false;        // training.patience ran out
   Weights final_weights;
   std::vector<WorkerLoss> lost;      // in the order they were lost
 };
@@ -233,7 +234,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TrainingSummary& x) {
   return f(caf::meta::type_name("TrainingSummary"), x.mode, x.steps, x.samples, x.final_accuracy,
            x.wall_seconds, x.training_seconds, x.staleness_min, x.staleness_mean, x.staleness_max,
-           x.gradients_per_worker, x.workers, x.max_clock_lead, x.interrupted_by, x.final_weights, x.lost);
+           x.gradients_per_worker, x.workers, x.max_clock_lead, x.interrupted_by, x.stopped_early, x.final_weights,
+           x.lost);
 }
 
 }  // namespace psgrad

@@ -201,7 +201,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   if (!servers) return Error{servers.error()};
   for (const auto& server : *servers) cleanup.stop_on_exit(server);
   if (shards_elsewhere) cleanup.stop_shard_processes_on_exit({servers->begin() + 1, servers->end()});
-  auto evaluator = spawn_evaluator(system, job, setup.dev, setup.on_report, setup.trace);
+  auto evaluator = spawn_evaluator(system, job, setup.dev, setup.on_report, setup.on_snapshot, setup.trace);
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
 
@@ -211,6 +211,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   hooks.on_checkpoint = setup.on_checkpoint;
   hooks.interrupt = setup.interrupt;
   hooks.trace = setup.trace;
+  hooks.stop_early = setup.stop_early;
   if (setup.resume) hooks.start_iteration = setup.resume->iteration;
   auto driver = spawn_training_driver(system, job, *servers, joined->workers, *evaluator, std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);

@@ -38,6 +38,8 @@ struct ServeSetup {
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints
   std::shared_ptr<const std::atomic<int>> interrupt;  // see DriverHooks::interrupt
   std::shared_ptr<TraceRecorder> trace;  // see DriverHooks::trace
+  std::shared_ptr<const std::atomic<bool>> stop_early;  // see DriverHooks::stop_early
+  SnapshotCallback on_snapshot;                         // see spawn_evaluator
   std::optional<TrainingCheckpoint> resume;
   // With job.servers = K > 1: shards 1..K-1 run in `psgrad shard` processes that join here; this
   // process holds shard 0.

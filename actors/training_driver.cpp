@@ -68,6 +68,8 @@ class TrainingDriver : public TrainingDriverActor::base {
               this, job_.request_timeout,
               [this](Weights weights) {
                 current_ = std::move(weights);
+                // "Iteration 0" is the weights before any step, so every mode starts from chance.
+                if (hooks_.start_iteration == 0) evaluate(0);
                 if (job_.mode == TrainingMode::sync) sync_iteration();
                 else async_start();
               },
@@ -146,6 +148,8 @@ class TrainingDriver : public TrainingDriverActor::base {
   std::uint64_t min_clock() const { return slots_.min_clock(); }
 
   int interrupted_by() const { return hooks_.interrupt ? hooks_.interrupt->load() : 0; }
+  bool early_stop_requested() const { return hooks_.stop_early && hooks_.stop_early->load(); }
+  bool stopping() const { return interrupted_by() != 0 || early_stop_requested(); }
 
   std::string worker_name(std::size_t k) const { return slots_.name(k); }
 
@@ -173,7 +177,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     }
     // The slowest may have been the lost one: workers waiting on it can go on (ssp).
     if (job_.mode != TrainingMode::sync && started_async_ && alive_count() > 0) {
-      if (interrupted_by() != 0 && !any_outstanding()) return finish();
+      if (stopping() && !any_outstanding()) return finish();
       grant_all();
     }
     if (alive_count() == 0) all_lost();
@@ -216,7 +220,7 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   void sync_iteration() {
-    if (iteration_ >= job_.iterations || interrupted_by() != 0) return finish();
+    if (iteration_ >= job_.iterations || stopping()) return finish();
     if (alive_count() == 0) return all_lost();
     gathered_ = 0;
     needed_ = gradients_needed();
@@ -275,12 +279,20 @@ class TrainingDriver : public TrainingDriverActor::base {
           trace_span("driver", "step", step_started_, iteration_);
           ++summary_.steps;
           statistics_.record_staleness(0, summary_);
-          maybe_evaluate(iteration_);
           ++iteration_;
-          if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
-            take_checkpoint([this] { sync_iteration(); });
-          else
-            sync_iteration();
+          auto next = [this] {
+            if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
+              take_checkpoint([this] { sync_iteration(); });
+            else
+              sync_iteration();
+          };
+          // With early stopping the next step waits for this evaluation's verdict, so a sync run
+          // stops at the same step whatever the timing.
+          if (job_.patience > 0 && evaluation_due(iteration_)) evaluate_then(iteration_, next);
+          else {
+            maybe_evaluate(iteration_);
+            next();
+          }
         },
         failure_handler(), apply_atom::value, std::move(received));
   }
@@ -304,7 +316,7 @@ class TrainingDriver : public TrainingDriverActor::base {
   // How many more gradients worker k may start now: up to the window, within the run's total, and
   // (ssp) only gradients whose index is within the bound of the slowest worker's clock.
   std::uint64_t credits_for(std::size_t k) const {
-    if (interrupted_by() != 0) return 0;
+    if (stopping()) return 0;
     const auto& slot = slots_[k];
     const auto limit = job_.mode == TrainingMode::ssp ? min_clock() + job_.staleness + 1 : UINT64_MAX;
     std::uint64_t credits = 0;
@@ -365,10 +377,10 @@ class TrainingDriver : public TrainingDriverActor::base {
     const auto step = summary_.steps++;
     note_timing(k, note.timing, step, true);  // worker timings and trace
     slot.sent_at = steady_now_ns();
-    maybe_evaluate(step);
+    maybe_evaluate(summary_.steps);
     if (summary_.steps >= total_steps_) return finish();
-    // Interrupted: no new credits; the run ends once the gradients in flight are in.
-    if (interrupted_by() != 0) {
+    // Interrupted or stopped early: no new credits; the run ends once the gradients in flight are in.
+    if (stopping()) {
       if (!any_outstanding()) finish();
       return;
     }
@@ -493,8 +505,17 @@ class TrainingDriver : public TrainingDriverActor::base {
     return p;
   }
 
+  // Index: steps (sync: iterations) done. The last one is left to the final evaluation.
+  bool evaluation_due(std::uint64_t index) const {
+    const auto last = job_.mode == TrainingMode::sync ? job_.iterations : total_steps_;
+    return job_.eval_frequency > 0 && index % job_.eval_frequency == 0 && index < last;
+  }
+
   void maybe_evaluate(std::uint64_t index) {
-    if (job_.eval_frequency == 0 || index % job_.eval_frequency != 0) return;
+    if (evaluation_due(index)) evaluate(index);
+  }
+
+  void evaluate(std::uint64_t index) {
     // A plain send without a sender: the evaluator's report goes to its callback, not back here.
     if (job_.mode == TrainingMode::sync) return caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
     // Async/ssp: the weights live on the servers; the newest are fetched (they may include a step or
@@ -507,6 +528,12 @@ class TrainingDriver : public TrainingDriverActor::base {
         failure_handler(), weights_atom::value);
   }
 
+  // Sync only (early stopping): the next step waits for this evaluation's verdict.
+  void evaluate_then(std::uint64_t index, std::function<void()> next) {
+    request(evaluator_, caf::infinite, evaluate_atom::value, current_, progress(index, false))
+        .then([next](EvaluationReport&) { next(); }, [this](caf::error& error) { fail("evaluator", error); });
+  }
+
   void event(const std::string& line) {
     if (hooks_.on_event) hooks_.on_event(line);
   }
@@ -515,6 +542,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     if (finished_) return;
     finished_ = true;
     summary_.interrupted_by = interrupted_by();
+    summary_.stopped_early = summary_.interrupted_by == 0 && early_stop_requested();
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     if (job_.mode == TrainingMode::sync || !started_async_) return finish_with_weights();
     // Async/ssp: the servers hold the final weights.

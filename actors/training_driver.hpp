@@ -29,6 +29,9 @@ struct DriverHooks {
   std::shared_ptr<const std::atomic<int>> interrupt;
   // Receives the run's spans (worker exchanges, sync steps, shard applies); null: no trace.
   std::shared_ptr<TraceRecorder> trace;
+  // Becomes true when the evaluations say to stop early (training.patience): the driver stops at the
+  // next step boundary, as for a signal, and the summary says it stopped early.
+  std::shared_ptr<const std::atomic<bool>> stop_early;
 };
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/registry.hpp"
+#include "model/schedule.hpp"
 
 namespace psgrad {
 
@@ -26,7 +27,13 @@ Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const
   for (const auto& spec : entry->settings)
     if (auto expected = check_setting(spec, settings.at(spec.name)))
       return Error{fmt::format("optimizer '{}': {}: expected {}", job.optimizer, spec.name, *expected)};
-  return entry->build(settings, layout);
+  auto optimizer = entry->build(settings, layout);
+  if (!job.learn_rate_schedule.empty()) {
+    auto schedule = build_schedule(job.learn_rate_schedule, job.learn_rate_schedule_settings);
+    if (!schedule) return Error{fmt::format("optimizer.learn_rate: {}", schedule.error())};
+    optimizer->set_learn_rate_schedule(std::move(schedule).value());
+  }
+  return Result<std::unique_ptr<Optimizer>>(std::move(optimizer));
 }
 
 std::chrono::milliseconds worker_delay(const TrainingJob& job, std::size_t worker) {

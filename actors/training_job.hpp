@@ -22,11 +22,17 @@ struct TrainingJob {
   Settings model_settings;
   std::string optimizer = "Adam.v1";
   Settings optimizer_settings;
+  // A registered schedule ("warmup_linear.v1") for the learning rate; empty: learn_rate is fixed.
+  std::string learn_rate_schedule;
+  Settings learn_rate_schedule_settings;
   TrainingMode mode = TrainingMode::sync;
   std::uint64_t iterations = 200;
   std::size_t batch_size = 128;
   std::size_t eval_batch_size = 256;
   std::uint64_t eval_frequency = 10;
+  // Early stopping is decided from the evaluations: with patience, a sync run waits for each one before
+  // its next step, so where it stops does not depend on timing.
+  std::uint64_t patience = 0;
   std::uint64_t seed = 0;
   std::size_t num_workers = 2;
   std::chrono::milliseconds request_timeout{30000};

@@ -40,11 +40,13 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
     auto complete = checkpoint;
     complete.config = config_text;
     const auto written = write_checkpoint(path, complete);
-    if (!written)
+    // A failed write is always said; a routine one is a note that --quiet drops.
+    if (!written) {
       fmt::print(stderr, "psgrad: {}\n", written.error());
-    else
-      fmt::print(stderr, "psgrad: checkpoint at iteration {} written to {}\n", checkpoint.iteration, path);
-    std::fflush(stderr);
+      std::fflush(stderr);
+    } else {
+      output->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {}", checkpoint.iteration, path));
+    }
     output->record_checkpoint(written);
   };
 }

@@ -46,6 +46,7 @@ int run_config_command(const ConfigOptions& options) {
     fmt::print(stderr, "{}\n", config.error());
     return 2;
   }
+  for (const auto& note : config->notes) fmt::print(stderr, "note: {}\n", note);
   if (options.action == "show") {
     std::fputs(render_config(*config).c_str(), stdout);
     return 0;

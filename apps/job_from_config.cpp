@@ -8,6 +8,8 @@ TrainingJob job_from_config(const Config& config) {
   job.model_settings = config.model.settings;
   job.optimizer = config.optimizer.name;
   job.optimizer_settings = config.optimizer.settings;
+  job.learn_rate_schedule = config.optimizer.schedule;
+  job.learn_rate_schedule_settings = config.optimizer.schedule_settings;
   // The config was validated against the same spellings (io/config.cpp), so this always parses.
   job.mode = parse_training_mode(config.cluster.mode).value_or(TrainingMode::sync);
   job.staleness = static_cast<std::uint64_t>(config.cluster.staleness);
@@ -17,6 +19,7 @@ TrainingJob job_from_config(const Config& config) {
   job.batch_size = static_cast<std::size_t>(config.training.batch_size);
   job.eval_batch_size = static_cast<std::size_t>(config.evaluation.batch_size);
   job.eval_frequency = static_cast<std::uint64_t>(config.evaluation.frequency);
+  job.patience = static_cast<std::uint64_t>(config.training.patience);
   job.seed = config.training.seed;
   job.num_workers = static_cast<std::size_t>(config.cluster.num_workers);
   job.request_timeout = std::chrono::milliseconds(config.cluster.request_timeout_ms);

@@ -307,7 +307,7 @@ Command add_launch_command(CLI::App& app) {
                       "one `HOST [workers=N] [shards=K]` per line; the first host serves");
   command->add_option("--config", options->config, "the run's config (read on the first host)")->required();
   command->add_option("--set", options->overrides, "override a config value, section.key=value (repeatable)");
-  command->add_option("--data", options->data, "data folder for every role (default: each host's own default)");
+  command->add_option("--data-dir", options->data, "data folder for every role (default: each host's own default)");
   command->add_option("--ssh-option", options->ssh_options,
                       "an ssh -o option for every remote host, e.g. IdentityFile=~/.ssh/cluster (repeatable)");
   command->add_option("--remote-psgrad", options->remote_psgrad,

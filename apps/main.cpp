@@ -1,4 +1,5 @@
 // The psgrad command line: each subcommand adds itself from its own file; main runs the one given.
+#include <iostream>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -12,18 +13,26 @@
 #include "apps/serve_command.hpp"
 #include "apps/shard_command.hpp"
 #include "apps/train_command.hpp"
+#include "apps/version_text.hpp"
 #include "apps/work_command.hpp"
 #include "io/user_text.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"psgrad: data-parallel neural-network training with a parameter server"};
+  CLI::App app{"psgrad: data-parallel neural-network training with a parameter server", "psgrad"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", psgrad::version_text(), "print the version, commit, library versions and "
+                                                            "vector instructions, then exit");
   // In the order `psgrad --help` lists them.
   const std::vector<psgrad::Command> commands = {
       psgrad::add_train_command(app), psgrad::add_serve_command(app),   psgrad::add_shard_command(app),
       psgrad::add_work_command(app),  psgrad::add_launch_command(app),  psgrad::add_data_command(app),    psgrad::add_eval_command(app),
       psgrad::add_predict_command(app), psgrad::add_plot_command(app), psgrad::add_config_command(app),
   };
+  // `psgrad` alone is a request for help, not a mistake.
+  if (argc <= 1) {
+    std::cout << app.help();
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -103,6 +103,14 @@ Status run_gnuplot(const std::string& gnuplot, const fs::path& script, const fs:
 Status plot(const PlotOptions& options) {
   auto format = plot_format_for(options.output_path);
   if (!format) return Error{format.error()};
+  PlotLayout layout;
+  layout.format = *format;
+  layout.title = options.title;
+  if (!options.ylim.empty()) {
+    auto range = parse_ylim(options.ylim);
+    if (!range) return Error{range.error()};
+    layout.accuracy_range = *range;
+  }
   std::vector<MetricsLog> logs;
   for (const auto& path : options.metrics_paths) {
     auto log = read_metrics_log(path);
@@ -118,19 +126,23 @@ Status plot(const PlotOptions& options) {
 
   auto folder = TemporaryFolder::create();
   if (!folder) return Error{folder.error()};
+  std::vector<RunFacts> facts;
+  for (const auto& log : logs) facts.push_back(run_facts(log));
+  const auto labels = run_labels(facts, options.label == "file");
   std::vector<PlotSeries> series;
   for (std::size_t i = 0; i < logs.size(); ++i) {
     const auto data_path = folder->file(fmt::format("run{}.dat", i));
     if (auto written = write_text(data_path, plot_data(logs[i])); !written) return written;
-    series.push_back({data_path.string(), run_label(logs[i], options.label == "mode")});
+    series.push_back({data_path.string(), labels[i]});
   }
   std::error_code ignored;
   const auto output = fs::absolute(options.output_path, ignored).string();
   const auto script = folder->file("curves.gp");
-  if (auto written = write_text(script, gnuplot_script(series, *format, output)); !written) return written;
+  if (auto written = write_text(script, gnuplot_script(series, layout, output)); !written) return written;
   if (auto ran = run_gnuplot(*gnuplot, script, folder->file("gnuplot.log")); !ran) return ran;
   if (!fs::exists(output, ignored) || fs::file_size(output, ignored) == 0)
     return Error{fmt::format("{}: gnuplot wrote no image", options.output_path)};
+  fmt::print("psgrad plot: wrote {} ({} run{})\n", options.output_path, logs.size(), logs.size() == 1 ? "" : "s");
   return success();
 }
 
@@ -138,12 +150,17 @@ Status plot(const PlotOptions& options) {
 
 Command add_plot_command(CLI::App& app) {
   auto options = std::make_shared<PlotOptions>();
-  auto* command = app.add_subcommand("plot", "Draw dev accuracy against iteration and wall time (needs gnuplot)");
+  auto* command = app.add_subcommand(
+      "plot", "Draw dev accuracy, dev loss and train loss against samples seen and wall time (needs gnuplot)");
   command->add_option("metrics", options->metrics_paths, "metrics files (.jsonl) written by train or serve")
       ->required();
-  command->add_option("-o,--output", options->output_path, "image to write: .png or .svg (default curves.png)");
-  command->add_option("--label", options->label, "name each line by its file or its run's mode (default file)")
-      ->check(CLI::IsMember({"file", "mode"}));
+  command->add_option("-o,--output", options->output_path, "image to write: .png, .svg or .pdf (default curves.png)");
+  command
+      ->add_option("--label", options->label,
+                   "name each line by its run (mode, seed, workers, processes; the default) or its file")
+      ->check(CLI::IsMember({"run", "file", "mode"}));  // "mode": the earlier name of "run"
+  command->add_option("--title", options->title, "the figure's title");
+  command->add_option("--ylim", options->ylim, "accuracy axis range LOW:HIGH (default: fitted to the data)");
   return {command, [options] { return run_plot_command(*options); }};
 }
 

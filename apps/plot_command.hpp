@@ -1,4 +1,4 @@
-// `psgrad plot RUN.jsonl... -o curves.png|svg`: learning curves of metrics files, drawn by gnuplot.
+// `psgrad plot RUN.jsonl... -o curves.png|svg|pdf`: learning curves of metrics files, drawn by gnuplot.
 #pragma once
 
 #include <string>
@@ -11,7 +11,9 @@ namespace psgrad {
 struct PlotOptions {
   std::vector<std::string> metrics_paths;
   std::string output_path = "curves.png";
-  std::string label = "file";  // "file" or "mode": what names each line
+  std::string label = "run";  // "run" (mode, seed, workers, processes) or "file": what names each line
+  std::string title = "psgrad: learning curves";
+  std::string ylim;  // "LOW:HIGH" for the accuracy panels; empty: fitted to the data
 };
 
 Command add_plot_command(CLI::App& app);

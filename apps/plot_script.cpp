@@ -3,9 +3,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
+
+#include "io/config.hpp"
 
 namespace psgrad {
 
@@ -27,12 +32,26 @@ std::string lower(std::string text) {
   return text;
 }
 
-std::string plot_command(const std::vector<PlotSeries>& series, const char* x_column) {
+// Columns of plot_data's rows.
+constexpr int kWallColumn = 2, kSamplesColumn = 3, kAccuracyColumn = 4, kDevLossColumn = 5, kTrainLossColumn = 6;
+
+std::string plot_command(const std::vector<PlotSeries>& series, int x_column, int y_column) {
   std::string command = "plot ";
   for (std::size_t i = 0; i < series.size(); ++i)
-    command += fmt::format("{}{} using {}:3 with linespoints linetype {} linewidth 2 pointtype 7 pointsize 0.6 title {}", i ? ", \\\n     " : "",
-                           quoted(series[i].data_path), x_column, i + 1, quoted(series[i].title));
+    command += fmt::format("{}{} using {}:{} with linespoints linetype {} linewidth 2 pointtype 7 pointsize 0.5 "
+                           "title {}",
+                           i ? ", \\\n     " : "", quoted(series[i].data_path), x_column, y_column, i + 1,
+                           quoted(series[i].title));
   return command + "\n";
+}
+
+std::string panel(const std::vector<PlotSeries>& series, const std::string& x_label, int x_column,
+                  const std::string& y_label, int y_column, const std::string& y_range) {
+  // Samples run into the hundred thousands: "50k" keeps the tick labels apart.
+  const auto x_format = x_column == kSamplesColumn ? "%.0s%c" : "%g";
+  return fmt::format("set xlabel {}\nset format x {}\nset ylabel {}\nset yrange {}\n", quoted(x_label),
+                     quoted(x_format), quoted(y_label), y_range) +
+         plot_command(series, x_column, y_column);
 }
 
 }  // namespace
@@ -41,44 +60,100 @@ Result<PlotFormat> plot_format_for(const std::string& output_path) {
   const auto extension = lower(std::filesystem::path(output_path).extension().string());
   if (extension == ".png") return PlotFormat::png;
   if (extension == ".svg") return PlotFormat::svg;
-  return Error{fmt::format("{}: unsupported output type \"{}\"; name the output .png or .svg", output_path, extension)};
+  if (extension == ".pdf") return PlotFormat::pdf;
+  return Error{fmt::format("{}: unsupported output type \"{}\"; name the output .png, .svg or .pdf", output_path,
+                           extension)};
 }
 
 std::string plot_data(const MetricsLog& log) {
-  std::string text = "# iteration wall_seconds dev_accuracy\n";
-  for (const auto& eval : log.evals)
-    text += fmt::format("{} {} {}\n", eval.iteration, eval.wall_seconds, eval.dev_accuracy);
+  std::string text = "# iteration wall_seconds samples dev_accuracy dev_loss train_loss\n";
+  for (const auto& eval : log.evals) {
+    const auto train_loss = eval.samples > 0 ? fmt::format("{}", eval.train_loss) : std::string("?");
+    text += fmt::format("{} {} {} {} {} {}\n", eval.iteration, eval.wall_seconds, eval.samples, eval.dev_accuracy,
+                        eval.dev_loss, train_loss);
+  }
   return text;
 }
 
-std::string run_label(const MetricsLog& log, bool by_mode) {
-  if (by_mode)
-    return fmt::format("{}{}{}, {} workers", log.run.command, log.run.command.empty() ? "" : " ", log.run.mode,
-                       log.run.num_workers);
-  auto name = std::filesystem::path(log.path).filename().string();
-  if (name.size() > 6 && name.compare(name.size() - 6, 6, ".jsonl") == 0) name.resize(name.size() - 6);
-  return name;
+RunFacts run_facts(const MetricsLog& log) {
+  RunFacts facts;
+  facts.file = std::filesystem::path(log.path).filename().string();
+  if (facts.file.size() > 6 && facts.file.compare(facts.file.size() - 6, 6, ".jsonl") == 0)
+    facts.file.resize(facts.file.size() - 6);
+  facts.mode = log.run.mode;
+  facts.workers = log.run.num_workers;
+  facts.processes = log.run.command != "train";  // "serve", "train --processes"
+  if (auto config = parse_config(log.run.config, log.path)) facts.seed = config->training.seed;
+  return facts;
 }
 
-std::string gnuplot_script(const std::vector<PlotSeries>& series, PlotFormat format, const std::string& output_path) {
+std::vector<std::string> run_labels(const std::vector<RunFacts>& runs, bool by_file) {
+  const bool any_processes = std::any_of(runs.begin(), runs.end(), [](const RunFacts& r) { return r.processes; });
+  std::vector<std::string> labels;
+  for (const auto& run : runs) {
+    if (by_file) {
+      labels.push_back(run.file);
+      continue;
+    }
+    auto label = run.mode;
+    if (run.seed) label += fmt::format(", seed {}", *run.seed);
+    label += fmt::format(", {} worker{}", run.workers, run.workers == 1 ? "" : "s");
+    if (any_processes) label += run.processes ? ", processes" : ", one process";
+    labels.push_back(label);
+  }
+  std::map<std::string, int> uses;
+  for (const auto& label : labels) ++uses[label];
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (uses[labels[i]] > 1) labels[i] += " (" + runs[i].file + ")";
+  return labels;
+}
+
+Result<std::pair<double, double>> parse_ylim(const std::string& text) {
+  const auto colon = text.find(':');
+  auto bad = [&text] {
+    return Error{fmt::format("--ylim \"{}\": expected LOW:HIGH with LOW < HIGH, e.g. 0.8:1", text.substr(0, 100))};
+  };
+  if (colon == std::string::npos) return bad();
+  const auto low_text = text.substr(0, colon), high_text = text.substr(colon + 1);
+  char* end = nullptr;
+  const double low = std::strtod(low_text.c_str(), &end);
+  if (low_text.empty() || *end != '\0') return bad();
+  const double high = std::strtod(high_text.c_str(), &end);
+  if (high_text.empty() || *end != '\0') return bad();
+  if (!std::isfinite(low) || !std::isfinite(high) || !(low < high)) return bad();
+  return std::make_pair(low, high);
+}
+
+std::string gnuplot_script(const std::vector<PlotSeries>& series, const PlotLayout& layout,
+                           const std::string& output_path) {
   std::string script;
   // noenhanced: run names are full of underscores, which enhanced text would turn into subscripts.
-  if (format == PlotFormat::png)
-    script += "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-              "  set terminal pngcairo size 1200,480 noenhanced\n"
-              "} else {\n"
-              "  set terminal png size 1200,480 noenhanced\n"
-              "}\n";
-  else
-    script += "set terminal svg size 1200,480 noenhanced\n";
+  switch (layout.format) {
+    case PlotFormat::png:
+      script += "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                "  set terminal pngcairo size 1200,900 noenhanced\n"
+                "} else {\n"
+                "  set terminal png size 1200,900 noenhanced\n"
+                "}\n";
+      break;
+    case PlotFormat::svg: script += "set terminal svg size 1200,900 noenhanced\n"; break;
+    case PlotFormat::pdf: script += "set terminal pdfcairo size 11in,8.25in noenhanced\n"; break;
+  }
   script += "set output " + quoted(output_path) + "\n";
-  script += "set multiplot layout 1,2 title 'psgrad: dev accuracy'\n"
-            "set grid\n"
-            "set key bottom right\n"
-            "set ylabel 'dev accuracy'\n"
-            "set yrange [0:1]\n";
-  script += "set xlabel 'iteration'\n" + plot_command(series, "1");
-  script += "set xlabel 'wall time (s)'\n" + plot_command(series, "2");
+  script += "set multiplot layout 2,2 title " + quoted(layout.title) + "\n";
+  script += "set grid\nset key bottom right\nset datafile missing '?'\n"
+            // Y ranges fitted to the data rather than widened to the next round tick, with a little
+            // room so the extreme points do not sit on the frame.
+            "set autoscale yfix\nset offsets 0, 0, graph 0.05, graph 0.05\n";
+  const auto accuracy_range =
+      layout.accuracy_range ? fmt::format("[{}:{}]", layout.accuracy_range->first, layout.accuracy_range->second)
+                            : std::string("[*:*]");
+  script += panel(series, "training samples seen", kSamplesColumn, "dev accuracy", kAccuracyColumn, accuracy_range);
+  script += panel(series, "wall time (s)", kWallColumn, "dev accuracy", kAccuracyColumn, accuracy_range);
+  script += "set key top right\n";
+  script += panel(series, "training samples seen", kSamplesColumn, "dev loss", kDevLossColumn, "[*:*]");
+  script += panel(series, "training samples seen", kSamplesColumn, "train loss (mean since the previous point)",
+                  kTrainLossColumn, "[*:*]");
   script += "unset multiplot\nset output\n";
   return script;
 }

@@ -1,7 +1,9 @@
-// The gnuplot script and data files `psgrad plot` feeds gnuplot: dev accuracy by iteration and by wall time.
+// The gnuplot script and data files `psgrad plot` feeds gnuplot: dev accuracy, dev loss and train loss.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/metrics_records.hpp"
@@ -9,23 +11,46 @@
 
 namespace psgrad {
 
-enum class PlotFormat { png, svg };
+enum class PlotFormat { png, svg, pdf };
 
-// From the output's extension (.png or .svg, any case).
+// From the output's extension (.png, .svg or .pdf, any case).
 Result<PlotFormat> plot_format_for(const std::string& output_path);
 
-// One row per evaluation: "iteration wall_seconds dev_accuracy".
+// One row per evaluation: "iteration wall_seconds samples dev_accuracy dev_loss train_loss"; a train
+// loss no batch went into (iteration 0, before any step) is '?', which the script skips.
 std::string plot_data(const MetricsLog& log);
 
-// The file's name without .jsonl, or (by_mode) "train sync, 2 workers".
-std::string run_label(const MetricsLog& log, bool by_mode);
+// What tells runs apart in a legend.
+struct RunFacts {
+  std::string file;  // the file name without .jsonl
+  std::string mode;
+  std::optional<std::uint64_t> seed;  // from the run's config, when it parses
+  std::uint64_t workers = 0;
+  bool processes = false;  // workers in their own processes (serve, train --processes)
+};
+RunFacts run_facts(const MetricsLog& log);
+
+// One label per run, all different: "sync, seed 0, 2 workers" (", processes" when any run used
+// them); the file name is added to labels that would still be equal. by_file: the file names.
+std::vector<std::string> run_labels(const std::vector<RunFacts>& runs, bool by_file);
+
+// "0.8:1" for --ylim: a lower and an upper bound, lower < upper.
+Result<std::pair<double, double>> parse_ylim(const std::string& text);
 
 struct PlotSeries {
   std::string data_path;
   std::string title;
 };
 
-// Two panels side by side via multiplot, one line per series in each.
-std::string gnuplot_script(const std::vector<PlotSeries>& series, PlotFormat format, const std::string& output_path);
+struct PlotLayout {
+  PlotFormat format = PlotFormat::png;
+  std::string title = "psgrad: learning curves";
+  std::optional<std::pair<double, double>> accuracy_range;  // unset: fitted to the data
+};
+
+// Four panels: dev accuracy by samples seen and by wall time, dev loss and train loss by samples
+// seen (the one x-axis on which sync's summed steps and async's single ones compare fairly).
+std::string gnuplot_script(const std::vector<PlotSeries>& series, const PlotLayout& layout,
+                           const std::string& output_path);
 
 }  // namespace psgrad

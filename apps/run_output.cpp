@@ -51,7 +51,7 @@ void RunOutput::report(const EvaluationReport& report) {
                  report.progress.train_loss);
       std::fflush(stderr);
     }
-    if (settings_.progress_line && !quiet() && !report.final) progress_.show(progress_text(report, shows_staleness_));
+    if (settings_.progress_line && !quiet() && !report.final) progress_.show(progress_text(report, shows_staleness_, terminal_width()));
   }
   if (metrics_ && !metrics_failed_) record(metrics_->write(metrics_eval(report)));
 }

@@ -77,6 +77,8 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   if (options.workers != 0) overrides.push_back("cluster.num_workers=" + std::to_string(options.workers));
   auto config = load_config(options.config_path, overrides);
   if (!config) return Error{config.error()};
+  if (options.verbosity != Verbosity::quiet)
+    for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
   if (auto fits = check_fits_machine(*config, data_dir, process_role(options)); !fits) return Error{fits.error()};
   auto data = load_data_shared(data_source(config->data), data_dir);
@@ -88,9 +90,13 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   auto output = open_run_output(options, config_text, job, data->description);
   if (!output) return Error{output.error()};
   auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
+  std::shared_ptr<BestWeights> best;
+  if (config->training.patience > 0 || config->training.save_best)
+    best = std::make_shared<BestWeights>(static_cast<std::uint64_t>(config->training.patience),
+                                         config->training.save_best);
   return PreparedRun{std::move(config).value(), std::move(config_text), std::move(data).value(), std::move(job),
                      model->layout(),           std::move(output).value(),
-                     std::move(trace)};
+                     std::move(trace),          std::move(best)};
 }
 
 void print_run_header(const PreparedRun& run) {
@@ -129,18 +135,27 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
   output.print_line(summary_line(*summary, run.job.num_workers));
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary->final_weights.version,
                                 weights_hash(summary->final_weights.values)));
+  // With training.save_best, --save and --save-weights write the best evaluated weights.
+  auto kept = summary->final_weights;
+  if (run.best) {
+    if (auto line = run.best->summary_line(*summary); !line.empty()) output.print_line(line);
+    if (auto best = run.best->kept_weights()) {
+      kept = *best;
+      output.print_line(fmt::format("kept weights: version {}, hash {:016x}", kept.version, weights_hash(kept.values)));
+    }
+  }
   output.finish(*summary);
   if (output.interactive() && output.metrics()) output.print_note("psgrad: metrics in " + output.metrics()->path());
   int code = output.lost_output() || trace_failed ? 1 : 0;  // the failed write was reported when it happened
   if (!options.save_weights.empty()) {
-    auto saved = write_weights_file(options.save_weights, summary->final_weights);
+    auto saved = write_weights_file(options.save_weights, kept);
     if (!saved) {
       fmt::print(stderr, "psgrad: {}\n", saved.error());
       code = 1;
     }
   }
   if (!options.save_model.empty()) {
-    auto saved = save_model(options.save_model, run, summary->final_weights);
+    auto saved = save_model(options.save_model, run, kept);
     if (saved) output.print_note("psgrad: model saved to " + options.save_model);
     else {
       fmt::print(stderr, "psgrad: {}\n", saved.error());

@@ -9,6 +9,7 @@
 #include "actors/messages.hpp"
 #include "actors/trace_recorder.hpp"
 #include "actors/training_job.hpp"
+#include "apps/best_weights.hpp"
 #include "apps/run_output.hpp"
 #include "io/config.hpp"
 #include "io/named_datasets.hpp"
@@ -43,6 +44,8 @@ struct PreparedRun {
   ParameterLayout layout;
   std::shared_ptr<RunOutput> output;  // console lines and the metrics file
   std::shared_ptr<TraceRecorder> trace;  // null without --trace
+  // training.patience / training.save_best: null when neither is set.
+  std::shared_ptr<BestWeights> best;
 };
 
 // --mode and --workers are shorthands for overrides, so they get the config's checks. Opens the metrics

@@ -39,7 +39,7 @@ std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const Ru
     std::vector<std::string> args = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port),
                                      "--quiet"};
     if (!options.data_dir.empty()) {
-      args.push_back("--data");
+      args.push_back("--data-dir");
       args.push_back(options.data_dir);
     }
     std::vector<char*> argv;
@@ -166,6 +166,10 @@ int run_serve_command(const ServeOptions& given) {
   setup.on_checkpoint = checkpoint_writer(*run, signals.flag());
   setup.interrupt = signals.flag();
   setup.trace = run->trace;
+  if (run->best) {
+    setup.stop_early = run->best->stop_flag();
+    setup.on_snapshot = run->best->callback();
+  }
   signals.training_started();
   setup.on_report = run->output->callback();
   setup.on_event = run->output->event_printer("psgrad serve");

@@ -30,6 +30,7 @@ int run_train_command(const TrainOptions& options) {
     ServeOptions serve;
     static_cast<RunOptions&>(serve) = options;
     serve.spawn_local_workers = true;
+    serve.command = "train --processes";  // recorded in the metrics file, so plots can tell the runs apart
     serve.resume = options.resume;
     return run_serve_command(serve);
   }
@@ -53,9 +54,11 @@ int run_train_command(const TrainOptions& options) {
   hooks.on_checkpoint = checkpoint_writer(*run, signals.flag());
   hooks.interrupt = signals.flag();
   hooks.trace = run->trace;
+  if (run->best) hooks.stop_early = run->best->stop_flag();
   signals.training_started();
   const auto summary = train_in_process(system, run->job, run->data.train, run->data.dev, run->output->callback(),
-                                        std::move(hooks), *resume);
+                                        std::move(hooks), *resume,
+                                        run->best ? run->best->callback() : SnapshotCallback{});
   return finish_run(summary, *run, options);
 }
 

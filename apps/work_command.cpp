@@ -111,9 +111,9 @@ Command add_work_command(CLI::App& app) {
   auto options = std::make_shared<WorkOptions>();
   auto* command = app.add_subcommand("work", "Join a server with one DataWorker");
   add_connect_options(*command, *options);
-  command->add_option("--data", options->data,
+  command->add_option("--data-dir", options->data,
                       "the data path on this machine (a folder of IDX or .npy files, an .npz or CSV file), or the "
-                      "folder of named data sets");
+                      "folder of named data sets (default $PSGRAD_DATA, else ./data)");
   command->add_flag("--retry", options->retry,
                     "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
   command->add_flag("--quiet", options->quiet, "print errors only");

@@ -15,6 +15,7 @@
 #include "io/config_validator.hpp"
 #include "io/toml_text.hpp"
 #include "model/registry.hpp"
+#include "model/schedule.hpp"
 
 namespace psgrad {
 
@@ -24,6 +25,7 @@ constexpr const char* kLayersKey = "@layers";
 // A config is a few hundred bytes; a megabyte leaves room for long lists of layer widths.
 constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{1} << 20;
 constexpr const char* kOptimizersKey = "@optimizers";
+constexpr const char* kSchedulesKey = "@schedules";
 
 // In the order they are validated and rendered.
 const std::vector<std::string>& section_names() {
@@ -133,6 +135,12 @@ const SectionTable<TrainingSection>& training_table() {
       key("checkpoint_every", &S::checkpoint_every,
           "Save a checkpoint every this many iterations; 0 saves only at the end.", at_least(0)),
       key("checkpoint_path", &S::checkpoint_path, "File the weights are checkpointed to; empty disables checkpoints."),
+      key("patience", &S::patience,
+          "Stop early after this many evaluations in a row without a better dev accuracy; 0 never stops early.",
+          within(0, 1e12)),
+      key("save_best", &S::save_best,
+          "Keep the weights of the best dev evaluation (for --save, --save-weights and the summary) instead of the "
+          "last ones."),
   }};
   return table;
 }
@@ -262,21 +270,87 @@ Status read_section(const toml::table& document, const Validator& validator, con
   return success();
 }
 
+// When --set chose another architecture or optimizer than the file, the file's settings the new choice
+// does not have belonged to the old one: they are dropped with a note rather than refused, so
+// `--set optimizer.@optimizers=SGD.v1` works on a config written for Adam.v1. Settings --set gave
+// itself are kept (and checked).
+void drop_settings_of_replaced_choice(toml::table& section, const Validator& validator, const RegistrySection& registry,
+                                      const std::string& chosen, const std::vector<SettingSpec>& specs,
+                                      std::initializer_list<std::string> kept, std::vector<std::string>& notes) {
+  const std::string section_name = registry.name;
+  if (!validator.from_override(section_name + "." + registry.name_key)) return;
+  std::vector<std::string> dropped;
+  for (const auto& [key_node, node] : section) {
+    const std::string key(key_node.str());
+    const bool known = key == registry.name_key || std::find(kept.begin(), kept.end(), key) != kept.end() ||
+                       std::any_of(specs.begin(), specs.end(), [&](const SettingSpec& s) { return s.name == key; });
+    if (known || validator.from_override(section_name + "." + key)) continue;
+    dropped.push_back(key);
+    auto value = to_setting_value(node);
+    notes.push_back(fmt::format("{}: {}.{} = {} dropped: {} has no such setting (--set chose {} \"{}\")",
+                                validator.source(), section_name, key,
+                                value ? toml_text(*value) : describe_node(node), chosen, registry.what, chosen));
+  }
+  for (const auto& key : dropped) section.erase(key);
+}
+
 Status read_section(const toml::table& document, const Validator& validator, const RegistrySection& registry,
-                    const std::string& default_name, std::string& name, Settings& settings) {
-  const auto* section = document.get_as<toml::table>(registry.name);
-  auto chosen = validator.read_registry_name(section, registry.name, registry.name_key, registry.what,
+                    const std::string& default_name, std::string& name, Settings& settings,
+                    std::vector<std::string>& notes, const toml::table* section_override = nullptr) {
+  const auto* original = section_override ? section_override : document.get_as<toml::table>(registry.name);
+  auto chosen = validator.read_registry_name(original, registry.name, registry.name_key, registry.what,
                                              registry.known_names(), default_name);
   if (!chosen) return Error{chosen.error()};
   const auto* specs = registry.settings_of(*chosen);
   if (!specs)  // the default itself is not registered: a build problem, still an error value
     return Error{fmt::format("{}: {}.{}: {} \"{}\" is not registered", validator.source(), registry.name,
                              registry.name_key, registry.what, *chosen)};
-  auto read = validator.read_settings(section, registry.name, *specs, {registry.name_key}, *chosen);
+  std::optional<toml::table> trimmed;
+  if (original) {
+    trimmed = *original;
+    drop_settings_of_replaced_choice(*trimmed, validator, registry, *chosen, *specs, {}, notes);
+  }
+  auto read = validator.read_settings(trimmed ? &*trimmed : nullptr, registry.name, *specs, {registry.name_key},
+                                      *chosen);
   if (!read) return Error{read.error()};
   name = *chosen;
   settings = std::move(*read);
   return success();
+}
+
+// [optimizer.learn_rate] with "@schedules": a registered schedule with Thinc's parameter names.
+Status read_schedule(const toml::table& schedule_table, const Validator& validator, OptimizerSection& out) {
+  const std::string path = "optimizer.learn_rate";
+  auto chosen = validator.read_registry_name(&schedule_table, path, kSchedulesKey, "schedule", schedule_names(), "");
+  if (!chosen) return Error{chosen.error()};
+  const auto* entry = find_schedule(*chosen);
+  auto read = validator.read_settings(&schedule_table, path, entry->settings, {kSchedulesKey}, *chosen);
+  if (!read) return Error{read.error()};
+  auto schedule = build_schedule(*chosen, *read);
+  if (!schedule) return validator.fail(path, schedule.error());
+  out.schedule = *chosen;
+  out.schedule_settings = std::move(*read);
+  // Thinc's optimizer takes its learn_rate from the schedule's first value; so does the setting here.
+  out.settings["learn_rate"] = SettingValue{(*schedule)->at(0)};
+  return success();
+}
+
+// [optimizer]: the registered optimizer's settings, where learn_rate may instead be a schedule table.
+Status read_optimizer(const toml::table& document, const Validator& validator, OptimizerSection& out,
+                      std::vector<std::string>& notes) {
+  const auto* section = document.get_as<toml::table>(optimizer_section.name);
+  const toml::table* schedule_table = section ? section->get_as<toml::table>("learn_rate") : nullptr;
+  if (!schedule_table)
+    return read_section(document, validator, optimizer_section, OptimizerSection{}.name, out.name, out.settings,
+                        notes);
+  // Read the optimizer without its learn_rate (SGD.v1's is required: the schedule supplies it).
+  toml::table without_rate = *section;
+  without_rate.erase("learn_rate");
+  without_rate.insert("learn_rate", 1.0);  // a placeholder the schedule's first value replaces
+  Status read = read_section(document, validator, optimizer_section, OptimizerSection{}.name, out.name, out.settings,
+                             notes, &without_rate);
+  if (!read) return read;
+  return read_schedule(*schedule_table, validator, out);
 }
 
 Result<Config> validate(const toml::table& document, const Validator& validator) {
@@ -294,10 +368,8 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   if (read) read = read_section(document, validator, evaluation_table(), config.evaluation);
   if (read)
     read = read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
-                        config.model.settings);
-  if (read)
-    read = read_section(document, validator, optimizer_section, OptimizerSection{}.name, config.optimizer.name,
-                        config.optimizer.settings);
+                        config.model.settings, config.notes);
+  if (read) read = read_optimizer(document, validator, config.optimizer, config.notes);
   if (read) read = read_section(document, validator, data_table(), config.data);
   if (read) read = read_section(document, validator, cluster_table(), config.cluster);
   if (!read) return Error{read.error()};
@@ -334,6 +406,24 @@ void render_section(std::ostringstream& out, const RegistrySection& registry, co
   out << "[" << registry.name << "]\n" << toml_string(registry.name_key) << " = " << toml_string(name) << "\n";
   const auto* specs = registry.settings_of(name);
   render_settings(out, specs ? *specs : std::vector<SettingSpec>{}, settings);
+}
+
+// With a schedule, learn_rate is written as the [optimizer.learn_rate] table (after the section's own
+// keys, as TOML requires), not as the number it starts at.
+void render_optimizer(std::ostringstream& out, const OptimizerSection& optimizer) {
+  if (optimizer.schedule.empty()) return render_section(out, optimizer_section, optimizer.name, optimizer.settings);
+  Settings settings = optimizer.settings;
+  settings.erase("learn_rate");
+  auto specs = optimizer_section.settings_of(optimizer.name) ? *optimizer_section.settings_of(optimizer.name)
+                                                             : std::vector<SettingSpec>{};
+  specs.erase(std::remove_if(specs.begin(), specs.end(), [](const SettingSpec& s) { return s.name == "learn_rate"; }),
+              specs.end());
+  out << "[" << optimizer_section.name << "]\n"
+      << toml_string(optimizer_section.name_key) << " = " << toml_string(optimizer.name) << "\n";
+  render_settings(out, specs, settings);
+  out << "\n[optimizer.learn_rate]\n" << toml_string(kSchedulesKey) << " = " << toml_string(optimizer.schedule) << "\n";
+  const auto* entry = find_schedule(optimizer.schedule);
+  render_settings(out, entry ? entry->settings : std::vector<SettingSpec>{}, optimizer.schedule_settings);
 }
 
 }  // namespace
@@ -380,7 +470,7 @@ std::string render_config(const Config& config) {
   out << "\n";
   render_section(out, model_section, config.model.architecture, config.model.settings);
   out << "\n";
-  render_section(out, optimizer_section, config.optimizer.name, config.optimizer.settings);
+  render_optimizer(out, config.optimizer);
   out << "\n";
   render_section(out, data_table(), config.data);
   out << "\n";

@@ -20,6 +20,8 @@ struct TrainingSection {
   std::uint64_t seed = 0;
   std::int64_t checkpoint_every = 0;  // 0: only at the end, when checkpoint_path is set
   std::string checkpoint_path;        // empty: no checkpoints
+  std::int64_t patience = 0;          // evaluations without a better dev accuracy before stopping; 0: never
+  bool save_best = false;             // keep the best evaluated weights instead of the last
 };
 
 struct EvaluationSection {
@@ -34,7 +36,10 @@ struct ModelSection {
 
 struct OptimizerSection {
   std::string name = "Adam.v1";  // "@optimizers"
-  Settings settings;
+  Settings settings;  // with a schedule, learn_rate holds the schedule's first value (as Thinc's does)
+  // [optimizer.learn_rate] "@schedules": a registered schedule for the learning rate; empty: none.
+  std::string schedule;
+  Settings schedule_settings;
 };
 
 struct DataSection {
@@ -72,6 +77,9 @@ struct ClusterSection {
 
 struct Config {
   std::string source;  // file name, for messages
+  // What parsing changed on its own, for the user to see: settings of an architecture or optimizer
+  // that --set replaced, dropped because the new choice has no such setting.
+  std::vector<std::string> notes;
   TrainingSection training;
   EvaluationSection evaluation;
   ModelSection model;

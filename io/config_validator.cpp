@@ -17,6 +17,12 @@ std::string trim(const std::string& text) {
   return text.substr(first, last - first + 1);
 }
 
+// Accept the TOML spelling "@layers" as well as the shell-friendlier @layers.
+std::string unquoted(const std::string& key) {
+  if (key.size() >= 2 && key.front() == '"' && key.back() == '"') return key.substr(1, key.size() - 2);
+  return key;
+}
+
 }  // namespace
 
 Status apply_overrides(toml::table& document, const std::vector<std::string>& overrides,
@@ -34,7 +40,7 @@ Status apply_overrides(toml::table& document, const std::vector<std::string>& ov
     const auto section_name = trim(path.substr(0, dot));
     auto key = trim(path.substr(dot + 1));
     // Accept the TOML spelling model."@layers" as well as the shell-friendlier model.@layers.
-    if (key.size() >= 2 && key.front() == '"' && key.back() == '"') key = key.substr(1, key.size() - 2);
+    if (key.find('.') == std::string::npos) key = unquoted(key);
     if (section_name.empty() || key.empty()) return malformed("empty section or key");
 
     const auto value_text = trim(override_text.substr(equals + 1));
@@ -58,6 +64,24 @@ Status apply_overrides(toml::table& document, const std::vector<std::string>& ov
     if (!section)
       return Error{source + ": " + section_name + ": expected a table, got " + describe_node(*section_node) +
                    " (from --set \"" + echoed(override_text) + "\")"};
+    // One level of sub-table: optimizer.learn_rate.initial_rate sets [optimizer.learn_rate] initial_rate.
+    if (const auto sub_dot = key.find('.'); sub_dot != std::string::npos) {
+      const auto sub_name = unquoted(trim(key.substr(0, sub_dot)));
+      const auto sub_key = unquoted(trim(key.substr(sub_dot + 1)));
+      if (sub_name.empty() || sub_key.empty() || sub_key.find('.') != std::string::npos)
+        return malformed("at most section.table.key");
+      auto* sub_node = section->get(sub_name);
+      if (!sub_node || !sub_node->is_table()) {
+        section->insert_or_assign(sub_name, toml::table{});
+        sub_node = section->get(sub_name);
+      }
+      section = sub_node->as_table();
+      key = sub_name + "." + sub_key;  // the recorded path
+      if (value_node) section->insert_or_assign(sub_key, *value_node);
+      else section->insert_or_assign(sub_key, value_text);
+      record.paths.insert(section_name + "." + key);
+      continue;
+    }
     if (value_node) section->insert_or_assign(key, *value_node);
     else section->insert_or_assign(key, value_text);
     record.paths.insert(section_name + "." + key);

@@ -21,7 +21,8 @@ struct OverrideRecord {
 };
 
 // Applies "section.key=value" overrides to the parsed document (value in TOML syntax; a bare word is
-// taken as a string); records the paths they set.
+// taken as a string); records the paths they set. "section.table.key=value" sets a key of a sub-table
+// such as [optimizer.learn_rate], creating it (or replacing a plain value there) when needed.
 Status apply_overrides(toml::table& document, const std::vector<std::string>& overrides, const std::string& source,
                        OverrideRecord& record);
 
@@ -49,6 +50,8 @@ class Validator {
                                          const std::string& default_name) const;
 
   const std::string& source() const { return source_; }
+  // Whether --set set this key path ("model.@layers").
+  bool from_override(const std::string& path) const { return overrides_.paths.count(path) > 0; }
 
  private:
   std::string source_;

@@ -89,7 +89,7 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
       break;
     case RoleKind::worker:
       args = {"work", "--connect", connect};
-      if (!settings.data.empty()) args.insert(args.end(), {"--data", settings.data});
+      if (!settings.data.empty()) args.insert(args.end(), {"--data-dir", settings.data});
       break;
   }
   args.push_back("--launched");

@@ -72,6 +72,8 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   };
   // 2. Per array, in chunk order (the same sum whichever thread did which chunk): clip factor and
   //    Thinc's bias-corrected learning rate.
+  // Every array steps each time, so the first array's count is the optimizer's step.
+  const double learn_rate = learn_rate_at(steps_.empty() ? 0 : steps_[0], settings_.learn_rate);
   auto per_array = [&] {
     std::size_t c = 0;
     for (std::size_t a = 0; a < layout_.array_count(); ++a) {
@@ -79,7 +81,7 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
       for (; c < chunks_.size() && chunks_[c].array == a; ++c) squares += chunk_squares_[c];
       scale_[a] = clip_scale_from(squares, settings_.grad_clip);
       const auto t = static_cast<double>(++steps_[a]);
-      learn_rate_[a] = static_cast<float>(settings_.learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /
+      learn_rate_[a] = static_cast<float>(learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /
                                           (1.0 - std::pow(settings_.beta1, t)));
     }
   };
@@ -100,7 +102,7 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
     if (out == w) adam_update(out, g, m, v, size, scale, b1, b2, eps, lr_t);
     else adam_update(w, out, g, m, v, size, scale, b1, b2, eps, lr_t);
     if (settings_.L2 != 0.0 && settings_.L2_is_weight_decay) {
-      const auto decay = static_cast<float>(settings_.learn_rate * settings_.L2);
+      const auto decay = static_cast<float>(learn_rate * settings_.L2);
       for (std::size_t i = 0; i < size; ++i) out[i] -= decay * out[i];
     }
     chunk_probes_[c] = finite_probe(out, size);  // the chunk is still in L1

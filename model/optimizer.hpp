@@ -3,10 +3,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model/parameter_layout.hpp"
+#include "model/schedule.hpp"
 
 namespace psgrad {
 
@@ -40,6 +42,17 @@ class Optimizer {
   virtual OptimizerState state() const = 0;
   // False when the state does not fit this optimizer's layout.
   virtual bool set_state(const OptimizerState& state) = 0;
+
+  // From now on the learning rate of step n (this optimizer's n-th, counted from 0 and restored with
+  // its state) is schedule->at(n), as Thinc's optimizer draws its next learn_rate after each update.
+  void set_learn_rate_schedule(std::unique_ptr<Schedule> schedule) { schedule_ = std::move(schedule); }
+
+ protected:
+  // The scheduled learning rate of step n, or the fixed one when there is no schedule.
+  double learn_rate_at(std::uint64_t step, double fixed) { return schedule_ ? schedule_->at(step) : fixed; }
+
+ private:
+  std::unique_ptr<Schedule> schedule_;
 };
 
 }  // namespace psgrad

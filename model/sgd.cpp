@@ -19,7 +19,8 @@ void Sgd::apply_gradients(const float* source, float* weights, const float* cons
     sum_gradients(summed_.data(), all, count, 0, summed_.size());
     gradients = summed_.data();
   }
-  const auto lr = static_cast<float>(settings_.learn_rate);
+  // Every array steps each time, so the first array's count is the optimizer's step.
+  const auto lr = static_cast<float>(learn_rate_at(steps_.empty() ? 0 : steps_[0], settings_.learn_rate));
   const auto l2 = static_cast<float>(settings_.L2);
   const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
   for (std::size_t a = 0; a < layout_.array_count(); ++a) {

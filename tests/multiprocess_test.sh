@@ -106,7 +106,7 @@ case "$scenario" in
       { printf '\x00\x00\x08\x01\x00\x00\x00\x10'; head -c 16 /dev/zero; } >"$tiny/$set-labels-idx1-ubyte"
     done
     start_server --workers 1 --set training.iterations=5
-    "$psgrad" work --connect "127.0.0.1:$port" --data "$tiny" 2>"$work_dir/bad.log" && fail "mismatched worker was accepted"
+    "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$tiny" 2>"$work_dir/bad.log" && fail "mismatched worker was accepted"
     grep -q "data set shape 64 inputs x 10 classes differs from the server's 784 x 10" "$work_dir/bad.log" ||
       fail "worker did not say why it was refused"
     grep -q "refused worker" "$work_dir/serve.log" || fail "server did not report the refusal"

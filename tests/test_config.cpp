@@ -45,6 +45,8 @@ void check_same_config(const Config& a, const Config& b) {
   CHECK(a.model.settings == b.model.settings);
   CHECK(a.optimizer.name == b.optimizer.name);
   CHECK(a.optimizer.settings == b.optimizer.settings);
+  CHECK(a.optimizer.schedule == b.optimizer.schedule);
+  CHECK(a.optimizer.schedule_settings == b.optimizer.schedule_settings);
   CHECK(a.data.name == b.data.name);
   CHECK(a.data.path == b.data.path);
   CHECK(a.cluster.num_workers == b.cluster.num_workers);
@@ -441,4 +443,90 @@ TEST_CASE("cluster.backup_workers must leave at least one gradient per step") {
   CHECK(parse_config("", "test.toml", {"cluster.num_workers=3", "cluster.backup_workers=2"}).ok());
   const auto message = parse_error("", {"cluster.num_workers=3", "cluster.backup_workers=3"});
   CHECK(contains(message, "cluster.backup_workers: expected fewer than cluster.num_workers (3), got 3"));
+}
+
+namespace {
+const std::string kAdam = "[optimizer]\n\"@optimizers\" = \"Adam.v1\"\n";
+const std::string kWarmup =
+    "[optimizer]\n\"@optimizers\" = \"Adam.v1\"\n\n[optimizer.learn_rate]\n\"@schedules\" = \"warmup_linear.v1\"\n"
+    "initial_rate = 0.002\nwarmup_steps = 20\ntotal_steps = 200\n";
+}  // namespace
+
+TEST_CASE("config reads [optimizer.learn_rate] as a Thinc schedule with Thinc's parameter names") {
+  const auto config = parse_ok(kWarmup);
+  CHECK(config.optimizer.schedule == "warmup_linear.v1");
+  CHECK(get_number(config.optimizer.schedule_settings, "initial_rate") == 0.002);
+  CHECK(get_integer(config.optimizer.schedule_settings, "warmup_steps") == 20);
+  CHECK(get_integer(config.optimizer.schedule_settings, "total_steps") == 200);
+  // Like Thinc's optimizer, learn_rate holds the schedule's first value: 0 at the start of a warm-up.
+  CHECK(get_number(config.optimizer.settings, "learn_rate") == 0.0);
+  check_round_trip(config);
+  CHECK(contains(render_config(config), "[optimizer.learn_rate]\n\"@schedules\" = \"warmup_linear.v1\"\n"));
+}
+
+TEST_CASE("config gives SGD.v1 its required learn_rate from a schedule") {
+  const auto config = parse_ok(
+      "[optimizer]\n\"@optimizers\" = \"SGD.v1\"\n[optimizer.learn_rate]\n\"@schedules\" = \"decaying.v1\"\n"
+      "base_rate = 0.1\ndecay = 0.001\n");
+  CHECK(config.optimizer.schedule == "decaying.v1");
+  CHECK(get_number(config.optimizer.settings, "learn_rate") == 0.1);
+  CHECK(get_integer(config.optimizer.schedule_settings, "t") == 0);  // Thinc's default
+  check_round_trip(config);
+}
+
+TEST_CASE("config rejects an unknown schedule, an unknown schedule key and a missing one in one line each") {
+  auto message = parse_error(kAdam + "[optimizer.learn_rate]\n\"@schedules\" = \"linear.v9\"\n");
+  CHECK(contains(message, "optimizer.learn_rate.@schedules"));
+  CHECK(contains(message, "\"warmup_linear.v1\""));
+  message = parse_error(kWarmup + "warmup = 3\n");
+  CHECK(contains(message, "optimizer.learn_rate.warmup: unknown key"));
+  CHECK(contains(message, "warmup_steps"));
+  message = parse_error(kAdam + "[optimizer.learn_rate]\n\"@schedules\" = \"warmup_linear.v1\"\ninitial_rate = 0.1\n"
+                        "warmup_steps = 2\n");
+  CHECK(contains(message, "optimizer.learn_rate.total_steps: missing required setting of warmup_linear.v1"));
+  message = parse_error(kAdam + "[optimizer.learn_rate]\ninitial_rate = 0.1\n");
+  CHECK(contains(message, "optimizer.learn_rate.@schedules"));
+  message = parse_error(kAdam + "[optimizer.learn_rate]\n\"@schedules\" = \"slanted_triangular.v1\"\nmax_rate = 0.1\n"
+                        "num_steps = 5\n");
+  CHECK(contains(message, "optimizer.learn_rate: int(num_steps * cut_frac) must be at least 1"));
+}
+
+TEST_CASE("config --set reaches into [optimizer.learn_rate] and replaces a plain learn_rate with a schedule") {
+  auto config = load_config(kConfigsDir + "/mnist.toml",
+                            {"optimizer.learn_rate.@schedules=cyclic_triangular.v1", "optimizer.learn_rate.min_lr=0.0001",
+                             "optimizer.learn_rate.max_lr=0.003", "optimizer.learn_rate.period=50"});
+  INFO("error: " << (config ? std::string() : config.error()));
+  REQUIRE(config.ok());
+  CHECK(config->optimizer.schedule == "cyclic_triangular.v1");
+  CHECK(get_integer(config->optimizer.schedule_settings, "period") == 50);
+  auto plain = parse_ok(kWarmup, {"optimizer.learn_rate=0.01"});
+  CHECK(plain.optimizer.schedule.empty());
+  CHECK(get_number(plain.optimizer.settings, "learn_rate") == 0.01);
+  const auto message = parse_error(kWarmup, {"optimizer.learn_rate.total_steps=-1"});
+  CHECK(contains(message, "optimizer.learn_rate.total_steps: expected an integer"));
+  CHECK(contains(message, "(from --set)"));
+}
+
+TEST_CASE("config --set of another architecture or optimizer drops the old choice's settings with a note") {
+  auto config = load_config(kConfigsDir + "/mnist.toml", {"model.@layers=mlp.v1", "optimizer.@optimizers=SGD.v1"});
+  INFO("error: " << (config ? std::string() : config.error()));
+  REQUIRE(config.ok());
+  CHECK(config->model.architecture == "mlp.v1");
+  CHECK(config->model.settings.count("hidden_width") == 0);
+  CHECK(get_number(config->model.settings, "dropout") == 0.2);  // both architectures have it: kept
+  CHECK(config->optimizer.name == "SGD.v1");
+  CHECK(get_number(config->optimizer.settings, "learn_rate") == 0.001);
+  CHECK(config->optimizer.settings.count("beta1") == 0);
+  std::string notes;
+  for (const auto& note : config->notes) notes += note + "\n";
+  INFO(notes);
+  CHECK(contains(notes, "model.hidden_width = 128 dropped: mlp.v1 has no such setting"));
+  for (const char* key : {"beta1", "beta2", "eps", "use_averages"})
+    CHECK(contains(notes, std::string("optimizer.") + key + " = "));
+  // Without --set choosing it, the same stray key is still an error.
+  const auto message = parse_error("[model]\n\"@layers\" = \"mlp.v1\"\nhidden_width = 128\n");
+  CHECK(contains(message, "model.hidden_width: unknown key"));
+  // A setting --set gave for the new choice is checked, not dropped.
+  const auto given = parse_error("", {"model.@layers=mlp.v1", "model.hidden_width=64"});
+  CHECK(contains(given, "model.hidden_width: unknown key"));
 }

@@ -7,6 +7,7 @@
 #include "io/config.hpp"
 #include "io/config_reference.hpp"
 #include "model/registry.hpp"
+#include "model/schedule.hpp"
 
 using namespace psgrad;
 
@@ -32,7 +33,7 @@ TEST_CASE("the config reference has one row per setting of every section and reg
   CHECK(reference.rfind("# Config reference\n", 0) == 0);
   CHECK(count_of(reference, "| Section | Key | Expected | Default | Description |\n") == 1);
 
-  std::size_t settings = 2;  // the "@layers" and "@optimizers" rows
+  std::size_t settings = 3;  // the "@layers", "@optimizers" and "@schedules" rows
   auto check_section = [&](const std::string& section, const std::vector<SettingSpec>& specs) {
     for (const auto& spec : specs) {
       CAPTURE(section);
@@ -47,6 +48,8 @@ TEST_CASE("the config reference has one row per setting of every section and reg
   check_section("cluster", cluster_settings());
   for (const auto& name : architecture_names()) check_section("model (" + name + ")", find_architecture(name)->settings);
   for (const auto& name : optimizer_names()) check_section("optimizer (" + name + ")", find_optimizer(name)->settings);
+  for (const auto& name : schedule_names())
+    check_section("optimizer.learn_rate (" + name + ")", find_schedule(name)->settings);
   CHECK(table_rows(reference) == settings + 1);  // + the header row
 }
 

@@ -110,8 +110,19 @@ case "$scenario" in
     short_run async --metrics async.jsonl --mode async
     "$psgrad" plot sync.jsonl async.jsonl -o curves.png >plot.out 2>plot.err || fail "plot to PNG failed"
     [ "$(head -c 8 curves.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "curves.png has no PNG signature"
-    "$psgrad" plot sync.jsonl async.jsonl -o curves.svg --label mode >plot.out 2>plot.err || fail "plot to SVG failed"
+    grep -qx "psgrad plot: wrote curves.png (2 runs)" plot.out || fail "no line naming the file written"
+    "$psgrad" plot sync.jsonl async.jsonl -o curves.svg --title "Two runs" >plot.out 2>plot.err || fail "plot to SVG failed"
     grep -q "<svg" curves.svg || fail "curves.svg holds no <svg"
+    grep -q "Two runs" curves.svg || fail "--title is not in the figure"
+    # Three panels' axes besides accuracy, and legend labels that tell the runs apart.
+    for text in "dev loss" "train loss" "training samples seen" "sync, seed 0, 2 workers" "async, seed 0, 2 workers"; do
+      grep -q "$text" curves.svg || fail "curves.svg lacks \"$text\""
+    done
+    cp sync.jsonl again.jsonl
+    "$psgrad" plot sync.jsonl again.jsonl -o same.svg >plot.out 2>plot.err || fail "plot of two alike runs failed"
+    grep -q "sync, seed 0, 2 workers (again)" same.svg || fail "labels of two alike runs are not made unique"
+    "$psgrad" plot sync.jsonl -o curves.pdf --ylim 0.5:1 >plot.out 2>plot.err || fail "plot to PDF failed"
+    [ "$(head -c 5 curves.pdf)" = "%PDF-" ] || fail "curves.pdf is not a PDF"
     ;;
   plot-refusals)
     short_run run --metrics run.jsonl
@@ -123,8 +134,11 @@ case "$scenario" in
     grep -q "no-evals.jsonl: no eval lines" refused.err || fail "no clear error for a file without eval lines"
     PATH=/nonexistent "$psgrad" plot run.jsonl -o x.png 2>refused.err && fail "plot ran without gnuplot"
     grep -qx "psgrad plot: gnuplot not found; install gnuplot-nox" refused.err || fail "no clear error without gnuplot"
-    "$psgrad" plot run.jsonl -o x.pdf 2>refused.err && fail "plot accepted a .pdf output"
+    "$psgrad" plot run.jsonl -o x.jpg 2>refused.err && fail "plot accepted a .jpg output"
     [ "$(wc -l <refused.err)" -eq 1 ] || fail "refusals must be one line"
+    "$psgrad" plot run.jsonl -o x.png --ylim 1:0.5 2>refused.err && fail "plot accepted --ylim 1:0.5"
+    grep -qx 'psgrad plot: --ylim "1:0.5": expected LOW:HIGH with LOW < HIGH, e.g. 0.8:1' refused.err ||
+      fail "no clear error for a reversed --ylim: $(cat refused.err)"
     ;;
   save-eval-predict)
     short_run run --no-metrics --save model.psgrad --save-weights weights.bin

@@ -1,0 +1,55 @@
+// Feeds evaluation reports to EarlyStopping, remembering the best weights and raising the stop flag.
+#include "apps/best_weights.hpp"
+
+#include <fmt/format.h>
+
+namespace psgrad {
+
+BestWeights::BestWeights(std::uint64_t patience, bool keep_weights) : keep_weights_(keep_weights), stopping_(patience) {}
+
+SnapshotCallback BestWeights::callback() {
+  return [self = shared_from_this()](const EvaluationReport& report, const Weights& weights) {
+    self->see(report, weights);
+  };
+}
+
+void BestWeights::see(const EvaluationReport& report, const Weights& weights) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++evaluations_;
+  // Steps are the server's version: the same count in sync (iterations) and async (gradients).
+  const bool best = report.final ? stopping_.record_final(weights.version, report.accuracy)
+                                 : stopping_.record(weights.version, report.accuracy);
+  // Weights handed out are immutable, so keeping the best is holding on to its buffer, not a copy.
+  if (best && keep_weights_) best_ = weights;
+  if (stopping_.should_stop() && !patience_ran_out_at_) {
+    patience_ran_out_at_ = weights.version;
+    stop_->store(true);
+  }
+}
+
+std::optional<Weights> BestWeights::kept_weights() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!keep_weights_ || best_.values.size() == 0) return std::nullopt;
+  return best_;
+}
+
+std::string BestWeights::summary_line(const TrainingSummary& summary) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string line;
+  // Async and ssp runs apply the gradients in flight before they stop, so the run may end (and even
+  // improve) a few steps after the evaluation that used up the patience.
+  if (summary.stopped_early && patience_ran_out_at_)
+    line = fmt::format("stopped early after step {}: the {} evaluations up to step {} did not improve on the best "
+                       "dev accuracy",
+                       summary.steps, stopping_.patience(), *patience_ran_out_at_);
+  if (keep_weights_ && stopping_.best_step()) {
+    line += fmt::format("{}kept the weights of step {}: the best dev accuracy, {:.3f}, of {} evaluations",
+                        line.empty() ? "" : "; ", *stopping_.best_step(), stopping_.best_accuracy(), evaluations_);
+  } else if (!line.empty() && stopping_.best_step()) {
+    line += fmt::format(" (best {:.3f} at step {}; training.save_best keeps it)", stopping_.best_accuracy(),
+                        *stopping_.best_step());
+  }
+  return line;
+}
+
+}  // namespace psgrad

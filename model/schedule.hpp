@@ -1,0 +1,40 @@
+// Learning-rate schedules as Thinc 8.3 registers them (thinc/schedules.py): the value for step n.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/result.hpp"
+#include "model/settings.hpp"
+
+namespace psgrad {
+
+// Thinc's schedules are generators the optimizer draws one value from per step (its first value at
+// construction, the next after each update): the step with index n (0-based: the server's version
+// before the step) uses the generator's n-th value. Here the value is computed from n directly, so a
+// resumed run and every parameter-server shard pick up the schedule at the server's step.
+class Schedule {
+ public:
+  virtual ~Schedule() = default;
+  virtual double at(std::uint64_t step) = 0;  // not const: compounding caches its running product
+};
+
+struct ScheduleEntry {
+  std::string name;  // "warmup_linear.v1"
+  std::string description;
+  std::vector<SettingSpec> settings;  // Thinc's parameter names
+  // From validated settings; an error names the setting combination that cannot work.
+  std::function<Result<std::unique_ptr<Schedule>>(const Settings&)> build;
+};
+
+void register_schedule(ScheduleEntry schedule);
+const ScheduleEntry* find_schedule(const std::string& name);
+std::vector<std::string> schedule_names();
+
+// Fills the entry's defaults and builds; the error says what is wrong with the settings.
+Result<std::unique_ptr<Schedule>> build_schedule(const std::string& name, Settings settings);
+
+}  // namespace psgrad
