@@ -21,6 +21,7 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   state->layout = model->layout();
   state->weights.assign(model->weights().begin(), model->weights().end());
   state->optimizer = std::move(optimizer).value();
+  state->wire = job.wire;
   if (resume) {
     if (const auto differs = state->layout.mismatch(resume->layout_hash, resume->weights.size()))
       return Error{fmt::format("checkpoint is for another model ({})", *differs)};
@@ -44,6 +45,7 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
   for (std::size_t i = 0; i + 1 < firsts.size(); ++i) {
     auto shard = std::make_shared<ParameterServerState>();
     shard->layout = whole.layout;
+    shard->wire = whole.wire;
     shard->begin = whole.layout[firsts[i]].offset;
     const auto& last = whole.layout[firsts[i + 1] - 1];
     shard->end = last.offset + last.size();

@@ -30,9 +30,10 @@ using rejoin_atom = caf::atom_constant<caf::atom("rejoin")>;
 using shard_hello_atom = caf::atom_constant<caf::atom("shardhello")>;
 using join_shard_atom = caf::atom_constant<caf::atom("joinshard")>;
 using shards_atom = caf::atom_constant<caf::atom("shards")>;
+using master_atom = caf::atom_constant<caf::atom("master")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 3;
+constexpr std::uint32_t protocol_version = 4;
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {

@@ -7,6 +7,7 @@
 #include "caf/all.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
+#include "actors/wire_encoder.hpp"
 
 namespace psgrad {
 
@@ -21,7 +22,8 @@ class ParameterServer : public ParameterServerActor::base {
   ParameterServer(caf::actor_config& config, std::shared_ptr<ParameterServerState> state)
       : ParameterServerActor::base(config),
         state_(std::move(state)),
-        pool_(shard_size(*state_)) {
+        pool_(shard_size(*state_)),
+        wire_(state_->wire, shard_size(*state_)) {
     if (state_->end == 0) state_->end = state_->layout.total_size();
     current_ = pool_.acquire();
     current_->assign(state_->weights.begin(), state_->weights.end());
@@ -50,7 +52,8 @@ class ParameterServer : public ParameterServerActor::base {
           return snapshot();
         },
         [this](weights_atom) -> Weights { return snapshot(); },
-        [this](state_atom) -> ServerState { return ServerState{snapshot(), state_->optimizer->state()}; },
+        [this](master_atom) -> Weights { return master(); },
+        [this](state_atom) -> ServerState { return ServerState{master(), state_->optimizer->state()}; },
         [this](stop_atom) {
           quit();
           return true;
@@ -94,13 +97,16 @@ class ParameterServer : public ParameterServerActor::base {
                                        step, what));
   }
 
-  Weights snapshot() const {
-    return Weights{state_->version, state_->layout.hash(), FloatBuffer(current_)};
+  // The weights as workers get them (wire: encoded here), and the master weights themselves.
+  Weights snapshot() {
+    return Weights{state_->version, state_->layout.hash(), wire_.encode(current_)};
   }
+  Weights master() const { return Weights{state_->version, state_->layout.hash(), FloatBuffer(current_)}; }
 
   std::shared_ptr<ParameterServerState> state_;
   BufferPool pool_;
   std::shared_ptr<AlignedFloats> current_;  // held by pool_ too
+  WeightsEncoder wire_;
   std::vector<const float*> gradient_slices_;  // this shard's part of each gradient, in worker order
 };
 

@@ -9,6 +9,7 @@
 #include "actors/interfaces.hpp"
 #include "model/optimizer.hpp"
 #include "model/parameter_layout.hpp"
+#include "model/wire_encoding.hpp"
 
 namespace psgrad {
 
@@ -21,6 +22,7 @@ struct ParameterServerState {
   std::uint64_t version = 0;  // optimizer steps taken so far
   std::size_t begin = 0;
   std::size_t end = 0;  // 0: the whole buffer
+  WireEncoding wire = WireEncoding::fp32;  // the run's: weights go out as weights_encoding(wire)
 };
 
 // Splits the layout into `count` contiguous shards on array boundaries, balanced by size: each entry

@@ -388,8 +388,20 @@ class TrainingDriver : public TrainingDriverActor::base {
               },
               [this](caf::error& error) { fail("evaluator", error); });
     };
-    if (checkpoints_enabled()) take_checkpoint(evaluate_final);
-    else evaluate_final();
+    auto checkpoint_then_evaluate = [this, evaluate_final] {
+      if (checkpoints_enabled()) take_checkpoint(evaluate_final);
+      else evaluate_final();
+    };
+    // wire: workers got encoded (bf16) weights; the final evaluation and model are the fp32 master's.
+    if (weights_encoding(job_.wire) == WireEncoding::fp32) return checkpoint_then_evaluate();
+    servers_.request(
+        this, job_.request_timeout,
+        [this, checkpoint_then_evaluate](Weights master) {
+          current_ = std::move(master);
+          summary_.final_weights = current_;
+          checkpoint_then_evaluate();
+        },
+        failure_handler(), master_atom::value);
   }
 
   std::uint64_t final_index() const { return job_.mode == TrainingMode::sync ? iteration_ : summary_.steps; }

@@ -12,6 +12,8 @@ TrainingJob job_from_config(const Config& config) {
   job.mode = parse_training_mode(config.cluster.mode).value_or(TrainingMode::sync);
   job.staleness = static_cast<std::uint64_t>(config.cluster.staleness);
   job.servers = static_cast<std::size_t>(config.cluster.servers);
+  job.wire = parse_wire_encoding(config.cluster.wire).value_or(WireEncoding::fp32);
+  job.topk_fraction = config.cluster.topk_fraction;
   job.iterations = static_cast<std::uint64_t>(config.training.iterations);
   job.batch_size = static_cast<std::size_t>(config.training.batch_size);
   job.eval_batch_size = static_cast<std::size_t>(config.evaluation.batch_size);

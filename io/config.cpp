@@ -37,10 +37,12 @@ struct Check {
   std::optional<double> minimum;
   std::optional<double> maximum;
   std::vector<std::string> choices;
+  bool minimum_exclusive = false;
 };
 Check at_least(double minimum) { return {minimum, std::nullopt, {}}; }
 Check within(double minimum, double maximum) { return {minimum, maximum, {}}; }
 Check one_of(std::vector<std::string> choices) { return {std::nullopt, std::nullopt, std::move(choices)}; }
+Check share() { return {0.0, 1.0, {}, true}; }  // in (0, 1]
 // Durations are at most 30 days: converted to CAF's nanosecond clock, far larger ones overflow and
 // time out at once (request_timeout_ms = 2^63 - 1 dropped every worker on its first request).
 constexpr double kMaxMilliseconds = 30.0 * 24 * 60 * 60 * 1000;
@@ -50,6 +52,7 @@ Check milliseconds_from(double minimum) { return within(minimum, kMaxMillisecond
 SettingValue to_value(std::int64_t x) { return SettingValue{x}; }
 SettingValue to_value(std::uint64_t x) { return SettingValue{static_cast<std::int64_t>(x)}; }
 SettingValue to_value(bool x) { return SettingValue{x}; }
+SettingValue to_value(double x) { return SettingValue{x}; }
 SettingValue to_value(const std::string& x) { return SettingValue{x}; }
 void read_value(const Settings& settings, const std::string& name, std::int64_t& out) {
   out = get_integer(settings, name);
@@ -58,6 +61,7 @@ void read_value(const Settings& settings, const std::string& name, std::uint64_t
   out = static_cast<std::uint64_t>(get_integer(settings, name));  // its spec checks it is >= 0
 }
 void read_value(const Settings& settings, const std::string& name, bool& out) { out = get_boolean(settings, name); }
+void read_value(const Settings& settings, const std::string& name, double& out) { out = get_number(settings, name); }
 void read_value(const Settings& settings, const std::string& name, std::string& out) {
   out = get_text(settings, name);
 }
@@ -80,12 +84,14 @@ Key<Section> key(const std::string& name, Member Section::*member, std::string d
   spec.name = name;
   if constexpr (std::is_same_v<Member, bool>) spec.kind = SettingKind::boolean;
   else if constexpr (std::is_same_v<Member, std::string>) spec.kind = SettingKind::text;
+  else if constexpr (std::is_same_v<Member, double>) spec.kind = SettingKind::number;
   else spec.kind = SettingKind::integer;
   spec.default_value = entry.value(Section{});
   spec.description = std::move(description);
   spec.minimum = check.minimum;
   spec.maximum = check.maximum;
   spec.choices = std::move(check.choices);
+  spec.minimum_exclusive = check.minimum_exclusive;
   return entry;
 }
 
@@ -159,6 +165,14 @@ const SectionTable<ClusterSection>& cluster_table() {
       key("servers", &S::servers,
           "Parameter-server shards: the weights are split on array boundaries, each shard with its own optimizer.",
           within(1, 64)),
+      key("wire", &S::wire,
+          "How weights and gradients travel: fp32 exactly; bf16 rounded to bfloat16 (the server keeps fp32 "
+          "weights and sums); topk sends each gradient's largest entries per array, the rest added to that "
+          "worker's next gradient (weights exact).",
+          one_of({"fp32", "bf16", "topk"})),
+      key("topk_fraction", &S::topk_fraction,
+          "wire topk: the share of each parameter array's entries a gradient sends (at least one per array).",
+          share()),
       key("staleness", &S::staleness,
           "ssp mode: how many gradients a worker may get ahead of the slowest one (0 is lock-step).", at_least(0)),
       key("host", &S::host, "Address the parameter server listens on and workers connect to."),
