@@ -307,8 +307,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     return checkpoints_enabled() && job_.checkpoint_every > 0 && done % job_.checkpoint_every == 0;
   }
 
-  // A sharded server's optimizer state is split by shard; checkpoints cover the single-server case.
-  bool checkpoints_enabled() const { return hooks_.on_checkpoint && servers_.size() == 1; }
+  bool checkpoints_enabled() const { return static_cast<bool>(hooks_.on_checkpoint); }
 
   // Collects the server's state and every live worker's stream position, hands them to the hook,
   // then continues with `then`. In sync mode the workers are idle here, so the positions are exact.
@@ -321,16 +320,16 @@ class TrainingDriver : public TrainingDriverActor::base {
       hooks_.on_checkpoint(*checkpoint);
       then();
     });
-    request(servers_.first(), job_.request_timeout, state_atom::value)
-        .then(
-            [checkpoint, done](ServerState& state) {
-              checkpoint->version = state.weights.version;
-              checkpoint->layout_hash = state.weights.layout_hash;
-              checkpoint->weights.assign(state.weights.values.data(), state.weights.values.data() + state.weights.values.size());
-              checkpoint->optimizer = std::move(state.optimizer);
-              done();
-            },
-            [this](caf::error& error) { fail("parameter server", error); });
+    servers_.request_state(
+        this, job_.request_timeout,
+        [checkpoint, done](ServerState state) {
+          checkpoint->version = state.weights.version;
+          checkpoint->layout_hash = state.weights.layout_hash;
+          checkpoint->weights.assign(state.weights.values.data(), state.weights.values.data() + state.weights.values.size());
+          checkpoint->optimizer = std::move(state.optimizer);
+          done();
+        },
+        failure_handler());
     for (auto& slot : slots_) {
       if (!slot.alive) continue;
       request(slot.handle, job_.request_timeout, state_atom::value)
