@@ -114,7 +114,9 @@ caf::error read(Deserializer& f, FloatBuffer& x) {
   std::uint64_t count = 0;
   if (auto err = f(magic, count)) return err;
   const bool known = magic == float_buffer_magic || magic == bf16_buffer_magic || magic == sparse_buffer_magic;
-  if (!known || count > max_float_buffer_size)
+  // An empty buffer is always written as fp32: one spelling per payload, so decoding and encoding
+  // again gives the same bytes.
+  if (!known || count > max_float_buffer_size || (count == 0 && magic != float_buffer_magic))
     return caf::make_error(caf::sec::invalid_argument, "float buffer header rejected");
   if (magic == float_buffer_magic || magic == bf16_buffer_magic) {
     const bool halves = magic == bf16_buffer_magic;

@@ -315,3 +315,19 @@ TEST_CASE("bf16 and top-k sync runs learn the npm digits about as well as fp32 (
   CHECK(std::fabs(bf16 - fp32) <= 0.005);  // the issue's bound for bf16
   CHECK(topk >= 0.85);                      // learns; how close to fp32 is measured, not promised
 }
+
+TEST_CASE("an empty buffer decodes only from the fp32 spelling, so every payload has one encoding") {
+  ActorConfig config(1);
+  caf::actor_system system{config};
+  Gradients empty;
+  auto bytes = serialize(system, empty);
+  Gradients copy;
+  CHECK_FALSE(deserialize(system, bytes, copy));
+  // The buffer's magic follows version 8, layout hash 8, worker 4, samples 4 and loss 4.
+  for (const std::uint32_t magic : {bf16_buffer_magic, sparse_buffer_magic}) {
+    auto respelled = bytes;
+    std::memcpy(respelled.data() + 28, &magic, sizeof magic);
+    respelled.resize(respelled.size() + 8, 0);  // room for a sparse entry count
+    CHECK(deserialize(system, respelled, copy));
+  }
+}
