@@ -11,6 +11,7 @@
 #include "actors/float_buffer.hpp"
 #include "actors/server_group.hpp"
 #include "actors/steady_time.hpp"
+#include "actors/wire_encoder.hpp"
 #include "model/minibatcher.hpp"
 
 namespace psgrad {
@@ -27,7 +28,8 @@ class DataWorker : public DataWorkerActor::base {
         batches_(setup_->train, setup_->job.batch_size,
                  worker_data_seed(setup_->job.seed, setup_->worker_index)),
         dropout_rng_(worker_dropout_seed(setup_->job.seed, setup_->worker_index)),
-        pool_(model_->parameter_count()) {
+        pool_(model_->parameter_count()),
+        wire_(setup_->job.wire, model_->layout(), setup_->job.topk_fraction) {
     model_->reserve(setup_->job.batch_size);
     if (setup_->resume) {
       batches_.restore(setup_->resume->data);
@@ -151,7 +153,7 @@ class DataWorker : public DataWorkerActor::base {
     auto buffer = pool_.acquire();
     gradients.loss =
         model_->compute_gradients(weights.values.data(), buffer->data(), batch.inputs, batch.targets, dropout_rng_);
-    gradients.values = FloatBuffer(std::move(buffer));
+    gradients.values = wire_.encode(std::move(buffer));  // wire: bf16-rounded or top-k compressed
     weights = Weights{};
     if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
     gradients.timing = WorkTiming{previous_answered_, idle_since_, received, steady_now_ns()};
@@ -171,6 +173,7 @@ class DataWorker : public DataWorkerActor::base {
   Minibatcher batches_;
   Random dropout_rng_;
   BufferPool pool_;
+  GradientEncoder wire_;  // cluster.wire: the gradient as it is sent (topk: with this worker's residual)
   std::optional<Minibatcher::Batch> next_batch_;  // gathered ahead, not yet used
   Minibatcher::Position position_before_next_;
   // The push/pull loop's state.

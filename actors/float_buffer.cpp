@@ -7,6 +7,43 @@ const AlignedFloats& FloatBuffer::values() const {
   return values_ ? *values_ : empty;
 }
 
+namespace wire_detail {
+
+void nonzero_entries(const FloatBuffer& buffer, std::vector<std::uint32_t>& indices, std::vector<float>& values) {
+  indices.clear();
+  values.clear();
+  const float* data = buffer.data();
+  for (std::size_t i = 0; i < buffer.size(); ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &data[i], sizeof bits);
+    if (bits == 0) continue;
+    indices.push_back(static_cast<std::uint32_t>(i));
+    values.push_back(data[i]);
+  }
+}
+
+}  // namespace wire_detail
+
+std::uint64_t wire_bytes(const FloatBuffer& buffer) {
+  const std::uint64_t header = 4 + 8;  // magic, count
+  if (buffer.empty()) return header;
+  switch (buffer.encoding()) {
+    case WireEncoding::fp32: return header + buffer.size() * 4;
+    case WireEncoding::bf16: return header + buffer.size() * 2;
+    case WireEncoding::topk: {
+      std::uint64_t entries = 0;
+      const float* data = buffer.data();
+      for (std::size_t i = 0; i < buffer.size(); ++i) {
+        std::uint32_t bits;
+        std::memcpy(&bits, &data[i], sizeof bits);
+        entries += bits != 0 ? 1 : 0;
+      }
+      return header + 8 + entries * 8;
+    }
+  }
+  return header;
+}
+
 std::shared_ptr<AlignedFloats> BufferPool::acquire() {
   // use_count() == 1: only the pool holds it. Other holders can only let go concurrently, so a stale
   // count can only make us skip a free buffer, never hand out a busy one.

@@ -1,6 +1,6 @@
 // A shared, immutable float buffer that CAF messages carry without copying inside a process and that
 // crosses the network as one raw byte block (CAF 0.17 would otherwise write float by float and garble
-// NaN/Inf).
+// NaN/Inf): fp32 values, bf16 values or index-value pairs, as its wire encoding says.
 #pragma once
 
 #include <cstddef>
@@ -17,15 +17,20 @@
 #include "caf/sec.hpp"
 #include "caf/serializer.hpp"
 #include "model/aligned_floats.hpp"
+#include "model/bf16.hpp"
+#include "model/wire_encoding.hpp"
 
 namespace psgrad {
 
 // 64-byte aligned like every buffer the model computes on, so a worker computes on a received buffer
-// in place with the same summation order as on its own.
+// in place with the same summation order as on its own. In a process the values are always plain
+// floats; the encoding says how they cross the network, and holds only for values that fit it
+// (bf16: every value a bf16 one; topk: any, mostly zeros, sent as the nonzero entries).
 class FloatBuffer {
  public:
   FloatBuffer() = default;
-  explicit FloatBuffer(std::shared_ptr<const AlignedFloats> values) : values_(std::move(values)) {}
+  explicit FloatBuffer(std::shared_ptr<const AlignedFloats> values, WireEncoding encoding = WireEncoding::fp32)
+      : values_(std::move(values)), encoding_(encoding) {}
   static FloatBuffer copy_of(const float* data, std::size_t size) {
     return FloatBuffer(std::make_shared<const AlignedFloats>(data, data + size));
   }
@@ -36,6 +41,7 @@ class FloatBuffer {
   const AlignedFloats& values() const;
   // How many holders share the buffer (messages, actors): 0 for an empty buffer.
   long use_count() const { return values_.use_count(); }
+  WireEncoding encoding() const { return encoding_; }
 
   // Byte-exact equality (NaN payloads included).
   bool operator==(const FloatBuffer& other) const {
@@ -44,37 +50,120 @@ class FloatBuffer {
 
  private:
   std::shared_ptr<const AlignedFloats> values_;
+  WireEncoding encoding_ = WireEncoding::fp32;
 };
 
 // The largest buffer a peer may send; a declared size beyond it is refused before any allocation.
 constexpr std::uint64_t max_float_buffer_size = std::uint64_t{1} << 28;
-// Guards against a peer with another float format or byte order.
-constexpr std::uint32_t float_buffer_magic = 0x70734642;  // "psFB"
+// Guard against a peer with another float format or byte order, and say how the values follow.
+constexpr std::uint32_t float_buffer_magic = 0x70734642;   // "psFB": count fp32 values
+constexpr std::uint32_t bf16_buffer_magic = 0x70734648;    // "psFH": count bf16 values (2 bytes each)
+constexpr std::uint32_t sparse_buffer_magic = 0x70734653;  // "psFS": entries, their uint32 indices, fp32 values
+
+// The bytes a buffer takes on the wire, header included (what the inspect below writes).
+std::uint64_t wire_bytes(const FloatBuffer& buffer);
+
+namespace wire_detail {
+
+// Indices and values of the entries whose bits are not all zero (so -0.0 and NaN are kept), in order.
+void nonzero_entries(const FloatBuffer& buffer, std::vector<std::uint32_t>& indices, std::vector<float>& values);
+
+template <class Serializer>
+caf::error write(Serializer& f, const FloatBuffer& x) {
+  std::uint64_t count = x.size();
+  switch (count == 0 ? WireEncoding::fp32 : x.encoding()) {
+    case WireEncoding::fp32: {
+      std::uint32_t magic = float_buffer_magic;
+      if (auto err = f(magic, count)) return err;
+      if (count == 0) return caf::error{};
+      return f.apply_raw(count * sizeof(float), const_cast<float*>(x.data()));
+    }
+    case WireEncoding::bf16: {
+      std::uint32_t magic = bf16_buffer_magic;
+      if (auto err = f(magic, count)) return err;
+      std::vector<std::uint16_t> halves(count);
+      for (std::size_t i = 0; i < count; ++i) halves[i] = to_bf16_bits(x.data()[i]);
+      return f.apply_raw(count * sizeof(std::uint16_t), halves.data());
+    }
+    case WireEncoding::topk: {
+      std::uint32_t magic = sparse_buffer_magic;
+      std::vector<std::uint32_t> indices;
+      std::vector<float> values;
+      nonzero_entries(x, indices, values);
+      std::uint64_t entries = indices.size();
+      if (auto err = f(magic, count, entries)) return err;
+      if (entries == 0) return caf::error{};
+      if (auto err = f.apply_raw(entries * sizeof(std::uint32_t), indices.data())) return err;
+      return f.apply_raw(entries * sizeof(float), values.data());
+    }
+  }
+  return caf::make_error(caf::sec::invalid_argument, "unknown wire encoding");
+}
+
+// A size the message cannot hold is refused before allocating, or a 28-byte message could make the
+// receiver allocate and zero 1 GiB. Only the binary deserializer (the network's) knows its size.
+template <class Deserializer>
+bool fits_message(Deserializer& f, std::uint64_t bytes) {
+  auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
+  return !binary || bytes <= binary->remaining();
+}
+
+template <class Deserializer>
+caf::error read(Deserializer& f, FloatBuffer& x) {
+  std::uint32_t magic = 0;
+  std::uint64_t count = 0;
+  if (auto err = f(magic, count)) return err;
+  const bool known = magic == float_buffer_magic || magic == bf16_buffer_magic || magic == sparse_buffer_magic;
+  // An empty buffer is always written as fp32: one spelling per payload, so decoding and encoding
+  // again gives the same bytes.
+  if (!known || count > max_float_buffer_size || (count == 0 && magic != float_buffer_magic))
+    return caf::make_error(caf::sec::invalid_argument, "float buffer header rejected");
+  if (magic == float_buffer_magic || magic == bf16_buffer_magic) {
+    const bool halves = magic == bf16_buffer_magic;
+    if (!fits_message(f, count * (halves ? 2 : 4)))
+      return caf::make_error(caf::sec::end_of_stream, "float buffer larger than its message");
+    auto values = std::make_shared<AlignedFloats>(count);
+    if (count > 0 && !halves)
+      if (auto err = f.apply_raw(count * sizeof(float), values->data())) return err;
+    if (count > 0 && halves) {
+      std::vector<std::uint16_t> bits(count);
+      if (auto err = f.apply_raw(count * sizeof(std::uint16_t), bits.data())) return err;
+      for (std::size_t i = 0; i < count; ++i) (*values)[i] = from_bf16_bits(bits[i]);
+    }
+    x = FloatBuffer(std::move(values), halves ? WireEncoding::bf16 : WireEncoding::fp32);
+    return caf::error{};
+  }
+  std::uint64_t entries = 0;
+  if (auto err = f(entries)) return err;
+  if (entries > count || !fits_message(f, entries * 8))
+    return caf::make_error(caf::sec::invalid_argument, "sparse float buffer header rejected");
+  std::vector<std::uint32_t> indices(entries);
+  std::vector<float> nonzero(entries);
+  if (entries > 0) {
+    if (auto err = f.apply_raw(entries * sizeof(std::uint32_t), indices.data())) return err;
+    if (auto err = f.apply_raw(entries * sizeof(float), nonzero.data())) return err;
+  }
+  // Only the one spelling the sender writes is accepted: increasing indices, no zero entries.
+  auto values = std::make_shared<AlignedFloats>(count, 0.0f);
+  for (std::size_t e = 0; e < entries; ++e) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &nonzero[e], sizeof bits);
+    if (indices[e] >= count || (e > 0 && indices[e] <= indices[e - 1]) || bits == 0)
+      return caf::make_error(caf::sec::invalid_argument, "sparse float buffer entries rejected");
+    (*values)[indices[e]] = nonzero[e];
+  }
+  x = FloatBuffer(std::move(values), WireEncoding::topk);
+  return caf::error{};
+}
+
+}  // namespace wire_detail
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, FloatBuffer& x) {
   if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
-    std::uint32_t magic = float_buffer_magic;
-    std::uint64_t count = x.size();
-    if (auto err = f(magic, count)) return err;
-    if (count == 0) return caf::error{};
-    return f.apply_raw(count * sizeof(float), const_cast<float*>(x.data()));
+    return wire_detail::write(f, x);
   } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
-    std::uint32_t magic = 0;
-    std::uint64_t count = 0;
-    if (auto err = f(magic, count)) return err;
-    if (magic != float_buffer_magic || count > max_float_buffer_size)
-      return caf::make_error(caf::sec::invalid_argument, "float buffer header rejected");
-    // A count the message cannot hold is refused before allocating, or a 28-byte message could make
-    // the receiver allocate and zero 1 GiB. Only the binary deserializer (the network's) knows its size.
-    if (auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
-        binary && count * sizeof(float) > binary->remaining())
-      return caf::make_error(caf::sec::end_of_stream, "float buffer larger than its message");
-    auto values = std::make_shared<AlignedFloats>(count);
-    if (count > 0)
-      if (auto err = f.apply_raw(count * sizeof(float), values->data())) return err;
-    x = FloatBuffer(std::move(values));
-    return caf::error{};
+    return wire_detail::read(f, x);
   } else {
     auto count = static_cast<std::uint64_t>(x.size());
     return f(caf::meta::type_name("FloatBuffer"), count);

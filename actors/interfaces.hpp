@@ -15,13 +15,15 @@ namespace psgrad {
 using StepListener = caf::typed_actor<caf::reacts_to<applied_atom, StepNote>>;
 
 // Holds the weights and the optimizer. "apply" with one gradient, or with several that it sums in the
-// given order, makes one optimizer step and answers with the new weights. After "listen", every
-// single-gradient apply is also told to the listener.
+// given order, makes one optimizer step and answers with the new weights, in the run's wire encoding.
+// After "listen", every single-gradient apply is also told to the listener.
 using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, Gradients>::with<Weights>,
     caf::reacts_to<listen_atom, StepListener>,
     caf::replies_to<apply_atom, std::vector<Gradients>>::with<Weights>,
     caf::replies_to<weights_atom>::with<Weights>,
+    // The fp32 master weights, whatever the wire encoding (weights_atom's answer is encoded for workers).
+    caf::replies_to<master_atom>::with<Weights>,
     caf::replies_to<state_atom>::with<ServerState>,
     caf::replies_to<stop_atom>::with<bool>>;
 

@@ -1,12 +1,16 @@
 #include "actors/local_training.hpp"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "caf/scoped_actor.hpp"
 #include "actors/data_worker.hpp"
 #include "actors/error_text.hpp"
 #include "actors/parameter_server.hpp"
+#include "actors/shard_state.hpp"
 #include "actors/training_driver.hpp"
+#include "model/adam.hpp"
 
 namespace psgrad {
 
@@ -21,6 +25,7 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   state->layout = model->layout();
   state->weights.assign(model->weights().begin(), model->weights().end());
   state->optimizer = std::move(optimizer).value();
+  state->wire = job.wire;
   if (resume) {
     if (const auto differs = state->layout.mismatch(resume->layout_hash, resume->weights.size()))
       return Error{fmt::format("checkpoint is for another model ({})", *differs)};
@@ -32,26 +37,54 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   return state;
 }
 
+namespace {
+
+// One optimizer per shard, each restricted to its floats and, when resuming, given its part of the
+// whole state; empty when the optimizer cannot be restricted to these cuts.
+Result<std::vector<std::unique_ptr<Optimizer>>> shard_optimizers(const TrainingJob& job,
+                                                                 const ParameterServerState& whole,
+                                                                 const std::vector<std::size_t>& cuts) {
+  const auto whole_state = whole.optimizer->state();
+  std::vector<std::unique_ptr<Optimizer>> optimizers;
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    auto optimizer = build_optimizer(job, whole.layout);
+    if (!optimizer) return Error{optimizer.error()};
+    if (!(*optimizer)->restrict_to(cuts[i], cuts[i + 1])) return std::vector<std::unique_ptr<Optimizer>>{};
+    if (!(*optimizer)->set_state(slice_optimizer_state(whole_state, whole.layout.total_size(), cuts[i], cuts[i + 1])))
+      return Error{fmt::format("the optimizer state does not split into {} shards", cuts.size() - 1)};
+    optimizers.push_back(std::move(optimizer).value());
+  }
+  return optimizers;
+}
+
+}  // namespace
+
 Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
     const TrainingJob& job, const ParameterServerState& whole, std::size_t count) {
-  if (count == 0 || count > whole.layout.array_count())
-    return Error{fmt::format("cannot split {} parameter arrays into {} server shards", whole.layout.array_count(),
-                             count)};
-  if (whole.version != 0) return Error{"a resumed run cannot be split into server shards"};
-  auto firsts = shard_boundaries(whole.layout, count);
-  firsts.push_back(whole.layout.array_count());
+  // Balanced by floats, cut inside arrays on the optimizer's chunk grid; where the optimizer cannot
+  // own part of an array (coupled L2 needs the whole array's weights), on array boundaries.
+  auto cuts = shard_cuts(whole.layout, count, Adam::chunk_size);
+  auto optimizers = cuts.empty() ? Result<std::vector<std::unique_ptr<Optimizer>>>(std::vector<std::unique_ptr<Optimizer>>{})
+                                 : shard_optimizers(job, whole, cuts);
+  if (optimizers && optimizers->empty()) {
+    cuts = shard_cuts(whole.layout, count, std::numeric_limits<std::size_t>::max());
+    if (!cuts.empty()) optimizers = shard_optimizers(job, whole, cuts);
+  }
+  if (!optimizers) return Error{optimizers.error()};
+  if (cuts.empty() || optimizers->empty())
+    return Error{fmt::format("cannot split the {} parameter arrays into {} server shards for {}",
+                             whole.layout.array_count(), count, job.optimizer)};
   std::vector<std::shared_ptr<ParameterServerState>> shards;
-  for (std::size_t i = 0; i + 1 < firsts.size(); ++i) {
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     auto shard = std::make_shared<ParameterServerState>();
     shard->layout = whole.layout;
-    shard->begin = whole.layout[firsts[i]].offset;
-    const auto& last = whole.layout[firsts[i + 1] - 1];
-    shard->end = last.offset + last.size();
+    shard->wire = whole.wire;
+    shard->version = whole.version;
+    shard->begin = cuts[i];
+    shard->end = cuts[i + 1];
     shard->weights.assign(whole.weights.begin() + static_cast<std::ptrdiff_t>(shard->begin),
                           whole.weights.begin() + static_cast<std::ptrdiff_t>(shard->end));
-    auto optimizer = build_optimizer(job, shard_layout(whole.layout, firsts[i], firsts[i + 1]));
-    if (!optimizer) return Error{optimizer.error()};
-    shard->optimizer = std::move(optimizer).value();
+    shard->optimizer = std::move((*optimizers)[i]);
     shards.push_back(std::move(shard));
   }
   return shards;

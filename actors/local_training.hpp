@@ -22,8 +22,9 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
     const TrainingJob& job, std::size_t input_width, std::size_t output_width,
     const std::optional<TrainingCheckpoint>& resume = std::nullopt);
 
-// The whole server state split into `count` shards on parameter-array boundaries, each with its own
-// optimizer over its arrays. A fresh state only: optimizer state is not split.
+// The whole server state split into `count` shards of about total / count floats each (cut inside
+// arrays where the optimizer allows), each with its own optimizer restricted to its floats; a resumed
+// state's optimizer state is split along.
 Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
     const TrainingJob& job, const ParameterServerState& whole, std::size_t count);
 

@@ -35,9 +35,11 @@ using credit_atom = caf::atom_constant<caf::atom("credit")>;
 using listen_atom = caf::atom_constant<caf::atom("listen")>;
 using applied_atom = caf::atom_constant<caf::atom("applied")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+using master_atom = caf::atom_constant<caf::atom("master")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 6;  // 6: async push/pull loops, timings, the gate, the training data in the join
+constexpr std::uint32_t protocol_version = 7;  // 7: async push/pull loops, timings, the gate, the training
+                                               // data in the join, wire encodings
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {

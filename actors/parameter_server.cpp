@@ -1,12 +1,14 @@
 #include "actors/parameter_server.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
+#include "actors/wire_encoder.hpp"
 
 namespace psgrad {
 
@@ -21,7 +23,8 @@ class ParameterServer : public ParameterServerActor::base {
   ParameterServer(caf::actor_config& config, std::shared_ptr<ParameterServerState> state)
       : ParameterServerActor::base(config),
         state_(std::move(state)),
-        pool_(shard_size(*state_)) {
+        pool_(shard_size(*state_)),
+        wire_(state_->wire, shard_size(*state_)) {
     if (state_->end == 0) state_->end = state_->layout.total_size();
     current_ = pool_.acquire();
     current_->assign(state_->weights.begin(), state_->weights.end());
@@ -31,7 +34,7 @@ class ParameterServer : public ParameterServerActor::base {
     return {
         [this](apply_atom, const Gradients& gradients) -> caf::result<Weights> {
           if (auto error = check(gradients)) return error;
-          const float* values = gradients.values.data() + state_->begin;
+          const float* values = gradients.values.data();  // whole-model: the optimizer reads its part
           if (auto error = step(&values, 1, gradients.loss)) return error;
           if (listener_)
             send(listener_, applied_atom::value,
@@ -48,14 +51,15 @@ class ParameterServer : public ParameterServerActor::base {
           gradient_slices_.clear();
           float loss = 0.0f;  // the first non-finite loss, if any: the one a divergence message names
           for (const auto& gradients : all) {
-            gradient_slices_.push_back(gradients.values.data() + state_->begin);
+            gradient_slices_.push_back(gradients.values.data());
             if (std::isfinite(loss)) loss = gradients.loss;
           }
           if (auto error = step(gradient_slices_.data(), gradient_slices_.size(), loss)) return error;
           return snapshot();
         },
         [this](weights_atom) -> Weights { return snapshot(); },
-        [this](state_atom) -> ServerState { return ServerState{snapshot(), state_->optimizer->state()}; },
+        [this](master_atom) -> Weights { return master(); },
+        [this](state_atom) -> ServerState { return ServerState{master(), state_->optimizer->state()}; },
         [this](stop_atom) {
           quit();
           return true;
@@ -102,36 +106,44 @@ class ParameterServer : public ParameterServerActor::base {
                                        step, what));
   }
 
-  Weights snapshot() const {
-    return Weights{state_->version, state_->layout.hash(), FloatBuffer(current_)};
+  // The weights as workers get them (wire: encoded here), and the master weights themselves.
+  Weights snapshot() {
+    return Weights{state_->version, state_->layout.hash(), wire_.encode(current_)};
   }
+  Weights master() const { return Weights{state_->version, state_->layout.hash(), FloatBuffer(current_)}; }
 
   std::shared_ptr<ParameterServerState> state_;
   BufferPool pool_;
   std::shared_ptr<AlignedFloats> current_;  // held by pool_ too
-  std::vector<const float*> gradient_slices_;  // this shard's part of each gradient, in worker order
+  WeightsEncoder wire_;
+  std::vector<const float*> gradient_slices_;  // each gradient, in worker order
   StepListener listener_;  // told of every single-gradient step (async/ssp), when set
 };
 
 }  // namespace
 
-std::vector<std::size_t> shard_boundaries(const ParameterLayout& layout, std::size_t count) {
-  std::vector<std::size_t> firsts = {0};
-  const double target = static_cast<double>(layout.total_size()) / static_cast<double>(count);
-  std::size_t filled = 0;
-  for (std::size_t a = 0; a < layout.array_count() && firsts.size() < count; ++a) {
-    filled += layout[a].size();
-    // Close the shard once it holds its share, leaving at least one array for every later shard.
-    const bool full = static_cast<double>(filled) >= target * static_cast<double>(firsts.size());
-    if (full && layout.array_count() - (a + 1) >= count - firsts.size()) firsts.push_back(a + 1);
+std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t count, std::size_t grain) {
+  // Where a cut may fall: the start of an array, every `grain` floats into one, and the end.
+  std::vector<std::size_t> allowed;
+  for (const auto& array : layout.arrays())
+    for (std::size_t at = 0; at < array.size(); at += grain) allowed.push_back(array.offset + at);
+  allowed.push_back(layout.total_size());
+  std::vector<std::size_t> cuts = {0};
+  std::size_t from = 1;  // index in `allowed` of the first point the next cut may use
+  for (std::size_t i = 1; i < count; ++i) {
+    const double target = static_cast<double>(layout.total_size()) * static_cast<double>(i) / static_cast<double>(count);
+    // Leave a point for every later cut and the end.
+    const std::size_t last = allowed.size() - 1 - (count - i);
+    if (from > last) return {};
+    std::size_t best = from;
+    for (std::size_t p = from; p <= last; ++p)
+      if (std::fabs(static_cast<double>(allowed[p]) - target) < std::fabs(static_cast<double>(allowed[best]) - target))
+        best = p;
+    cuts.push_back(allowed[best]);
+    from = best + 1;
   }
-  return firsts;
-}
-
-ParameterLayout shard_layout(const ParameterLayout& layout, std::size_t first, std::size_t last) {
-  ParameterLayout shard;
-  for (std::size_t a = first; a < last; ++a) shard.add(layout[a].layer, layout[a].name, layout[a].rows, layout[a].cols);
-  return shard;
+  cuts.push_back(layout.total_size());
+  return cuts;
 }
 
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,

@@ -9,11 +9,13 @@
 #include "actors/interfaces.hpp"
 #include "model/optimizer.hpp"
 #include "model/parameter_layout.hpp"
+#include "model/wire_encoding.hpp"
 
 namespace psgrad {
 
 // A server holds the whole parameter buffer, or one shard of it: the floats [begin, end) of the
-// model's layout, on parameter-array boundaries, with an optimizer over just those arrays.
+// model's layout, with an optimizer restricted to them (Optimizer::restrict_to) that still reads
+// whole-model gradients, so an array cut between shards is clipped by the norm of all of it.
 struct ParameterServerState {
   ParameterLayout layout;       // the whole model's
   std::vector<float> weights;   // end - begin floats
@@ -21,13 +23,15 @@ struct ParameterServerState {
   std::uint64_t version = 0;  // optimizer steps taken so far
   std::size_t begin = 0;
   std::size_t end = 0;  // 0: the whole buffer
+  WireEncoding wire = WireEncoding::fp32;  // the run's: weights go out as weights_encoding(wire)
 };
 
-// Splits the layout into `count` contiguous shards on array boundaries, balanced by size: each entry
-// is the index of a shard's first array (and the array count ends the last).
-std::vector<std::size_t> shard_boundaries(const ParameterLayout& layout, std::size_t count);
-// The arrays [first, last) as a layout of their own, offsets from the shard's start.
-ParameterLayout shard_layout(const ParameterLayout& layout, std::size_t first, std::size_t last);
+// Where `count` contiguous shards split the layout: count + 1 float offsets from 0 to the total, each
+// cut as near total x i / count as the points allowed let it: array starts, and every `grain` floats
+// into an array (the optimizer's chunk grid, Adam::chunk_size, keeps sums bit-identical to one server;
+// a grain beyond every array's size cuts on array boundaries only). Empty when there are fewer
+// allowed points than shards.
+std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t count, std::size_t grain);
 
 // The server keeps running until it receives an exit message (or its last handle goes away).
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,

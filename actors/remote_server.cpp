@@ -116,6 +116,8 @@ Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const Coordina
 // Shard 0 in this process; the others as they joined from their own processes, in shard order.
 Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
                                                         const TrainingJob& job, const ParameterServerState& whole) {
+  // Shard processes build their state from the seed; they have no checkpoint to resume from.
+  if (whole.version != 0) return Error{"a run with shards in their own processes (--remote-shards) cannot resume"};
   auto shards = shard_server_state(job, whole, job.servers);
   if (!shards) return Error{shards.error()};
   Result<std::vector<ParameterServerActor>> remote = Error{"no answer"};

@@ -14,7 +14,7 @@ Weights ServerGroup::join(const std::vector<Weights>& parts) {
     std::copy(part.values.data(), part.values.data() + part.values.size(), joined->data() + offset);
     offset += part.values.size();
   }
-  return Weights{parts[0].version, parts[0].layout_hash, FloatBuffer(std::move(joined))};
+  return Weights{parts[0].version, parts[0].layout_hash, FloatBuffer(std::move(joined), parts[0].values.encoding())};
 }
 
 }  // namespace psgrad

@@ -17,6 +17,7 @@
 #include "actors/float_buffer.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/steady_time.hpp"
+#include "actors/shard_state.hpp"
 
 namespace psgrad {
 
@@ -61,6 +62,29 @@ class ServerGroup {
                 joined();
               },
               [failed, i](caf::error& error) { failed(fmt::format("parameter server shard {}", i), error); });
+  }
+
+  // The servers' state for a checkpoint, shards joined into what one server would report (so any
+  // number of shards can resume from it). `failed` as for request.
+  template <class Self, class Timeout>
+  void request_state(Self* self, Timeout timeout, std::function<void(ServerState)> then,
+                     std::function<void(const std::string&, const caf::error&)> failed) {
+    auto parts = std::make_shared<std::vector<ServerState>>(servers_.size());
+    const Countdown joined(servers_.size(), [parts, then, failed] {
+      auto whole = join_server_states(*parts);
+      if (!whole) return failed("parameter server shards", caf::make_error(caf::sec::runtime_error, whole.error()));
+      then(std::move(whole).value());
+    });
+    for (std::size_t i = 0; i < servers_.size(); ++i)
+      self->request(servers_[i], timeout, state_atom::value)
+          .then(
+              [parts, joined, i](ServerState& state) {
+                (*parts)[i] = std::move(state);
+                joined();
+              },
+              [failed, i, single = servers_.size() == 1](caf::error& error) {
+                failed(single ? std::string("parameter server") : fmt::format("parameter server shard {}", i), error);
+              });
   }
 
  private:

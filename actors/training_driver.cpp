@@ -452,8 +452,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     return checkpoints_enabled() && job_.checkpoint_every > 0 && done % job_.checkpoint_every == 0;
   }
 
-  // A sharded server's optimizer state is split by shard; checkpoints cover the single-server case.
-  bool checkpoints_enabled() const { return hooks_.on_checkpoint && servers_.size() == 1; }
+  bool checkpoints_enabled() const { return static_cast<bool>(hooks_.on_checkpoint); }
 
   // Collects the server's state and every live worker's stream position, hands them to the hook,
   // then continues with `then`. In sync mode the workers are idle here, so the positions are exact
@@ -467,16 +466,16 @@ class TrainingDriver : public TrainingDriverActor::base {
       hooks_.on_checkpoint(*checkpoint);
       then();
     });
-    request(servers_.first(), job_.request_timeout, state_atom::value)
-        .then(
-            [checkpoint, done](ServerState& state) {
-              checkpoint->version = state.weights.version;
-              checkpoint->layout_hash = state.weights.layout_hash;
-              checkpoint->weights.assign(state.weights.values.data(), state.weights.values.data() + state.weights.values.size());
-              checkpoint->optimizer = std::move(state.optimizer);
-              done();
-            },
-            [this](caf::error& error) { fail("parameter server", error); });
+    servers_.request_state(
+        this, job_.request_timeout,
+        [checkpoint, done](ServerState state) {
+          checkpoint->version = state.weights.version;
+          checkpoint->layout_hash = state.weights.layout_hash;
+          checkpoint->weights.assign(state.weights.values.data(), state.weights.values.data() + state.weights.values.size());
+          checkpoint->optimizer = std::move(state.optimizer);
+          done();
+        },
+        failure_handler());
     for (auto& slot : slots_) {
       if (!slot.alive) continue;
       request(slot.handle, job_.request_timeout, state_atom::value)
@@ -572,8 +571,20 @@ class TrainingDriver : public TrainingDriverActor::base {
               },
               [this](caf::error& error) { fail("evaluator", error); });
     };
-    if (checkpoints_enabled()) take_checkpoint(evaluate_final);
-    else evaluate_final();
+    auto checkpoint_then_evaluate = [this, evaluate_final] {
+      if (checkpoints_enabled()) take_checkpoint(evaluate_final);
+      else evaluate_final();
+    };
+    // wire: workers got encoded (bf16) weights; the final evaluation and model are the fp32 master's.
+    if (weights_encoding(job_.wire) == WireEncoding::fp32) return checkpoint_then_evaluate();
+    servers_.request(
+        this, job_.request_timeout,
+        [this, checkpoint_then_evaluate](Weights master) {
+          current_ = std::move(master);
+          summary_.final_weights = current_;
+          checkpoint_then_evaluate();
+        },
+        failure_handler(), master_atom::value);
   }
 
   std::uint64_t final_index() const { return job_.mode == TrainingMode::sync ? iteration_ : summary_.steps; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/training_mode.hpp"
+#include "model/wire_encoding.hpp"
 #include "model/model.hpp"
 #include "model/optimizer.hpp"
 #include "model/result.hpp"
@@ -37,6 +38,8 @@ struct TrainingJob {
   std::size_t num_workers = 2;
   std::chrono::milliseconds request_timeout{30000};
   std::size_t servers = 1;       // parameter-server shards
+  WireEncoding wire = WireEncoding::fp32;  // how weights and gradients travel
+  double topk_fraction = 0.04;             // wire topk: share of each array's entries a gradient sends
   std::uint64_t staleness = 2;  // ssp's bound on how far a worker's clock may lead the slowest
   // sync: each step uses the first (live workers - backup_workers) gradients to arrive, at least one,
   // and drops the others (backup workers, as in Chen et al., "Revisiting Distributed Synchronous SGD").

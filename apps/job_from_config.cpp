@@ -15,6 +15,8 @@ TrainingJob job_from_config(const Config& config) {
   job.staleness = static_cast<std::uint64_t>(config.cluster.staleness);
   job.backup_workers = static_cast<std::size_t>(config.cluster.backup_workers);
   job.servers = static_cast<std::size_t>(config.cluster.servers);
+  job.wire = parse_wire_encoding(config.cluster.wire).value_or(WireEncoding::fp32);
+  job.topk_fraction = config.cluster.topk_fraction;
   job.iterations = static_cast<std::uint64_t>(config.training.iterations);
   job.batch_size = static_cast<std::size_t>(config.training.batch_size);
   job.eval_batch_size = static_cast<std::size_t>(config.evaluation.batch_size);

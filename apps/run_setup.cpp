@@ -125,8 +125,8 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     return 1;
   }
   if (summary->interrupted_by != 0) {
-    // The checkpoint writer put it there; a sharded server takes none.
-    const auto checkpoint = run.job.servers <= 1 ? interrupted_checkpoint_path(run) : std::string();
+    // The checkpoint writer put it there.
+    const auto checkpoint = interrupted_checkpoint_path(run);
     output.interrupted(strsignal(summary->interrupted_by), summary->steps, checkpoint);
     if (!checkpoint.empty())
       fmt::print(stderr, "psgrad: interrupted; resume with: psgrad {} --config {} --resume {}\n", options.command,

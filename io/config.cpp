@@ -45,6 +45,7 @@ struct Check {
 Check at_least(double minimum) { return {minimum, std::nullopt, {}}; }
 Check within(double minimum, double maximum) { return {minimum, maximum, {}}; }
 Check one_of(std::vector<std::string> choices) { return {std::nullopt, std::nullopt, std::move(choices)}; }
+Check share() { return {0.0, 1.0, {}, true}; }  // in (0, 1]
 // Durations are at most 30 days: converted to CAF's nanosecond clock, far larger ones overflow and
 // time out at once (request_timeout_ms = 2^63 - 1 dropped every worker on its first request).
 constexpr double kMaxMilliseconds = 30.0 * 24 * 60 * 60 * 1000;
@@ -97,6 +98,7 @@ Key<Section> key(const std::string& name, Member Section::*member, std::string d
   spec.minimum_exclusive = check.minimum_exclusive;
   spec.maximum_exclusive = check.maximum_exclusive;
   spec.choices = std::move(check.choices);
+  spec.minimum_exclusive = check.minimum_exclusive;
   return entry;
 }
 
@@ -193,6 +195,14 @@ const SectionTable<ClusterSection>& cluster_table() {
       key("servers", &S::servers,
           "Parameter-server shards: the weights are split on array boundaries, each shard with its own optimizer.",
           within(1, 64)),
+      key("wire", &S::wire,
+          "How weights and gradients travel: fp32 exactly; bf16 rounded to bfloat16 (the server keeps fp32 "
+          "weights and sums); topk sends each gradient's largest entries per array, the rest added to that "
+          "worker's next gradient (weights exact).",
+          one_of({"fp32", "bf16", "topk"})),
+      key("topk_fraction", &S::topk_fraction,
+          "wire topk: the share of each parameter array's entries a gradient sends (at least one per array).",
+          share()),
       key("staleness", &S::staleness,
           "ssp mode: how many gradients a worker may get ahead of the slowest one (0 is lock-step).", at_least(0)),
       key("backup_workers", &S::backup_workers,

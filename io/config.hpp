@@ -58,6 +58,8 @@ struct ClusterSection {
   std::int64_t staleness = 2;  // ssp's bound
   std::int64_t backup_workers = 0;  // sync: each step uses the first num_workers - backup_workers gradients
   std::int64_t servers = 1;    // parameter-server shards
+  std::string wire = "fp32";   // "fp32", "bf16" or "topk"
+  double topk_fraction = 0.04; // wire topk: share of each array's entries a gradient sends
   std::string host = "127.0.0.1";
   std::int64_t port = 0;  // 0: pick a free port
   std::int64_t heartbeat_ms = 200;

@@ -46,13 +46,56 @@ Adam::Adam(const AdamSettings& settings, const ParameterLayout& layout)
       steps_(layout.array_count(), 0),
       scale_(layout.array_count(), 1.0f),
       learn_rate_(layout.array_count(), 0.0f) {
-  for (std::size_t a = 0; a < layout.array_count(); ++a)
-    for (std::size_t begin = 0; begin < layout[a].size(); begin += chunk_size)
-      chunks_.push_back(Chunk{a, layout[a].offset + begin, std::min(chunk_size, layout[a].size() - begin)});
+  end_ = layout.total_size();
+  make_chunks();
+}
+
+// Every chunk of every array with floats in [begin_, end_), so each array's norm sums all its chunks.
+void Adam::make_chunks() {
+  chunks_.clear();
+  for (std::size_t a = 0; a < layout_.array_count(); ++a) {
+    const auto& array = layout_[a];
+    if (array.offset + array.size() <= begin_ || array.offset >= end_) continue;
+    for (std::size_t begin = 0; begin < array.size(); begin += chunk_size) {
+      const std::size_t at = array.offset + begin;
+      chunks_.push_back(Chunk{a, at, std::min(chunk_size, array.size() - begin), at >= begin_ && at < end_});
+    }
+  }
   chunk_squares_.assign(chunks_.size(), 0.0);
   chunk_probes_.assign(chunks_.size(), 0.0f);
 }
 
+bool Adam::restrict_to(std::size_t begin, std::size_t end) {
+  if (begin >= end || end > layout_.total_size()) return false;
+  // Cut points must fall on chunk boundaries of their array.
+  for (const std::size_t cut : {begin, end}) {
+    bool on_grid = cut == layout_.total_size();
+    for (const auto& array : layout_.arrays())
+      if (cut >= array.offset && cut < array.offset + array.size() && (cut - array.offset) % chunk_size == 0)
+        on_grid = true;
+    if (!on_grid) return false;
+  }
+  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+  // Coupled L2 puts the weights into the clip norm, and the weights of another shard are not here.
+  if (coupled_l2)
+    for (const auto& array : layout_.arrays())
+      if ((array.offset < begin && array.offset + array.size() > begin) ||
+          (array.offset < end && array.offset + array.size() > end))
+        return false;
+  begin_ = begin;
+  end_ = end;
+  const std::size_t owned = end - begin;
+  first_moment_.assign(owned, 0.0f);
+  second_moment_.assign(owned, 0.0f);
+  averages_.assign(settings_.use_averages ? owned : 0, 0.0f);
+  summed_.assign(owned, 0.0f);
+  norm_scratch_.assign(chunk_size, 0.0f);
+  make_chunks();
+  return true;
+}
+
+// source and target hold the owned floats [begin_, end_); gradients are whole-layout buffers. Without
+// a restriction begin_ is 0 and both views coincide.
 void Adam::apply_gradients(const float* source, float* target, const float* const* gradients,
                            std::size_t count) {
   // Coupled L2 joins the gradient before clipping, as in Thinc's Optimizer.__call__.
@@ -62,11 +105,15 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   // 1. Each chunk's gradient (one used where it lies; several summed in one pass) and its sum of squares.
   auto gather = [&](std::size_t c) {
     const auto& chunk = chunks_[c];
-    if (gradient_as_is) {
+    if (!chunk.owned) {  // only its share of the array's norm; restrict_to refused coupled L2 here
+      chunk_squares_[c] = settings_.grad_clip <= 0.0 ? 0.0
+                          : count == 1 ? sum_of_squares(gradients[0] + chunk.begin, chunk.size)
+                                       : sum_gradients(norm_scratch_.data(), gradients, count, chunk.begin, chunk.size);
+    } else if (gradient_as_is) {
       chunk_squares_[c] = settings_.grad_clip > 0.0 ? sum_of_squares(gradients[0] + chunk.begin, chunk.size) : 0.0;
     } else {
-      chunk_squares_[c] = sum_gradients(summed_.data() + chunk.begin, gradients, count, chunk.begin, chunk.size,
-                                        coupled_l2 ? source + chunk.begin : nullptr,
+      chunk_squares_[c] = sum_gradients(summed_.data() + (chunk.begin - begin_), gradients, count, chunk.begin,
+                                        chunk.size, coupled_l2 ? source + (chunk.begin - begin_) : nullptr,
                                         static_cast<float>(settings_.L2));
     }
   };
@@ -91,12 +138,14 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   const auto eps = static_cast<float>(settings_.eps);
   auto update = [&](std::size_t c) {
     const auto& chunk = chunks_[c];
+    if (!chunk.owned) return;
     const std::size_t size = chunk.size;
-    const float* w = source + chunk.begin;
-    const float* g = (gradient_as_is ? gradients[0] : summed_.data()) + chunk.begin;
-    float* m = first_moment_.data() + chunk.begin;
-    float* v = second_moment_.data() + chunk.begin;
-    float* out = target + chunk.begin;
+    const std::size_t at = chunk.begin - begin_;  // in the owned floats
+    const float* w = source + at;
+    const float* g = gradient_as_is ? gradients[0] + chunk.begin : summed_.data() + at;
+    float* m = first_moment_.data() + at;
+    float* v = second_moment_.data() + at;
+    float* out = target + at;
     const float scale = scale_[chunk.array];
     const float lr_t = learn_rate_[chunk.array];
     if (out == w) adam_update(out, g, m, v, size, scale, b1, b2, eps, lr_t);
@@ -110,7 +159,7 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
       const auto t = static_cast<double>(steps_[chunk.array]);
       const double decay = std::min((1.0 + t) / (10.0 + t), 0.9999);
       const auto keep = static_cast<float>(1.0 - decay);
-      float* average = averages_.data() + chunk.begin;
+      float* average = averages_.data() + at;
       for (std::size_t i = 0; i < size; ++i) average[i] -= keep * (average[i] - out[i]);
     }
   };
@@ -133,7 +182,7 @@ OptimizerState Adam::state() const {
 }
 
 bool Adam::set_state(const OptimizerState& state) {
-  const std::size_t n = layout_.total_size();
+  const std::size_t n = end_ - begin_;
   if (state.buffers.size() != 2 * n + averages_.size() || state.counts.size() != steps_.size())
     return false;
   std::copy(state.buffers.begin(), state.buffers.begin() + n, first_moment_.begin());

@@ -35,7 +35,16 @@ class Adam final : public Optimizer {
   OptimizerState state() const override;
   bool set_state(const OptimizerState& state) override;
 
+  bool restrict_to(std::size_t begin, std::size_t end) override;
+
   std::uint64_t step_count(std::size_t array) const { return steps_[array]; }
+
+  // A step works on chunks of at most chunk_size floats (L1-sized, never across arrays): the sum and
+  // the norm of a chunk are computed while it is in cache, and an array's clip norm is the sum of its
+  // chunks' sums in chunk order. A shard owns whole chunks, so its sums are the ones one server makes.
+  // The chunks are independent, ready to be split across threads; on this 2-core machine two threads
+  // did not measure faster (86-127 µs on one, 75-130 µs on two).
+  static constexpr std::size_t chunk_size = 8192;
 
  private:
   AdamSettings settings_;
@@ -44,14 +53,14 @@ class Adam final : public Optimizer {
   std::vector<float> summed_;  // several gradients' sum, or one plus coupled L2
   std::vector<std::uint64_t> steps_;
 
-  // A step works on chunks of at most chunk_size floats (L1-sized, never across arrays): the sum and
-  // the norm of a chunk are computed while it is in cache, and an array's clip norm is the sum of its
-  // chunks' sums in chunk order. The chunks are independent, ready to be split across threads; on
-  // this 2-core machine two threads did not measure faster (86-127 µs on one, 75-130 µs on two).
-  static constexpr std::size_t chunk_size = 8192;
+  void make_chunks();
+
   struct Chunk {
     std::size_t array, begin, size;  // begin: offset in the whole buffer
+    bool owned;  // else only its norm is needed: its array is cut between this shard and another
   };
+  std::size_t begin_ = 0, end_ = 0;  // the floats this optimizer owns (all of them unless restricted)
+  std::vector<float> norm_scratch_;  // several gradients' sum of a chunk owned by another shard
   std::vector<Chunk> chunks_;
   std::vector<double> chunk_squares_;
   std::vector<float> scale_, learn_rate_;  // per array, for the step under way

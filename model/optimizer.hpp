@@ -36,6 +36,13 @@ class Optimizer {
   // run has diverged (the check rides along the step's own passes).
   virtual bool last_step_finite() const = 0;
 
+  // Makes this optimizer own only the floats [begin, end) of its layout (a server shard), on the cut
+  // points step_cut_points allows: from then on `source` and `target` hold just those floats, while
+  // the gradients stay whole-layout buffers, so an array cut between shards is still clipped by the
+  // norm of all of it, bit for bit as without shards. Its state() covers the floats it owns and a
+  // step count for every array. False when it cannot (then nothing changed).
+  virtual bool restrict_to(std::size_t /*begin*/, std::size_t /*end*/) { return false; }
+
   // Parameter averages (EMA), when the optimizer keeps them; nullptr otherwise.
   virtual const float* averages() const { return nullptr; }
 

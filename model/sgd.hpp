@@ -23,6 +23,7 @@ class Sgd final : public Optimizer {
   void apply_gradients(const float* source, float* target, const float* const* gradients,
                        std::size_t count) override;
   bool last_step_finite() const override { return finite_; }
+  bool restrict_to(std::size_t begin, std::size_t end) override;
   OptimizerState state() const override;
   bool set_state(const OptimizerState& state) override;
 
@@ -31,6 +32,7 @@ class Sgd final : public Optimizer {
   ParameterLayout layout_;
   std::vector<std::uint64_t> steps_;
   std::vector<float> summed_;  // several gradients' sum
+  std::size_t begin_ = 0, end_ = 0;  // the floats this optimizer owns (all of them unless restricted)
   bool finite_ = true;
 };
 

@@ -262,23 +262,6 @@ TEST_CASE("sharded servers give bit-identical sync weights to one server (K = 1,
   }
 }
 
-TEST_CASE("shards split the layout on array boundaries, balanced by size") {
-  ParameterLayout layout;
-  for (int i = 0; i < 6; ++i) layout.add("layer", "W", 10, 10);
-  CHECK(shard_boundaries(layout, 1) == std::vector<std::size_t>{0});
-  CHECK(shard_boundaries(layout, 2) == std::vector<std::size_t>{0, 3});
-  CHECK(shard_boundaries(layout, 3) == std::vector<std::size_t>{0, 2, 4});
-  // One huge array and small ones: the huge one is a shard of its own, every shard gets an array.
-  ParameterLayout skewed;
-  skewed.add("big", "W", 100, 100);
-  skewed.add("a", "b", 1, 10);
-  skewed.add("b", "b", 1, 10);
-  CHECK(shard_boundaries(skewed, 3) == std::vector<std::size_t>{0, 1, 2});
-  const auto shard = shard_layout(skewed, 1, 3);
-  CHECK(shard.array_count() == 2);
-  CHECK(shard[1].offset == 10);
-}
-
 TEST_CASE("async training with sharded servers applies every gradient once") {
   const auto data = synthetic_data(320, 12, 4, 10);
   auto job = small_job(TrainingMode::async, 2, 20);

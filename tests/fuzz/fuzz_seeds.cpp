@@ -58,6 +58,12 @@ int main(int argc, char** argv) {
   ok = ok && write_payload(system, root / "payload/gradients.bin",
                            psgrad::Gradients{3, 0xabcdef, 1, 32, 2.25f,
                                              FloatBuffer::copy_of(values.data(), values.size())});
+  // The other wire encodings: bf16 values (rounded as they are written) and index-value pairs.
+  const auto shared = std::make_shared<const psgrad::AlignedFloats>(values.begin(), values.end());
+  ok = ok && write_payload(system, root / "payload/gradients-bf16.bin",
+                           psgrad::Gradients{3, 0xabcdef, 1, 32, 2.25f, FloatBuffer(shared, psgrad::WireEncoding::bf16)});
+  ok = ok && write_payload(system, root / "payload/gradients-topk.bin",
+                           psgrad::Gradients{3, 0xabcdef, 1, 32, 2.25f, FloatBuffer(shared, psgrad::WireEncoding::topk)});
 
   psgrad::TrainingCheckpoint checkpoint;
   checkpoint.config = "[model]\nhidden = [4]\n";
