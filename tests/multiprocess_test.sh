@@ -132,7 +132,7 @@ case "$scenario" in
     for expected in "relabelled:the same images with other labels" "repainted:other images" \
                     "subset:another number of examples"; do
       variant=${expected%%:*}; why=${expected#*:}
-      "$psgrad" work --connect "127.0.0.1:$port" --data "$work_dir/$variant" 2>"$work_dir/$variant.log" &&
+      "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$work_dir/$variant" 2>"$work_dir/$variant.log" &&
         fail "a worker with $variant data joined"
       [ "$(grep -c "training data differs from the server's ($why): worker $variant (" "$work_dir/$variant.log")" -eq 1 ] ||
         fail "the $variant worker did not say in one line why it was refused"
