@@ -69,6 +69,7 @@ class DataWorker : public DataWorkerActor::base {
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
               weights_atom::value);
         },
+        [](clock_atom) { return steady_now_ns(); },
         [this](state_atom) -> WorkerStreamState {
           // A prefetched batch has not been used yet: a resumed stream must serve it again.
           return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index),

@@ -38,6 +38,8 @@ using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>:
                                          caf::replies_to<train_atom, Weights, std::vector<ParameterServerActor>,
                                                          std::uint64_t>::with<bool>,
                                          caf::reacts_to<credit_atom, std::uint64_t>,
+                                         // Its steady clock (ns), for a trace's clock offset at join.
+                                         caf::replies_to<clock_atom>::with<std::int64_t>,
                                          caf::replies_to<stop_atom>::with<bool>,
                                          caf::replies_to<state_atom>::with<WorkerStreamState>>;
 

@@ -36,9 +36,10 @@ using listen_atom = caf::atom_constant<caf::atom("listen")>;
 using applied_atom = caf::atom_constant<caf::atom("applied")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using master_atom = caf::atom_constant<caf::atom("master")>;
+using clock_atom = caf::atom_constant<caf::atom("clock")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 7;  // 7: async push/pull loops, timings, the gate, the training
+constexpr std::uint32_t protocol_version = 8;  // 8: async push/pull loops, timings, clock probes, the gate, the training
                                                // data in the join, wire encodings
 
 template <class Inspector>

@@ -52,6 +52,17 @@ void TraceRecorder::add(TraceSpan span) {
   else spans_.push_back(std::move(span));
 }
 
+void TraceRecorder::add_clock_probe(std::uint32_t worker, std::int64_t sent, std::int64_t worker_time,
+                                    std::int64_t returned) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  WorkerExchange probe;
+  probe.worker = worker;
+  probe.sent = sent;
+  probe.returned = returned;
+  probe.timing.received = probe.timing.answered = worker_time;
+  probes_.push_back(probe);
+}
+
 void TraceRecorder::add(WorkerExchange exchange) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (spans_.size() + exchanges_.size() >= max_records) ++dropped_;
@@ -64,7 +75,10 @@ std::vector<TraceSpan> TraceRecorder::spans() const {
   for (const auto& e : exchanges_) by_worker[e.worker].push_back(e);
   std::vector<TraceSpan> out = spans_;
   for (const auto& [worker, exchanges] : by_worker) {
-    const auto offset = estimate_clock_offset(exchanges);
+    std::vector<WorkerExchange> probes;
+    for (const auto& probe : probes_)
+      if (probe.worker == worker) probes.push_back(probe);
+    const auto offset = estimate_clock_offset(probes.empty() ? exchanges : probes);
     for (const auto& e : exchanges) add_exchange_spans(e, offset, out);
   }
   return out;

@@ -43,10 +43,13 @@ class TraceRecorder {
 
   void add(TraceSpan span);
   void add(WorkerExchange exchange);
+  // One clock probe of worker k at join: our clock when asked and answered, the worker's in between.
+  void add_clock_probe(std::uint32_t worker, std::int64_t sent, std::int64_t worker_time, std::int64_t returned);
 
-  // Every span on this process's clock. Each worker's clock offset is estimated as NTP does, from its
-  // exchange with the shortest round trip (the worker's time is taken to lie in the middle of it);
-  // transfer spans are kept within their exchange.
+  // Every span on this process's clock. Each worker's clock offset is estimated as NTP does, from the
+  // clock probes taken when it joined (the one with the shortest round trip; the worker's time is taken
+  // to lie in its middle), or from its exchanges when it has none; transfer spans are kept within their
+  // exchange.
   std::vector<TraceSpan> spans() const;
   std::size_t dropped() const;
 
@@ -54,6 +57,7 @@ class TraceRecorder {
   mutable std::mutex mutex_;
   std::vector<TraceSpan> spans_;
   std::vector<WorkerExchange> exchanges_;
+  std::vector<WorkerExchange> probes_;  // clock probes at join, as exchanges without work
   std::size_t dropped_ = 0;
 };
 

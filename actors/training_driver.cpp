@@ -62,6 +62,8 @@ class TrainingDriver : public TrainingDriverActor::base {
         [this](run_atom) -> caf::result<TrainingSummary> {
           promise_ = make_response_promise<TrainingSummary>();
           start_ = Clock::now();
+          for (std::size_t k = 0; k < slots_.size(); ++k)
+            if (slots_[k].alive) probe_clock(k, clock_probes);
           become(training());
           delayed_send(this, watch_interval(), tick_atom::value);
           servers_.request(
@@ -92,6 +94,7 @@ class TrainingDriver : public TrainingDriverActor::base {
         },
         [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
           add_slot(index, std::move(worker), host);
+          probe_clock(index, clock_probes);
           event(fmt::format("{} takes part from the next step", worker_name(index)));
           if (waiting_for_workers_) {
             waiting_for_workers_ = false;
@@ -132,6 +135,22 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   // -- workers -----------------------------------------------------------------------------------
+  // With a trace, a joining worker's clock is probed a few times, one after the other: the probe with
+  // the shortest round trip gives its offset (trace_recorder.hpp).
+  static constexpr int clock_probes = 5;
+
+  void probe_clock(std::size_t k, int remaining) {
+    if (!hooks_.trace || remaining == 0 || !slots_[k].alive) return;
+    const auto sent = steady_now_ns();
+    request(slots_[k].handle, std::chrono::seconds(5), clock_atom::value)
+        .then(
+            [this, k, sent, remaining](std::int64_t worker_time) {
+              hooks_.trace->add_clock_probe(static_cast<std::uint32_t>(k), sent, worker_time, steady_now_ns());
+              probe_clock(k, remaining - 1);
+            },
+            [](caf::error&) {});  // a worker that does not answer is dealt with by training
+  }
+
   std::string name_from_hooks(std::size_t k) const {
     return k < hooks_.worker_names.size() ? hooks_.worker_names[k] : std::string();
   }

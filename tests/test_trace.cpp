@@ -116,6 +116,22 @@ TEST_CASE("a worker's clock offset is estimated from its exchange with the short
   CHECK(estimate_clock_offset({}) == 0);
 }
 
+TEST_CASE("clock probes taken at join set a worker's offset, ahead of its exchanges") {
+  const std::int64_t ahead = 7'000'000'000;
+  TraceRecorder trace;
+  // The exchange alone would say the worker's clock is 5 s ahead; the probes at join say 7 s.
+  trace.add(exchange(1000, 2000, 5'000'001'100, 5'000'001'900));
+  auto compute_start = [&trace] {
+    for (const auto& span : trace.spans())
+      if (span.name == "compute") return span.start_ns;
+    return std::int64_t{-1};
+  };
+  CHECK(compute_start() == 1100);
+  trace.add_clock_probe(0, 100, ahead + 300, 500);  // the round trip of 400 ns has the worker's time in the middle
+  trace.add_clock_probe(0, 600, ahead + 900, 2600);  // a slower probe, ignored
+  CHECK(compute_start() == 5'000'001'100 - ahead);
+}
+
 TEST_CASE("transfer spans stay within their exchange when the offset estimate is off") {
   TraceRecorder trace;
   // The quick exchange fixes the offset at 0; in the other, the worker's times read too early.

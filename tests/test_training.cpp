@@ -168,6 +168,7 @@ DataWorkerActor::behavior_type probe_worker(DataWorkerActor::pointer, std::share
       // Only the sync barrier is probed here.
       [](train_atom, const Weights&, const std::vector<ParameterServerActor>&, std::uint64_t) { return false; },
       [](credit_atom, std::uint64_t) {},
+      [](clock_atom) { return std::int64_t{0}; },
       [](stop_atom) { return true; },
       [](state_atom) { return WorkerStreamState{}; },
   };
