@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/array_cuts.hpp"
 #include "model/gradient_clip.hpp"
 #include "model/finite.hpp"
 #include "model/gradient_sum.hpp"
@@ -77,11 +78,7 @@ bool Adam::restrict_to(std::size_t begin, std::size_t end) {
   }
   const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
   // Coupled L2 puts the weights into the clip norm, and the weights of another shard are not here.
-  if (coupled_l2)
-    for (const auto& array : layout_.arrays())
-      if ((array.offset < begin && array.offset + array.size() > begin) ||
-          (array.offset < end && array.offset + array.size() > end))
-        return false;
+  if (coupled_l2 && cuts_an_array(layout_, begin, end)) return false;
   begin_ = begin;
   end_ = end;
   const std::size_t owned = end - begin;

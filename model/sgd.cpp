@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/array_cuts.hpp"
 #include "model/gradient_clip.hpp"
 #include "model/finite.hpp"
 #include "model/gradient_sum.hpp"
@@ -15,11 +16,7 @@ bool Sgd::restrict_to(std::size_t begin, std::size_t end) {
   if (begin >= end || end > layout_.total_size()) return false;
   // Coupled L2 puts the weights into the clip norm, and the weights of another shard are not here.
   const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
-  if (coupled_l2)
-    for (const auto& array : layout_.arrays())
-      if ((array.offset < begin && array.offset + array.size() > begin) ||
-          (array.offset < end && array.offset + array.size() > end))
-        return false;
+  if (coupled_l2 && cuts_an_array(layout_, begin, end)) return false;
   begin_ = begin;
   end_ = end;
   return true;
