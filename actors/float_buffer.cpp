@@ -2,11 +2,6 @@
 
 namespace psgrad {
 
-const AlignedFloats& FloatBuffer::values() const {
-  static const AlignedFloats empty;
-  return values_ ? *values_ : empty;
-}
-
 namespace wire_detail {
 
 void nonzero_entries(const FloatBuffer& buffer, std::vector<std::uint32_t>& indices, std::vector<float>& values) {

@@ -25,21 +25,30 @@ namespace psgrad {
 // 64-byte aligned like every buffer the model computes on, so a worker computes on a received buffer
 // in place with the same summation order as on its own. In a process the values are always plain
 // floats; the encoding says how they cross the network, and holds only for values that fit it
-// (bf16: every value a bf16 one; topk: any, mostly zeros, sent as the nonzero entries).
+// (bf16: every value a bf16 one; topk: any, mostly zeros, sent as the nonzero entries). A buffer may
+// be a slice of another (what a server shard receives): it shares the floats in this process, and only
+// its own floats cross the network, arriving as a buffer of their own.
 class FloatBuffer {
  public:
   FloatBuffer() = default;
   explicit FloatBuffer(std::shared_ptr<const AlignedFloats> values, WireEncoding encoding = WireEncoding::fp32)
-      : values_(std::move(values)), encoding_(encoding) {}
+      : values_(std::move(values)), size_(values_ ? values_->size() : 0), encoding_(encoding) {}
   static FloatBuffer copy_of(const float* data, std::size_t size) {
     return FloatBuffer(std::make_shared<const AlignedFloats>(data, data + size));
   }
 
-  std::size_t size() const { return values_ ? values_->size() : 0; }
-  const float* data() const { return values_ ? values_->data() : nullptr; }
+  // Floats [begin, end) of this buffer, without a copy; same encoding. Requires begin <= end <= size().
+  FloatBuffer slice(std::size_t begin, std::size_t end) const {
+    FloatBuffer part = *this;
+    part.offset_ = offset_ + begin;
+    part.size_ = end - begin;
+    return part;
+  }
+
+  std::size_t size() const { return size_; }
+  const float* data() const { return values_ ? values_->data() + offset_ : nullptr; }
   bool empty() const { return size() == 0; }
-  const AlignedFloats& values() const;
-  // How many holders share the buffer (messages, actors): 0 for an empty buffer.
+  // How many holders share the buffer (messages, actors, slices): 0 for an empty buffer.
   long use_count() const { return values_.use_count(); }
   WireEncoding encoding() const { return encoding_; }
 
@@ -50,6 +59,8 @@ class FloatBuffer {
 
  private:
   std::shared_ptr<const AlignedFloats> values_;
+  std::size_t offset_ = 0;  // of a slice, in values_
+  std::size_t size_ = 0;
   WireEncoding encoding_ = WireEncoding::fp32;
 };
 

@@ -66,8 +66,9 @@ TEST_CASE("sync mode sums worker gradients in worker order then makes one step, 
     const auto summary = train(job, data, data);
     CHECK(summary.steps == 5);
     CHECK(summary.final_weights.version == 5);
-    const auto& final_weights = summary.final_weights.values.values();
-    CHECK(std::vector<float>(final_weights.begin(), final_weights.end()) == sequential_sync(job, data));
+    const auto& final_weights = summary.final_weights.values;
+    CHECK(std::vector<float>(final_weights.data(), final_weights.data() + final_weights.size()) ==
+          sequential_sync(job, data));
   }
 }
 

@@ -154,6 +154,32 @@ TEST_CASE("top-k gradients cross the wire as their nonzero entries, exactly") {
   CHECK(copy.values.encoding() == WireEncoding::topk);
 }
 
+TEST_CASE("a slice of a gradient crosses the wire as only its own floats, in every encoding") {
+  // What a server shard receives: floats [1000, 3000) of a 5000-float gradient.
+  ActorConfig config(1);
+  caf::actor_system system{config};
+  auto values = random_gradient(5000, 9);
+  round_to_bf16(values.data(), values.data(), values.size());
+  for (std::size_t i = 0; i < values.size(); i += 3) values[i] = 0.0f;  // sparse enough for top-k to pay
+  values[1500] = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> part(values.begin() + 1000, values.begin() + 3000);
+  for (const auto encoding : {WireEncoding::fp32, WireEncoding::bf16, WireEncoding::topk}) {
+    CAPTURE(wire_name(encoding));
+    Gradients slice;
+    slice.worker = 4;
+    slice.values = buffer_of(values, encoding).slice(1000, 3000);
+    Gradients alone = slice;
+    alone.values = buffer_of(part, encoding);
+    const auto bytes = serialize(system, slice);
+    CHECK(bytes == serialize(system, alone));  // the same bytes as a buffer holding just those floats
+    CHECK(wire_bytes(slice.values) == wire_bytes(alone.values));
+    Gradients copy;
+    REQUIRE_FALSE(deserialize(system, bytes, copy));
+    CHECK(copy.values == alone.values);
+    CHECK(copy.values.encoding() == encoding);
+  }
+}
+
 TEST_CASE("a sparse payload with indices out of order, out of range or a zero entry is refused") {
   ActorConfig config(1);
   caf::actor_system system{config};
