@@ -10,7 +10,7 @@
 #include "actors/parameter_server.hpp"
 #include "actors/shard_state.hpp"
 #include "actors/training_driver.hpp"
-#include "model/adam.hpp"
+#include "model/norm_chunks.hpp"
 
 namespace psgrad {
 
@@ -63,7 +63,7 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
     const TrainingJob& job, const ParameterServerState& whole, std::size_t count) {
   // Balanced by floats, cut inside arrays on the optimizer's chunk grid; where the optimizer cannot
   // own part of an array (coupled L2 needs the whole array's weights), on array boundaries.
-  auto cuts = shard_cuts(whole.layout, count, Adam::chunk_size);
+  auto cuts = shard_cuts(whole.layout, count, norm_chunk_size);
   auto optimizers = cuts.empty() ? Result<std::vector<std::unique_ptr<Optimizer>>>(std::vector<std::unique_ptr<Optimizer>>{})
                                  : shard_optimizers(job, whole, cuts);
   if (optimizers && optimizers->empty()) {

@@ -28,7 +28,7 @@ struct ParameterServerState {
 
 // Where `count` contiguous shards split the layout: count + 1 float offsets from 0 to the total, each
 // cut as near total x i / count as the points allowed let it: array starts, and every `grain` floats
-// into an array (the optimizer's chunk grid, Adam::chunk_size, keeps sums bit-identical to one server;
+// into an array (the norm grid, norm_chunk_size, keeps sums bit-identical to one server;
 // a grain beyond every array's size cuts on array boundaries only). Empty when there are fewer
 // allowed points than shards.
 std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t count, std::size_t grain);

@@ -53,29 +53,14 @@ Adam::Adam(const AdamSettings& settings, const ParameterLayout& layout)
 
 // Every chunk of every array with floats in [begin_, end_), so each array's norm sums all its chunks.
 void Adam::make_chunks() {
-  chunks_.clear();
-  for (std::size_t a = 0; a < layout_.array_count(); ++a) {
-    const auto& array = layout_[a];
-    if (array.offset + array.size() <= begin_ || array.offset >= end_) continue;
-    for (std::size_t begin = 0; begin < array.size(); begin += chunk_size) {
-      const std::size_t at = array.offset + begin;
-      chunks_.push_back(Chunk{a, at, std::min(chunk_size, array.size() - begin), at >= begin_ && at < end_});
-    }
-  }
+  chunks_ = norm_chunks(layout_, begin_, end_);
   chunk_squares_.assign(chunks_.size(), 0.0);
   chunk_probes_.assign(chunks_.size(), 0.0f);
 }
 
 bool Adam::restrict_to(std::size_t begin, std::size_t end) {
   if (begin >= end || end > layout_.total_size()) return false;
-  // Cut points must fall on chunk boundaries of their array.
-  for (const std::size_t cut : {begin, end}) {
-    bool on_grid = cut == layout_.total_size();
-    for (const auto& array : layout_.arrays())
-      if (cut >= array.offset && cut < array.offset + array.size() && (cut - array.offset) % chunk_size == 0)
-        on_grid = true;
-    if (!on_grid) return false;
-  }
+  if (!on_norm_grid(layout_, begin) || !on_norm_grid(layout_, end)) return false;
   const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
   // Coupled L2 puts the weights into the clip norm, and the weights of another shard are not here.
   if (coupled_l2 && cuts_an_array(layout_, begin, end)) return false;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/norm_chunks.hpp"
 #include "model/optimizer.hpp"
 
 namespace psgrad {
@@ -41,10 +42,10 @@ class Adam final : public Optimizer {
 
   // A step works on chunks of at most chunk_size floats (L1-sized, never across arrays): the sum and
   // the norm of a chunk are computed while it is in cache, and an array's clip norm is the sum of its
-  // chunks' sums in chunk order. A shard owns whole chunks, so its sums are the ones one server makes.
-  // The chunks are independent, ready to be split across threads; on this 2-core machine two threads
-  // did not measure faster (86-127 µs on one, 75-130 µs on two).
-  static constexpr std::size_t chunk_size = 8192;
+  // chunks' sums in chunk order (the norm grid, norm_chunks.hpp). A shard owns whole chunks, so its
+  // sums are the ones one server makes. The chunks are independent, ready to be split across threads;
+  // on this 2-core machine two threads did not measure faster (86-127 µs on one, 75-130 µs on two).
+  static constexpr std::size_t chunk_size = norm_chunk_size;
 
  private:
   AdamSettings settings_;
@@ -55,13 +56,9 @@ class Adam final : public Optimizer {
 
   void make_chunks();
 
-  struct Chunk {
-    std::size_t array, begin, size;  // begin: offset in the whole buffer
-    bool owned;  // else only its norm is needed: its array is cut between this shard and another
-  };
   std::size_t begin_ = 0, end_ = 0;  // the floats this optimizer owns (all of them unless restricted)
   std::vector<float> norm_scratch_;  // several gradients' sum of a chunk owned by another shard
-  std::vector<Chunk> chunks_;
+  std::vector<NormChunk> chunks_;
   std::vector<double> chunk_squares_;
   std::vector<float> scale_, learn_rate_;  // per array, for the step under way
   std::vector<float> chunk_probes_;        // per chunk: sum of new weights x 0, NaN when any is not finite
