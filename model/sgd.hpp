@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/norm_chunks.hpp"
 #include "model/optimizer.hpp"
 
 namespace psgrad {
@@ -31,8 +32,14 @@ class Sgd final : public Optimizer {
   SgdSettings settings_;
   ParameterLayout layout_;
   std::vector<std::uint64_t> steps_;
-  std::vector<float> summed_;  // several gradients' sum
+  std::vector<float> summed_;  // several gradients' sum, or one plus coupled L2 (owned floats)
   std::size_t begin_ = 0, end_ = 0;  // the floats this optimizer owns (all of them unless restricted)
+  // Clip norms are summed on the norm grid, as Adam's, so an array cut between shards is clipped by
+  // the norm of all of it, bit for bit as one server.
+  std::vector<NormChunk> chunks_;
+  std::vector<float> norm_scratch_;  // several gradients' sum of a chunk owned by another shard
+  std::vector<double> chunk_squares_;
+  std::vector<float> scale_;  // per array, for the step under way
   bool finite_ = true;
 };
 

@@ -13,6 +13,7 @@
 #include "actors/parameter_server.hpp"
 #include "actors/shard_state.hpp"
 #include "model/adam.hpp"
+#include "model/norm_chunks.hpp"
 #include "model/random.hpp"
 #include "model/sgd.hpp"
 #include "tests/actor_fixtures.hpp"
@@ -138,10 +139,14 @@ TEST_CASE("a shard clips by the whole array's norm, not by its own part's") {
 
 TEST_CASE("SGD restricted to shards cut inside an array steps bit for bit like one SGD") {
   const auto layout = tutorial_layout();
-  const auto cuts = std::vector<std::size_t>{0, 12345, 100400, layout.total_size()};
+  // relu1.W cut twice, so the middle shard's clip norm needs chunks from both sides.
+  const auto cuts = std::vector<std::size_t>{0, 2 * norm_chunk_size, 10 * norm_chunk_size, layout.total_size()};
   const auto [whole, sharded] =
       step_whole_and_sharded(layout, cuts, [&] { return std::make_unique<Sgd>(SgdSettings{}, layout); }, 3);
   CHECK(std::memcmp(whole.data(), sharded.data(), whole.size() * sizeof(float)) == 0);
+  // Off the norm grid, a shard could not add up the chunks held elsewhere.
+  Sgd sgd(SgdSettings{}, layout);
+  CHECK_FALSE(sgd.restrict_to(0, 12345));
 }
 
 TEST_CASE("an optimizer with coupled L2 refuses to own part of an array, and takes whole arrays") {
