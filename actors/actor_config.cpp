@@ -12,6 +12,7 @@ namespace psgrad {
 ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<Weights>("psgrad::Weights");
   add_message_type<Gradients>("psgrad::Gradients");
+  add_message_type<ShardPlan>("psgrad::ShardPlan");
   add_message_type<TrainingProgress>("psgrad::TrainingProgress");
   add_message_type<EvaluationReport>("psgrad::EvaluationReport");
   add_message_type<TrainingSummary>("psgrad::TrainingSummary");

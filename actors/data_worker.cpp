@@ -54,7 +54,10 @@ class DataWorker : public DataWorkerActor::base {
           credits_ = credits;
           training_ = make_response_promise<bool>();
           in_loop_ = true;
-          on_weights(std::move(weights));
+          // Shards first say what they hold, so each push sends each only its part.
+          servers_->prepare(
+              this, setup_->job.request_timeout, [this, weights]() mutable { on_weights(std::move(weights)); },
+              [this](const std::string& who, const caf::error& error) { end_loop(who, error); });
           return training_;
         },
         [this](credit_atom, std::uint64_t credits) {
@@ -114,14 +117,13 @@ class DataWorker : public DataWorkerActor::base {
       auto gradients = gradients_from(from);
       if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
       ++pushes_out_;
-      servers_->request(
+      servers_->apply(
           this, setup_->job.request_timeout,
           [this](Weights next) {
             --pushes_out_;
             on_weights(std::move(next));
           },
-          [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, apply_atom::value,
-          std::move(*gradients));
+          [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, std::move(*gradients));
       prefetch();
     }
   }

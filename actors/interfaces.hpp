@@ -16,7 +16,8 @@ using StepListener = caf::typed_actor<caf::reacts_to<applied_atom, StepNote>>;
 
 // Holds the weights and the optimizer. "apply" with one gradient, or with several that it sums in the
 // given order, makes one optimizer step and answers with the new weights, in the run's wire encoding.
-// After "listen", every single-gradient apply is also told to the listener.
+// After "listen", every single-gradient apply is also told to the listener. "plan" says which floats
+// it holds, so pushers send a shard only its slice of each gradient (ServerGroup).
 using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, Gradients>::with<Weights>,
     caf::reacts_to<listen_atom, StepListener>,
@@ -25,6 +26,7 @@ using ParameterServerActor = caf::typed_actor<
     // The fp32 master weights, whatever the wire encoding (weights_atom's answer is encoded for workers).
     caf::replies_to<master_atom>::with<Weights>,
     caf::replies_to<state_atom>::with<ServerState>,
+    caf::replies_to<plan_atom>::with<ShardPlan>,
     caf::replies_to<stop_atom>::with<bool>>;
 
 // Holds a model copy and its own data stream; answers with the gradient of its next batch. "stop"

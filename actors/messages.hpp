@@ -8,7 +8,9 @@
 #include "caf/atom.hpp"
 #include "caf/meta/type_name.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/raw_doubles.hpp"
 #include "model/checkpoint.hpp"
+#include "model/norm_chunks.hpp"
 #include "model/optimizer.hpp"
 #include "model/training_mode.hpp"
 
@@ -37,10 +39,11 @@ using applied_atom = caf::atom_constant<caf::atom("applied")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using master_atom = caf::atom_constant<caf::atom("master")>;
 using clock_atom = caf::atom_constant<caf::atom("clock")>;
+using plan_atom = caf::atom_constant<caf::atom("plan")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 8;  // 8: async push/pull loops, timings, clock probes, the gate, the training
-                                               // data in the join, wire encodings
+constexpr std::uint32_t protocol_version = 9;  // 9: shards receive only their slice of a gradient (ShardPlan,
+                                               // Gradients::foreign_squares)
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -103,7 +106,9 @@ typename Inspector::result_type inspect(Inspector& f, WorkTiming& x) {
   return f(caf::meta::type_name("WorkTiming"), x.previous_answered, x.idle_since, x.received, x.answered);
 }
 
-// One worker's gradient of one batch, computed from the weights of `version`.
+// One worker's gradient of one batch, computed from the weights of `version`: the whole of it for a
+// single server; for a shard, only the floats of its range (ShardPlan) and, for the arrays cut between
+// it and other shards, the sums of squares of the chunks it does not hold (its clip norms need them).
 struct Gradients {
   std::uint64_t version = 0;
   std::uint64_t layout_hash = 0;
@@ -112,12 +117,34 @@ struct Gradients {
   float loss = 0.0f;
   FloatBuffer values;
   WorkTiming timing;
+  // One per ShardPlan::foreign_chunks range, of this gradient; when a sync step sums several
+  // gradients, of their sum, carried by the first of them (the others carry none).
+  std::vector<double> foreign_squares;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Gradients& x) {
   return f(caf::meta::type_name("Gradients"), x.version, x.layout_hash, x.worker, x.samples,
-           RawFloat{x.loss}, x.values, x.timing);
+           RawFloat{x.loss}, x.values, x.timing, RawDoubles{x.foreign_squares});
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, GradientRange& x) {
+  return f(caf::meta::type_name("GradientRange"), x.begin, x.size);
+}
+
+// What a server holds of the whole layout, for whoever pushes gradients to it: the floats
+// [begin, end), and the ranges held by other shards whose sums of squares it needs with each gradient
+// (Optimizer::foreign_norm_ranges), in the order it takes them.
+struct ShardPlan {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  std::vector<GradientRange> foreign_chunks;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ShardPlan& x) {
+  return f(caf::meta::type_name("ShardPlan"), x.begin, x.end, x.foreign_chunks);
 }
 
 // What a server tells the driver of each gradient a worker pushed to it (async/ssp): the driver keeps

@@ -26,6 +26,7 @@ class ParameterServer : public ParameterServerActor::base {
         pool_(shard_size(*state_)),
         wire_(state_->wire, shard_size(*state_)) {
     if (state_->end == 0) state_->end = state_->layout.total_size();
+    plan_ = ShardPlan{state_->begin, state_->end, state_->optimizer->foreign_norm_ranges()};
     current_ = pool_.acquire();
     current_->assign(state_->weights.begin(), state_->weights.end());
   }
@@ -33,9 +34,9 @@ class ParameterServer : public ParameterServerActor::base {
   behavior_type make_behavior() override {
     return {
         [this](apply_atom, const Gradients& gradients) -> caf::result<Weights> {
-          if (auto error = check(gradients)) return error;
-          const float* values = gradients.values.data();  // whole-model: the optimizer reads its part
-          if (auto error = step(&values, 1, gradients.loss)) return error;
+          if (auto error = check(gradients, true)) return error;
+          const float* values = gradients.values.data();  // this shard's floats
+          if (auto error = step(&values, 1, gradients.foreign_squares, gradients.loss)) return error;
           if (listener_)
             send(listener_, applied_atom::value,
                  StepNote{gradients.worker, gradients.samples, gradients.version, state_->version, gradients.loss,
@@ -45,8 +46,9 @@ class ParameterServer : public ParameterServerActor::base {
         [this](listen_atom, StepListener& listener) { listener_ = std::move(listener); },
         [this](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
           if (all.empty()) return caf::make_error(caf::sec::invalid_argument, "no gradients to apply");
-          for (const auto& gradients : all)
-            if (auto error = check(gradients)) return error;
+          // The sums of squares of foreign chunks are of the sum, so only the first gradient has them.
+          for (std::size_t k = 0; k < all.size(); ++k)
+            if (auto error = check(all[k], k == 0)) return error;
           // Summed in the given (worker) order so that the result is deterministic.
           gradient_slices_.clear();
           float loss = 0.0f;  // the first non-finite loss, if any: the one a divergence message names
@@ -54,12 +56,14 @@ class ParameterServer : public ParameterServerActor::base {
             gradient_slices_.push_back(gradients.values.data());
             if (std::isfinite(loss)) loss = gradients.loss;
           }
-          if (auto error = step(gradient_slices_.data(), gradient_slices_.size(), loss)) return error;
+          if (auto error = step(gradient_slices_.data(), gradient_slices_.size(), all[0].foreign_squares, loss))
+            return error;
           return snapshot();
         },
         [this](weights_atom) -> Weights { return snapshot(); },
         [this](master_atom) -> Weights { return master(); },
         [this](state_atom) -> ServerState { return ServerState{master(), state_->optimizer->state()}; },
+        [this](plan_atom) -> ShardPlan { return plan_; },
         [this](stop_atom) {
           quit();
           return true;
@@ -71,27 +75,37 @@ class ParameterServer : public ParameterServerActor::base {
   // The listener (the driver) holds its workers, which hold this server: let go, so all can be freed.
   void on_exit() override { listener_ = StepListener{}; }
 
-  caf::error check(const Gradients& gradients) const {
-    if (const auto differs = state_->layout.mismatch(gradients.layout_hash, gradients.values.size()))
+  // A shard takes only the floats it holds, and the sums of squares its plan asks for (none from a
+  // gradient that does not carry them for its step).
+  caf::error check(const Gradients& gradients, bool carries_squares) const {
+    if (const auto differs = state_->layout.mismatch(gradients.layout_hash, gradients.values.size(),
+                                                     state_->begin, state_->end))
       return caf::make_error(caf::sec::invalid_argument,
                              fmt::format("gradients from worker {} do not fit the model layout ({})",
                                          gradients.worker, *differs));
+    const std::size_t expected = carries_squares ? plan_.foreign_chunks.size() : 0;
+    if (gradients.foreign_squares.size() != expected)
+      return caf::make_error(caf::sec::invalid_argument,
+                             fmt::format("gradients from worker {} carry {} sums of squares of chunks held by other "
+                                         "shards; expected {}",
+                                         gradients.worker, gradients.foreign_squares.size(), expected));
     return caf::error{};
   }
 
   // Divergence is caught here, the step it happens: a NaN or infinite loss is refused before it
   // touches the weights; a step that produced non-finite weights stops the run too.
-  caf::error step(const float* const* gradients, std::size_t count, float loss) {
+  caf::error step(const float* const* gradients, std::size_t count, const std::vector<double>& foreign_squares,
+                  float loss) {
     const auto next_step = state_->version + 1;
     if (!std::isfinite(loss)) return diverged(fmt::format("the loss is {}", loss), next_step);
     // Weights already handed out stay immutable: when anyone besides the pool and current_ still holds
     // them, the step reads them and writes a free buffer (no copy first); otherwise it works in place.
     if (current_.use_count() > 2) {
       auto next = pool_.acquire();
-      state_->optimizer->apply_gradients(current_->data(), next->data(), gradients, count);
+      state_->optimizer->apply_gradients(current_->data(), next->data(), gradients, count, foreign_squares.data());
       current_ = std::move(next);
     } else {
-      state_->optimizer->apply_gradients(current_->data(), current_->data(), gradients, count);
+      state_->optimizer->apply_gradients(current_->data(), current_->data(), gradients, count, foreign_squares.data());
     }
     if (!state_->optimizer->last_step_finite())
       return diverged(fmt::format("the gradients or the new weights are not finite (loss {:.4g})", loss), next_step);
@@ -116,6 +130,7 @@ class ParameterServer : public ParameterServerActor::base {
   BufferPool pool_;
   std::shared_ptr<AlignedFloats> current_;  // held by pool_ too
   WeightsEncoder wire_;
+  ShardPlan plan_;  // what pushers send this server
   std::vector<const float*> gradient_slices_;  // each gradient, in worker order
   StepListener listener_;  // told of every single-gradient step (async/ssp), when set
 };

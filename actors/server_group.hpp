@@ -1,11 +1,12 @@
 // The parameter servers of a run behind one push/pull interface: one server, or shards that each hold
-// a slice of the weights (as ps-lite's KVWorker and Slicer hide key ranges behind push and pull).
+// a slice of the weights and receive only that slice of each gradient (as ps-lite's KVWorker and
+// Slicer hide key ranges behind push and pull).
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "caf/error.hpp"
 #include "actors/countdown.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/gradient_slicer.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/steady_time.hpp"
 #include "actors/shard_state.hpp"
@@ -33,42 +35,61 @@ class ServerGroup {
   const ParameterServerActor& first() const { return servers_.front(); }
   const std::vector<ParameterServerActor>& handles() const { return servers_; }
 
-  // Sends the message (e.g. apply + gradients, or weights) to every server from `self` and hands
-  // `then` the whole weights: with one server its answer, with shards their slices joined in layout
-  // order. `failed` gets who failed ("parameter server", "parameter server shard 1") and why.
-  template <class Self, class Timeout, class... Ts>
-  void request(Self* self, Timeout timeout, std::function<void(Weights)> then,
-               std::function<void(const std::string&, const caf::error&)> failed, Ts&&... xs) {
-    const auto observer = starts_with_apply<Ts...>() ? observer_ : ApplyObserver{};
-    const auto sent = steady_now_ns();
-    if (servers_.size() == 1) {
-      self->request(servers_[0], timeout, std::forward<Ts>(xs)...)
-          .then(
-              [then, observer, sent](Weights& weights) {
-                if (observer) observer(0, sent, steady_now_ns());
-                then(std::move(weights));
-              },
-              [failed](caf::error& error) { failed("parameter server", error); });
-      return;
-    }
-    auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
-    const Countdown joined(servers_.size(), [this, parts, then] { then(join(*parts)); });
+  // `failed` gets who failed ("parameter server", "parameter server shard 1") and why.
+  using FailureHandler = std::function<void(const std::string&, const caf::error&)>;
+
+  // Asks every shard once what it holds (its ShardPlan), which apply needs to send each only its part
+  // of a gradient, then runs `then`; with one server, or when asked before, there is nothing to ask.
+  template <class Self, class Timeout>
+  void prepare(Self* self, Timeout timeout, std::function<void()> then, FailureHandler failed) {
+    if (servers_.size() == 1 || slicer_) return then();
+    auto plans = std::make_shared<std::vector<ShardPlan>>(servers_.size());
+    const Countdown planned(servers_.size(), [this, plans, then, failed] {
+      auto slicer = GradientSlicer::make(std::move(*plans));
+      if (!slicer) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, slicer.error()));
+      slicer_.emplace(std::move(slicer).value());
+      then();
+    });
     for (std::size_t i = 0; i < servers_.size(); ++i)
-      self->request(servers_[i], timeout, xs...)
+      self->request(servers_[i], timeout, plan_atom::value)
           .then(
-              [parts, joined, i, observer, sent](Weights& slice) {
-                if (observer) observer(i, sent, steady_now_ns());
-                (*parts)[i] = std::move(slice);
-                joined();
+              [plans, planned, i](ShardPlan& plan) {
+                (*plans)[i] = std::move(plan);
+                planned();
               },
               [failed, i](caf::error& error) { failed(fmt::format("parameter server shard {}", i), error); });
+  }
+
+  // Pushes one gradient (Gradients) or a sync step's gradients (std::vector<Gradients>, summed in
+  // their order) and hands `then` the whole new weights. One server gets them as they are; each shard
+  // only its part (GradientSlicer), after prepare.
+  template <class Self, class Timeout, class Payload>
+  void apply(Self* self, Timeout timeout, std::function<void(Weights)> then, FailureHandler failed, Payload gradients) {
+    static_assert(std::is_same_v<Payload, Gradients> || std::is_same_v<Payload, std::vector<Gradients>>);
+    if (servers_.size() == 1)
+      return gather(then, failed, observer_,
+                    [&](std::size_t) { return self->request(servers_[0], timeout, apply_atom::value, std::move(gradients)); });
+    if (!slicer_)
+      return failed("parameter server shards",
+                    caf::make_error(caf::sec::runtime_error, "gradients pushed before the shards said what they hold"));
+    auto parts = slicer_->slice(gradients);
+    if (!parts) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, parts.error()));
+    gather(then, failed, observer_, [&](std::size_t i) {
+      return self->request(servers_[i], timeout, apply_atom::value, std::move((*parts)[i]));
+    });
+  }
+
+  // Sends the message (e.g. weights_atom) to every server from `self` and hands `then` the whole
+  // weights: with one server its answer, with shards their slices joined in layout order.
+  template <class Self, class Timeout, class... Ts>
+  void request(Self* self, Timeout timeout, std::function<void(Weights)> then, FailureHandler failed, Ts&&... xs) {
+    gather(then, failed, ApplyObserver{}, [&](std::size_t i) { return self->request(servers_[i], timeout, xs...); });
   }
 
   // The servers' state for a checkpoint, shards joined into what one server would report (so any
   // number of shards can resume from it). `failed` as for request.
   template <class Self, class Timeout>
-  void request_state(Self* self, Timeout timeout, std::function<void(ServerState)> then,
-                     std::function<void(const std::string&, const caf::error&)> failed) {
+  void request_state(Self* self, Timeout timeout, std::function<void(ServerState)> then, FailureHandler failed) {
     auto parts = std::make_shared<std::vector<ServerState>>(servers_.size());
     const Countdown joined(servers_.size(), [parts, then, failed] {
       auto whole = join_server_states(*parts);
@@ -88,16 +109,37 @@ class ServerGroup {
   }
 
  private:
-  template <class... Ts>
-  static constexpr bool starts_with_apply() {
-    if constexpr (sizeof...(Ts) == 0) return false;
-    else return std::is_same_v<std::decay_t<std::tuple_element_t<0, std::tuple<Ts...>>>, apply_atom>;
+  // Sends with `send(i)` to every server and joins their answers (see request); the observer, when
+  // set, is told of each answer.
+  template <class Send>
+  void gather(std::function<void(Weights)> then, FailureHandler failed, ApplyObserver observer, Send send) {
+    const auto sent = steady_now_ns();
+    if (servers_.size() == 1) {
+      send(0).then(
+          [then, observer, sent](Weights& weights) {
+            if (observer) observer(0, sent, steady_now_ns());
+            then(std::move(weights));
+          },
+          [failed](caf::error& error) { failed("parameter server", error); });
+      return;
+    }
+    auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
+    const Countdown joined(servers_.size(), [this, parts, then] { then(join(*parts)); });
+    for (std::size_t i = 0; i < servers_.size(); ++i)
+      send(i).then(
+          [parts, joined, i, observer, sent](Weights& slice) {
+            if (observer) observer(i, sent, steady_now_ns());
+            (*parts)[i] = std::move(slice);
+            joined();
+          },
+          [failed, i](caf::error& error) { failed(fmt::format("parameter server shard {}", i), error); });
   }
 
   Weights join(const std::vector<Weights>& parts);
 
   std::vector<ParameterServerActor> servers_;
   std::unique_ptr<BufferPool> pool_;  // joined weights
+  std::optional<GradientSlicer> slicer_;  // shards: what each takes of a gradient, once prepared
   ApplyObserver observer_;
 };
 

@@ -66,16 +66,22 @@ class TrainingDriver : public TrainingDriverActor::base {
             if (slots_[k].alive) probe_clock(k, clock_probes);
           become(training());
           delayed_send(this, watch_interval(), tick_atom::value);
-          servers_.request(
+          // Shards first say what they hold, for the sync steps' pushes (prepare).
+          servers_.prepare(
               this, job_.request_timeout,
-              [this](Weights weights) {
-                current_ = std::move(weights);
-                // "Iteration 0" is the weights before any step, so every mode starts from chance.
-                if (hooks_.start_iteration == 0) evaluate(0);
-                if (job_.mode == TrainingMode::sync) sync_iteration();
-                else async_start();
+              [this] {
+                servers_.request(
+                    this, job_.request_timeout,
+                    [this](Weights weights) {
+                      current_ = std::move(weights);
+                      // "Iteration 0" is the weights before any step, so every mode starts from chance.
+                      if (hooks_.start_iteration == 0) evaluate(0);
+                      if (job_.mode == TrainingMode::sync) sync_iteration();
+                      else async_start();
+                    },
+                    failure_handler(), weights_atom::value);
               },
-              failure_handler(), weights_atom::value);
+              failure_handler());
           return promise_;
         },
         [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
@@ -291,7 +297,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     if (received.empty()) return all_lost();
     // Every worker has let go of these weights; dropping ours lets the server step in place.
     current_ = Weights{};
-    servers_.request(
+    servers_.apply(
         this, job_.request_timeout,
         [this](Weights weights) {
           current_ = std::move(weights);
@@ -313,7 +319,7 @@ class TrainingDriver : public TrainingDriverActor::base {
             next();
           }
         },
-        failure_handler(), apply_atom::value, std::move(received));
+        failure_handler(), std::move(received));
   }
 
   // -- asynchronous: every worker runs its own push/pull loop with the servers, so a gradient goes

@@ -7,6 +7,7 @@
 
 #include "actors/actor_config.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/gradient_slicer.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "caf/actor_system.hpp"
@@ -107,8 +108,9 @@ void measure_server_cost(BenchContext& context, Report& report) {
   report.add({"server.actor_fraction_of_gradient", section, "  round trip ÷ compute_gradients",
               ratio(actor_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
 
-  // Sharded servers (cluster.servers = K): one step is a request to every shard at once; each shard
-  // sums and steps only its arrays and answers with its slice.
+  // Sharded servers (cluster.servers = K): one step is a request to every shard at once with its part
+  // of the gradients (cut as the driver cuts them); each shard sums and steps only its floats and
+  // answers with its slice.
   for (std::size_t shards : {1, 2, 3, 4}) {
     auto job = context.job;
     job.servers = shards;
@@ -116,9 +118,18 @@ void measure_server_cost(BenchContext& context, Report& report) {
     if (!whole) throw std::runtime_error(whole.error());
     auto servers = spawn_parameter_servers(system, job, std::move(whole).value());
     if (!servers) throw std::runtime_error(servers.error());
+    std::vector<ShardPlan> plans;
+    for (const auto& shard : *servers)
+      self->request(shard, caf::infinite, plan_atom::value)
+          .receive([&](ShardPlan& plan) { plans.push_back(std::move(plan)); },
+                   [&](caf::error&) { throw std::runtime_error("a shard did not say what it holds"); });
+    auto slicer = GradientSlicer::make(std::move(plans));
+    if (!slicer) throw std::runtime_error(slicer.error());
     std::size_t largest_slice = 0;
     auto sharded_step = [&] {
-      for (const auto& shard : *servers) self->send(shard, apply_atom::value, gradients);
+      auto parts = slicer->slice(gradients);
+      if (!parts) throw std::runtime_error(parts.error());
+      for (std::size_t i = 0; i < servers->size(); ++i) self->send((*servers)[i], apply_atom::value, (*parts)[i]);
       for (std::size_t i = 0; i < servers->size(); ++i)
         self->receive([&](Weights& slice) { largest_slice = std::max(largest_slice, slice.values.size()); },
                       [&](caf::error&) { throw std::runtime_error("a shard refused the gradients"); });

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "model/array_cuts.hpp"
-#include "model/gradient_clip.hpp"
 #include "model/finite.hpp"
+#include "model/gradient_clip.hpp"
 #include "model/gradient_sum.hpp"
 
 namespace psgrad {
@@ -71,15 +71,15 @@ bool Adam::restrict_to(std::size_t begin, std::size_t end) {
   second_moment_.assign(owned, 0.0f);
   averages_.assign(settings_.use_averages ? owned : 0, 0.0f);
   summed_.assign(owned, 0.0f);
-  norm_scratch_.assign(chunk_size, 0.0f);
   make_chunks();
   return true;
 }
 
-// source and target hold the owned floats [begin_, end_); gradients are whole-layout buffers. Without
-// a restriction begin_ is 0 and both views coincide.
-void Adam::apply_gradients(const float* source, float* target, const float* const* gradients,
-                           std::size_t count) {
+// source, target and the gradients hold the owned floats [begin_, end_); foreign_squares the sums of
+// squares of the chunks not owned (foreign_norm_ranges), of the gradients' sum. Without a restriction
+// begin_ is 0 and every chunk is owned.
+void Adam::apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
+                           const double* foreign_squares) {
   // Coupled L2 joins the gradient before clipping, as in Thinc's Optimizer.__call__.
   const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
   const bool gradient_as_is = count == 1 && !coupled_l2;
@@ -88,15 +88,15 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   auto gather = [&](std::size_t c) {
     const auto& chunk = chunks_[c];
     if (!chunk.owned) {  // only its share of the array's norm; restrict_to refused coupled L2 here
-      chunk_squares_[c] = settings_.grad_clip <= 0.0 ? 0.0
-                          : count == 1 ? sum_of_squares(gradients[0] + chunk.begin, chunk.size)
-                                       : sum_gradients(norm_scratch_.data(), gradients, count, chunk.begin, chunk.size);
-    } else if (gradient_as_is) {
-      chunk_squares_[c] = settings_.grad_clip > 0.0 ? sum_of_squares(gradients[0] + chunk.begin, chunk.size) : 0.0;
+      chunk_squares_[c] = settings_.grad_clip <= 0.0 ? 0.0 : foreign_squares[chunk.foreign];
+      return;
+    }
+    const std::size_t at = chunk.begin - begin_;  // in the owned floats
+    if (gradient_as_is) {
+      chunk_squares_[c] = settings_.grad_clip > 0.0 ? sum_of_squares(gradients[0] + at, chunk.size) : 0.0;
     } else {
-      chunk_squares_[c] = sum_gradients(summed_.data() + (chunk.begin - begin_), gradients, count, chunk.begin,
-                                        chunk.size, coupled_l2 ? source + (chunk.begin - begin_) : nullptr,
-                                        static_cast<float>(settings_.L2));
+      chunk_squares_[c] = sum_gradients(summed_.data() + at, gradients, count, at, chunk.size,
+                                        coupled_l2 ? source + at : nullptr, static_cast<float>(settings_.L2));
     }
   };
   // 2. Per array, in chunk order (the same sum whichever thread did which chunk): clip factor and
@@ -124,7 +124,7 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
     const std::size_t size = chunk.size;
     const std::size_t at = chunk.begin - begin_;  // in the owned floats
     const float* w = source + at;
-    const float* g = gradient_as_is ? gradients[0] + chunk.begin : summed_.data() + at;
+    const float* g = gradient_as_is ? gradients[0] + at : summed_.data() + at;
     float* m = first_moment_.data() + at;
     float* v = second_moment_.data() + at;
     float* out = target + at;

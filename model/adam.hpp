@@ -27,8 +27,8 @@ class Adam final : public Optimizer {
 
   std::string name() const override { return "Adam.v1"; }
   using Optimizer::apply_gradients;
-  void apply_gradients(const float* source, float* target, const float* const* gradients,
-                       std::size_t count) override;
+  void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
+                       const double* foreign_squares) override;
   const float* averages() const override {
     return settings_.use_averages ? averages_.data() : nullptr;
   }
@@ -37,6 +37,7 @@ class Adam final : public Optimizer {
   bool set_state(const OptimizerState& state) override;
 
   bool restrict_to(std::size_t begin, std::size_t end) override;
+  std::vector<GradientRange> foreign_norm_ranges() const override { return foreign_ranges(chunks_); }
 
   std::uint64_t step_count(std::size_t array) const { return steps_[array]; }
 
@@ -57,7 +58,6 @@ class Adam final : public Optimizer {
   void make_chunks();
 
   std::size_t begin_ = 0, end_ = 0;  // the floats this optimizer owns (all of them unless restricted)
-  std::vector<float> norm_scratch_;  // several gradients' sum of a chunk owned by another shard
   std::vector<NormChunk> chunks_;
   std::vector<double> chunk_squares_;
   std::vector<float> scale_, learn_rate_;  // per array, for the step under way

@@ -1,8 +1,10 @@
-// The chunk grid that clip norms are summed on, so that a shard owning part of an array adds up the
-// same chunk sums, in the same order, as one server that owns all of it.
+// The chunk grid that clip norms are summed on, so a shard that owns part of an array can clip by the
+// norm of all of it without holding the rest: whoever pushes the gradient sums the squares of the
+// chunks the shard does not hold, with the same arithmetic the shard would use.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "model/parameter_layout.hpp"
@@ -18,13 +20,29 @@ struct NormChunk {
   std::size_t begin = 0;  // in the whole layout
   std::size_t size = 0;
   bool owned = false;  // else only its sum of squares is needed: its array is cut between shards
+  std::size_t foreign = 0;  // when not owned: its index among the chunks not owned, in chunk order
+};
+
+// Floats [begin, begin + size) of the whole layout.
+struct GradientRange {
+  std::uint64_t begin = 0;
+  std::uint64_t size = 0;
+  bool operator==(const GradientRange& other) const { return begin == other.begin && size == other.size; }
 };
 
 // The chunks of every array with floats in [begin, end), in layout order: those inside the range are
 // owned, the others belong to an array that a cut at begin or end runs through.
 std::vector<NormChunk> norm_chunks(const ParameterLayout& layout, std::size_t begin, std::size_t end);
 
+// The chunks not owned, in the order a step takes their sums of squares.
+std::vector<GradientRange> foreign_ranges(const std::vector<NormChunk>& chunks);
+
 // Whether a shard may start or end at `cut`: on the chunk grid of the array it falls in, or the end.
 bool on_norm_grid(const ParameterLayout& layout, std::size_t cut);
+
+// The sum of squares a step takes for its clip norm of floats [offset, offset + size) of `count`
+// gradients: of the one gradient, or of their sum in the given order (`scratch` holds size floats).
+double range_squares(const float* const* gradients, std::size_t count, std::size_t offset, std::size_t size,
+                     float* scratch);
 
 }  // namespace psgrad

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/norm_chunks.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/schedule.hpp"
 
@@ -26,9 +27,15 @@ class Optimizer {
   // One optimizer step from the sum of `count` gradient buffers, added element by element in the
   // given order (so a run is deterministic). Reads the weights from `source` and writes the new ones
   // to `target`, which may be the same buffer: a parameter server whose old weights are still being
-  // read by a worker writes the step elsewhere without copying them first.
-  virtual void apply_gradients(const float* source, float* target, const float* const* gradients,
-                               std::size_t count) = 0;
+  // read by a worker writes the step elsewhere without copying them first. Weights and gradients hold
+  // the floats the optimizer owns (all of them unless restricted); foreign_squares holds one sum of
+  // squares per foreign_norm_ranges() range, of the gradients' sum (range_squares), and may be null
+  // when there are none.
+  virtual void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
+                               const double* foreign_squares) = 0;
+  void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count) {
+    apply_gradients(source, target, gradients, count, nullptr);
+  }
   // One step in place from one gradient buffer.
   void apply_gradients(float* weights, const float* gradients) { apply_gradients(weights, weights, &gradients, 1); }
 
@@ -36,12 +43,17 @@ class Optimizer {
   // run has diverged (the check rides along the step's own passes).
   virtual bool last_step_finite() const = 0;
 
-  // Makes this optimizer own only the floats [begin, end) of its layout (a server shard), on the cut
-  // points step_cut_points allows: from then on `source` and `target` hold just those floats, while
-  // the gradients stay whole-layout buffers, so an array cut between shards is still clipped by the
-  // norm of all of it, bit for bit as without shards. Its state() covers the floats it owns and a
-  // step count for every array. False when it cannot (then nothing changed).
+  // Makes this optimizer own only the floats [begin, end) of its layout (a server shard), cut on the
+  // norm grid (norm_chunks.hpp): from then on weights and gradients hold just those floats. An array
+  // cut between shards is still clipped by the norm of all of it, bit for bit as without shards, from
+  // the sums of squares of the parts held elsewhere (foreign_norm_ranges). Its state() covers the
+  // floats it owns and a step count for every array. False when it cannot (then nothing changed).
   virtual bool restrict_to(std::size_t /*begin*/, std::size_t /*end*/) { return false; }
+
+  // The gradient ranges outside the owned floats whose sums of squares each step needs, in the order
+  // apply_gradients takes them: the norm chunks of arrays cut at this optimizer's ends. Empty unless
+  // restricted.
+  virtual std::vector<GradientRange> foreign_norm_ranges() const { return {}; }
 
   // Parameter averages (EMA), when the optimizer keeps them; nullptr otherwise.
   virtual const float* averages() const { return nullptr; }

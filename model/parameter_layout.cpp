@@ -27,6 +27,14 @@ std::optional<std::string> ParameterLayout::mismatch(std::uint64_t stamped, std:
                      hash());
 }
 
+std::optional<std::string> ParameterLayout::mismatch(std::uint64_t stamped, std::size_t size, std::size_t begin,
+                                                     std::size_t end) const {
+  if (begin == 0 && end == total_size_) return mismatch(stamped, size);
+  if (size == end - begin && (stamped == 0 || stamped == hash())) return std::nullopt;
+  return fmt::format("{} floats, layout {:016x}; expected the {} floats [{}, {}) of layout {:016x}", size, stamped,
+                     end - begin, begin, end, hash());
+}
+
 std::uint64_t ParameterLayout::hash() const {
   std::uint64_t hash = fnv1a_offset_basis;
   for (const auto& array : arrays_) {

@@ -29,6 +29,8 @@ class ParameterLayout {
   // model saving): whether a buffer of `size` floats stamped with layout `hash` was laid out by this
   // layout. Empty when it was; else what differs, for the receiver's one-line error. hash 0: unstamped.
   std::optional<std::string> mismatch(std::uint64_t hash, std::size_t size) const;
+  // The same for the floats [begin, end) of such a buffer (what a server shard holds and receives).
+  std::optional<std::string> mismatch(std::uint64_t hash, std::size_t size, std::size_t begin, std::size_t end) const;
   const ParameterArray& operator[](std::size_t i) const { return arrays_[i]; }
   std::size_t array_count() const { return arrays_.size(); }
   std::size_t total_size() const { return total_size_; }

@@ -28,12 +28,13 @@ bool Sgd::restrict_to(std::size_t begin, std::size_t end) {
   end_ = end;
   chunks_ = norm_chunks(layout_, begin, end);
   chunk_squares_.assign(chunks_.size(), 0.0);
-  norm_scratch_.assign(norm_chunk_size, 0.0f);
   return true;
 }
 
-// source and weights hold the owned floats [begin_, end_); the gradients are whole-layout buffers.
-void Sgd::apply_gradients(const float* source, float* weights, const float* const* gradients, std::size_t count) {
+// source, weights and the gradients hold the owned floats [begin_, end_); foreign_squares the sums of
+// squares of the chunks not owned, of the gradients' sum.
+void Sgd::apply_gradients(const float* source, float* weights, const float* const* gradients, std::size_t count,
+                          const double* foreign_squares) {
   if (source != weights) std::copy(source, source + (end_ - begin_), weights);
   const auto lr = static_cast<float>(learn_rate_at(steps_.empty() ? 0 : steps_[0], settings_.learn_rate));
   const auto l2 = static_cast<float>(settings_.L2);
@@ -44,17 +45,14 @@ void Sgd::apply_gradients(const float* source, float* weights, const float* cons
   const bool clipping = settings_.grad_clip > 0.0;
   for (std::size_t c = 0; c < chunks_.size(); ++c) {
     const auto& chunk = chunks_[c];
-    if (!chunk.owned) {  // only its share of the array's norm; restrict_to refused coupled L2 here
-      chunk_squares_[c] = !clipping ? 0.0
-                          : count == 1 ? sum_of_squares(gradients[0] + chunk.begin, chunk.size)
-                                       : sum_gradients(norm_scratch_.data(), gradients, count, chunk.begin, chunk.size);
+    if (!chunk.owned) {
+      chunk_squares_[c] = clipping ? foreign_squares[chunk.foreign] : 0.0;
       continue;
     }
-    const std::size_t at = chunk.begin - begin_;  // in the owned floats
-    chunk_squares_[c] = gradient_as_is
-                            ? (clipping ? sum_of_squares(gradients[0] + chunk.begin, chunk.size) : 0.0)
-                            : sum_gradients(summed_.data() + at, gradients, count, chunk.begin, chunk.size,
-                                            coupled_l2 ? weights + at : nullptr, l2);
+    const std::size_t at = chunk.begin - begin_;
+    chunk_squares_[c] = gradient_as_is ? (clipping ? sum_of_squares(gradients[0] + at, chunk.size) : 0.0)
+                                       : sum_gradients(summed_.data() + at, gradients, count, at, chunk.size,
+                                                       coupled_l2 ? weights + at : nullptr, l2);
   }
   // Per array, its chunks' sums in chunk order. Every array steps each time, so the first array's
   // count is the optimizer's step.
@@ -68,7 +66,7 @@ void Sgd::apply_gradients(const float* source, float* weights, const float* cons
     if (!chunk.owned) continue;
     const std::size_t at = chunk.begin - begin_;
     float* w = weights + at;
-    const float* g = gradient_as_is ? gradients[0] + chunk.begin : summed_.data() + at;
+    const float* g = gradient_as_is ? gradients[0] + at : summed_.data() + at;
     const float scale = scale_[chunk.array];
     for (std::size_t i = 0; i < chunk.size; ++i) w[i] -= lr * g[i] * scale;
     if (settings_.L2 != 0.0 && settings_.L2_is_weight_decay)

@@ -21,10 +21,11 @@ class Sgd final : public Optimizer {
   Sgd(const SgdSettings& settings, const ParameterLayout& layout);
   std::string name() const override { return "SGD.v1"; }
   using Optimizer::apply_gradients;
-  void apply_gradients(const float* source, float* target, const float* const* gradients,
-                       std::size_t count) override;
+  void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
+                       const double* foreign_squares) override;
   bool last_step_finite() const override { return finite_; }
   bool restrict_to(std::size_t begin, std::size_t end) override;
+  std::vector<GradientRange> foreign_norm_ranges() const override { return foreign_ranges(chunks_); }
   OptimizerState state() const override;
   bool set_state(const OptimizerState& state) override;
 
@@ -35,9 +36,8 @@ class Sgd final : public Optimizer {
   std::vector<float> summed_;  // several gradients' sum, or one plus coupled L2 (owned floats)
   std::size_t begin_ = 0, end_ = 0;  // the floats this optimizer owns (all of them unless restricted)
   // Clip norms are summed on the norm grid, as Adam's, so an array cut between shards is clipped by
-  // the norm of all of it, bit for bit as one server.
+  // the norm of all of it from the sums of squares of the chunks held elsewhere.
   std::vector<NormChunk> chunks_;
-  std::vector<float> norm_scratch_;  // several gradients' sum of a chunk owned by another shard
   std::vector<double> chunk_squares_;
   std::vector<float> scale_;  // per array, for the step under way
   bool finite_ = true;

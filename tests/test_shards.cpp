@@ -56,14 +56,22 @@ std::pair<std::vector<float>, std::vector<float>> step_whole_and_sharded(const P
   }
   std::vector<float> weights = random_values(layout.total_size(), 1, 0.2);
   std::vector<float> sharded = weights;
+  std::vector<float> scratch(norm_chunk_size);
   for (int step = 0; step < steps; ++step) {
     // Two workers' gradients, large enough that relu1.W's whole norm passes the clip of 1.
     const auto g0 = random_values(layout.total_size(), 10 + step, 0.1);
     const auto g1 = random_values(layout.total_size(), 50 + step, 0.1);
     const float* both[] = {g0.data(), g1.data()};
     whole->apply_gradients(weights.data(), weights.data(), both, 2);
-    for (std::size_t i = 0; i < shards.size(); ++i)
-      shards[i]->apply_gradients(sharded.data() + cuts[i], sharded.data() + cuts[i], both, 2);
+    // Each shard gets its part of both gradients and the sums of squares of their sum's chunks held
+    // elsewhere, as a pusher computes them.
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+      const float* parts[] = {g0.data() + cuts[i], g1.data() + cuts[i]};
+      std::vector<double> foreign;
+      for (const auto& range : shards[i]->foreign_norm_ranges())
+        foreign.push_back(range_squares(both, 2, range.begin, range.size, scratch.data()));
+      shards[i]->apply_gradients(sharded.data() + cuts[i], sharded.data() + cuts[i], parts, 2, foreign.data());
+    }
   }
   return {weights, sharded};
 }

@@ -168,6 +168,7 @@ TEST_CASE("a slice of a gradient crosses the wire as only its own floats, in eve
     Gradients slice;
     slice.worker = 4;
     slice.values = buffer_of(values, encoding).slice(1000, 3000);
+    slice.foreign_squares = {2.5, std::numeric_limits<double>::infinity()};  // kept bit for bit, unlike CAF's doubles
     Gradients alone = slice;
     alone.values = buffer_of(part, encoding);
     const auto bytes = serialize(system, slice);
@@ -177,6 +178,7 @@ TEST_CASE("a slice of a gradient crosses the wire as only its own floats, in eve
     REQUIRE_FALSE(deserialize(system, bytes, copy));
     CHECK(copy.values == alone.values);
     CHECK(copy.values.encoding() == encoding);
+    CHECK(copy.foreign_squares == slice.foreign_squares);
   }
 }
 

@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
                            psgrad::Gradients{3, 0xabcdef, 1, 32, 2.25f, FloatBuffer(shared, psgrad::WireEncoding::bf16)});
   ok = ok && write_payload(system, root / "payload/gradients-topk.bin",
                            psgrad::Gradients{3, 0xabcdef, 1, 32, 2.25f, FloatBuffer(shared, psgrad::WireEncoding::topk)});
+  // A shard's part: a slice of the gradient, with the sums of squares of chunks other shards hold.
+  psgrad::Gradients part{3, 0xabcdef, 1, 32, 2.25f, FloatBuffer(shared).slice(2, 5)};
+  part.foreign_squares = {0.75, 12.5};
+  ok = ok && write_payload(system, root / "payload/gradients-shard.bin", part);
 
   psgrad::TrainingCheckpoint checkpoint;
   checkpoint.config = "[model]\nhidden = [4]\n";

@@ -1,0 +1,106 @@
+#include "actors/gradient_slicer.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace psgrad {
+
+Result<GradientSlicer> GradientSlicer::make(std::vector<ShardPlan> plans) {
+  if (plans.empty()) return Error{"no shard plans"};
+  std::uint64_t at = 0;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    if (plans[i].begin != at || plans[i].end <= plans[i].begin)
+      return Error{fmt::format("shard {} holds floats [{}, {}), but the previous shard ends at {}", i, plans[i].begin,
+                               plans[i].end, at)};
+    at = plans[i].end;
+  }
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    for (const auto& chunk : plans[i].foreign_chunks) {
+      const bool inside_layout = chunk.size > 0 && chunk.size <= at && chunk.begin <= at - chunk.size;
+      if (!inside_layout || (chunk.begin + chunk.size > plans[i].begin && chunk.begin < plans[i].end))
+        return Error{fmt::format("shard {} asks for the sum of squares of floats [{}, {}), which are not another "
+                                 "shard's", i, chunk.begin, chunk.begin + chunk.size)};
+    }
+  return GradientSlicer(std::move(plans));
+}
+
+GradientSlicer::GradientSlicer(std::vector<ShardPlan> plans) : plans_(std::move(plans)) {
+  for (const auto& plan : plans_)
+    cut_chunks_.insert(cut_chunks_.end(), plan.foreign_chunks.begin(), plan.foreign_chunks.end());
+  const auto by_position = [](const GradientRange& a, const GradientRange& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.size < b.size;
+  };
+  std::sort(cut_chunks_.begin(), cut_chunks_.end(), by_position);
+  cut_chunks_.erase(std::unique(cut_chunks_.begin(), cut_chunks_.end()), cut_chunks_.end());
+  std::uint64_t largest = 0;
+  for (const auto& chunk : cut_chunks_) largest = std::max(largest, chunk.size);
+  for (const auto& plan : plans_) {
+    std::vector<std::size_t> indices;
+    for (const auto& chunk : plan.foreign_chunks)
+      indices.push_back(static_cast<std::size_t>(
+          std::lower_bound(cut_chunks_.begin(), cut_chunks_.end(), chunk, by_position) - cut_chunks_.begin()));
+    foreign_.push_back(std::move(indices));
+  }
+  squares_.assign(cut_chunks_.size(), 0.0);
+  scratch_.assign(largest, 0.0f);
+}
+
+Status GradientSlicer::take(const std::vector<const Gradients*>& gradients) {
+  buffers_.clear();
+  for (const auto* gradient : gradients) {
+    if (gradient->values.size() != total_size())
+      return Error{fmt::format("gradients from worker {} hold {} floats; the {} server shards hold {}",
+                               gradient->worker, gradient->values.size(), plans_.size(), total_size())};
+    buffers_.push_back(gradient->values.data());
+  }
+  // Each cut chunk once, however many shards share its array.
+  for (std::size_t j = 0; j < cut_chunks_.size(); ++j)
+    squares_[j] = range_squares(buffers_.data(), buffers_.size(), cut_chunks_[j].begin, cut_chunks_[j].size,
+                                scratch_.data());
+  return success();
+}
+
+Gradients GradientSlicer::part(const Gradients& whole, std::size_t shard) const {
+  Gradients part;
+  part.version = whole.version;
+  part.layout_hash = whole.layout_hash;
+  part.worker = whole.worker;
+  part.samples = whole.samples;
+  part.loss = whole.loss;
+  part.values = whole.values.slice(plans_[shard].begin, plans_[shard].end);
+  part.timing = whole.timing;
+  return part;
+}
+
+std::vector<double> GradientSlicer::foreign_squares(std::size_t shard) const {
+  std::vector<double> squares;
+  squares.reserve(foreign_[shard].size());
+  for (const auto j : foreign_[shard]) squares.push_back(squares_[j]);
+  return squares;
+}
+
+Result<std::vector<Gradients>> GradientSlicer::slice(const Gradients& whole) {
+  if (auto taken = take({&whole}); !taken) return Error{taken.error()};
+  std::vector<Gradients> parts;
+  for (std::size_t i = 0; i < plans_.size(); ++i) {
+    parts.push_back(part(whole, i));
+    parts.back().foreign_squares = foreign_squares(i);
+  }
+  return parts;
+}
+
+Result<std::vector<std::vector<Gradients>>> GradientSlicer::slice(const std::vector<Gradients>& all) {
+  if (all.empty()) return Error{"no gradients to slice"};
+  std::vector<const Gradients*> gradients;
+  for (const auto& gradient : all) gradients.push_back(&gradient);
+  if (auto taken = take(gradients); !taken) return Error{taken.error()};
+  std::vector<std::vector<Gradients>> parts(plans_.size());
+  for (std::size_t i = 0; i < plans_.size(); ++i) {
+    for (const auto& gradient : all) parts[i].push_back(part(gradient, i));
+    parts[i].front().foreign_squares = foreign_squares(i);
+  }
+  return parts;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,49 @@
+// Cuts the gradients pushed to server shards into what each shard takes: the floats of its range (a
+// slice sharing the buffer in this process; only those floats on the wire) and the sums of squares of
+// the chunks other shards hold of the arrays it shares with them, which its clip norms need.
+//
+// The sums are computed here with range_squares, the very arithmetic a shard used when it read them
+// from the whole gradient, so clipping stays bit-identical to one server. A sync step clips the sum of
+// the workers' gradients, whose norms the single gradients' norms cannot give: there the sums are of
+// the gradients' sum in worker order, as the shard would add them, over the cut arrays' foreign chunks
+// only; the first gradient of each shard's step carries them. Squares rather than the summed chunks
+// themselves keep that to a few doubles per shard.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "actors/messages.hpp"
+#include "model/result.hpp"
+
+namespace psgrad {
+
+class GradientSlicer {
+ public:
+  // An error when the plans do not tile one layout in order, or name foreign chunks that are not.
+  static Result<GradientSlicer> make(std::vector<ShardPlan> plans);
+
+  std::size_t shard_count() const { return plans_.size(); }
+  std::size_t total_size() const { return plans_.empty() ? 0 : plans_.back().end; }
+
+  // One gradient: each shard's part, in plan order. An error when it does not hold total_size floats.
+  Result<std::vector<Gradients>> slice(const Gradients& whole);
+  // A sync step's gradients: for each shard, its part of every gradient, in the given order.
+  Result<std::vector<std::vector<Gradients>>> slice(const std::vector<Gradients>& all);
+
+ private:
+  explicit GradientSlicer(std::vector<ShardPlan> plans);
+  // Checks the gradients and sums the squares of every cut chunk over them.
+  Status take(const std::vector<const Gradients*>& gradients);
+  Gradients part(const Gradients& whole, std::size_t shard) const;
+  std::vector<double> foreign_squares(std::size_t shard) const;
+
+  std::vector<ShardPlan> plans_;
+  std::vector<GradientRange> cut_chunks_;          // every plan's foreign chunks, each once
+  std::vector<std::vector<std::size_t>> foreign_;  // per shard: its foreign chunks in cut_chunks_
+  std::vector<double> squares_;                    // per cut chunk, of the push under way
+  std::vector<float> scratch_;                     // one cut chunk of summed gradients
+  std::vector<const float*> buffers_;              // the gradients of the push under way
+};
+
+}  // namespace psgrad

@@ -1,0 +1,44 @@
+// A vector of doubles sent as raw bits (a count, then 8 bytes each), for fields like
+// Gradients::foreign_squares: CAF 0.17 writes doubles with its own pack754, which garbles NaN and
+// infinity, and a diverging gradient's sum of squares is one of them.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "caf/deserializer.hpp"
+#include "caf/error.hpp"
+#include "caf/sec.hpp"
+#include "caf/serializer.hpp"
+#include "actors/float_buffer.hpp"
+
+namespace psgrad {
+
+struct RawDoubles {
+  std::vector<double>& values;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RawDoubles x) {
+  static_assert(sizeof(double) == 8, "doubles cross the wire as 8 bytes");
+  if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
+    std::uint64_t count = x.values.size();
+    if (auto err = f(count)) return err;
+    if (count == 0) return caf::error{};
+    return f.apply_raw(count * sizeof(double), x.values.data());
+  } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
+    std::uint64_t count = 0;
+    if (auto err = f(count)) return err;
+    // Refused before allocating, as for float buffers.
+    if (count > max_float_buffer_size || !wire_detail::fits_message(f, count * sizeof(double)))
+      return caf::make_error(caf::sec::invalid_argument, "double vector larger than its message");
+    x.values.resize(count);
+    if (count == 0) return caf::error{};
+    return f.apply_raw(count * sizeof(double), x.values.data());
+  } else {
+    return f(x.values);
+  }
+}
+
+}  // namespace psgrad

@@ -1,0 +1,310 @@
+// What a server shard receives of each gradient: only the floats of its range, and the few sums of
+// squares its clip norms need of the arrays it shares with other shards, in sync and async and with
+// every wire encoding; a gradient that is not its part is refused.
+#include <doctest/doctest.h>
+
+#include <mutex>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/data_worker.hpp"
+#include "actors/error_text.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/gradient_slicer.hpp"
+#include "actors/local_training.hpp"
+#include "actors/parameter_server.hpp"
+#include "actors/training_driver.hpp"
+#include "model/gradient_clip.hpp"
+#include "model/random.hpp"
+#include "tests/actor_fixtures.hpp"
+
+using namespace psgrad;
+using namespace psgrad::testing;
+
+namespace {
+
+// The gradients one shard was handed, as they arrived.
+struct Received {
+  struct Push {
+    std::size_t floats = 0;
+    std::size_t squares = 0;  // sums of squares of foreign chunks carried
+    std::uint64_t wire_bytes = 0;     // of its values
+    std::uint64_t message_bytes = 0;  // of the whole Gradients, as it crosses the network
+  };
+  std::mutex mutex;
+  std::vector<Push> pushes;
+
+  void note(caf::actor_system& system, const Gradients& gradients) {
+    std::vector<char> bytes;
+    caf::binary_serializer sink{system, bytes};
+    if (sink(const_cast<Gradients&>(gradients))) bytes.clear();  // not serializable: noted as 0 bytes
+    const std::lock_guard<std::mutex> lock(mutex);
+    pushes.push_back(
+        Push{gradients.values.size(), gradients.foreign_squares.size(), wire_bytes(gradients.values), bytes.size()});
+  }
+};
+
+// Stands between the pushers (driver and workers) and a real shard, noting every gradient it passes on.
+ParameterServerActor::behavior_type relay(ParameterServerActor::pointer self, ParameterServerActor shard,
+                                          std::shared_ptr<Received> received) {
+  return {
+      [=](apply_atom, const Gradients& gradients) -> caf::result<Weights> {
+        received->note(self->system(), gradients);
+        return self->delegate(shard, apply_atom::value, gradients);
+      },
+      [=](listen_atom, const StepListener& listener) { self->send(shard, listen_atom::value, listener); },
+      [=](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
+        for (const auto& gradients : all) received->note(self->system(), gradients);
+        return self->delegate(shard, apply_atom::value, all);
+      },
+      [=](weights_atom) -> caf::result<Weights> { return self->delegate(shard, weights_atom::value); },
+      [=](master_atom) -> caf::result<Weights> { return self->delegate(shard, master_atom::value); },
+      [=](state_atom) -> caf::result<ServerState> { return self->delegate(shard, state_atom::value); },
+      [=](plan_atom) -> caf::result<ShardPlan> { return self->delegate(shard, plan_atom::value); },
+      [=](stop_atom) -> caf::result<bool> { return self->delegate(shard, stop_atom::value); },
+  };
+}
+
+struct Shard {
+  std::size_t floats = 0;         // it holds
+  std::size_t foreign_chunks = 0;  // whose sums of squares it needs
+  std::shared_ptr<Received> received = std::make_shared<Received>();
+};
+
+struct RelayedRun {
+  TrainingSummary summary;
+  std::vector<Shard> shards;
+};
+
+// A whole training run in this process, with a relay in front of every server.
+RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<const Dataset>& data) {
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  auto whole = initial_server_state(job, data->width, data->num_classes);
+  REQUIRE(whole.ok());
+  std::vector<std::shared_ptr<ParameterServerState>> states = {*whole};
+  if (job.servers > 1) {
+    auto shards = shard_server_state(job, **whole, job.servers);
+    REQUIRE_MESSAGE(shards.ok(), (shards.ok() ? "" : shards.error()));
+    states = std::move(shards).value();
+  }
+  RelayedRun run;
+  std::vector<ParameterServerActor> servers, relays;
+  for (const auto& state : states) {
+    Shard shard;
+    shard.floats = state->end == 0 ? state->layout.total_size() : state->end - state->begin;
+    shard.foreign_chunks = state->optimizer->foreign_norm_ranges().size();
+    servers.push_back(spawn_parameter_server(system, state));
+    relays.push_back(system.spawn(relay, servers.back(), shard.received));
+    run.shards.push_back(std::move(shard));
+  }
+  std::vector<DataWorkerActor> workers;
+  for (std::size_t k = 0; k < job.num_workers; ++k) {
+    auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, data});
+    REQUIRE(worker.ok());
+    workers.push_back(worker->actor);
+  }
+  auto evaluator = spawn_evaluator(system, job, data, nullptr);
+  REQUIRE(evaluator.ok());
+  auto summary = run_driver(system, spawn_training_driver(system, job, relays, workers, *evaluator));
+  REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
+  run.summary = std::move(summary).value();
+  for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  for (const auto& server : relays) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  for (const auto& worker : workers) caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(*evaluator, caf::exit_reason::user_shutdown);
+  return run;
+}
+
+// 784 inputs and 128 hidden units: the first array (100,352 floats) is cut for every K > 1.
+TrainingJob cut_job(TrainingMode mode, std::uint64_t iterations) {
+  auto job = small_job(mode, 2, iterations);
+  job.model_settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+  return job;
+}
+
+std::vector<float> random_values(std::size_t size, std::uint64_t seed) {
+  Random rng(seed);
+  std::vector<float> values(size);
+  for (auto& v : values) v = static_cast<float>(rng.uniform() - 0.5);
+  return values;
+}
+
+}  // namespace
+
+TEST_CASE("each shard receives only its range's floats of every gradient, sync and async (K = 1, 2, 3)") {
+  const auto data = synthetic_data(256, 784, 10, 21);
+  for (const auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    std::vector<std::string> sizes;  // per K: what each shard takes of a gradient
+    for (std::size_t servers : {1, 2, 3}) {
+      CAPTURE(servers);
+      CAPTURE(mode == TrainingMode::sync);
+      auto job = cut_job(mode, 4);
+      job.servers = servers;
+      const auto run = run_through_relays(job, data);
+      REQUIRE(run.shards.size() == servers);
+      std::size_t total = 0, foreign = 0;
+      std::uint64_t largest = 0;
+      std::string shard_sizes;
+      for (const auto& shard : run.shards) {
+        const auto& first = shard.received->pushes.front();
+        shard_sizes += fmt::format("{}{} floats, {} B message", shard_sizes.empty() ? "" : " + ", first.floats,
+                                   first.message_bytes);
+        total += shard.floats;
+        foreign += shard.foreign_chunks;
+        // Sync: 4 steps of 2 gradients; async: 4 x 2 pushes.
+        REQUIRE(shard.received->pushes.size() == 8);
+        for (std::size_t p = 0; p < shard.received->pushes.size(); ++p) {
+          const auto& push = shard.received->pushes[p];
+          CHECK(push.floats == shard.floats);
+          // A sync step's sums of squares are of its gradients' sum, on the first of them.
+          const bool carries = mode == TrainingMode::async || p % 2 == 0;
+          CHECK(push.squares == (carries ? shard.foreign_chunks : 0));
+          CHECK(push.wire_bytes == 12 + 4 * shard.floats);
+          // The rest of the message: metadata, timings and 8 bytes per sum of squares.
+          CHECK(push.message_bytes > push.wire_bytes);
+          CHECK(push.message_bytes <= push.wire_bytes + 128 + 8 * push.squares);
+          largest = std::max(largest, push.wire_bytes);
+        }
+      }
+      CHECK(total == 118282);
+      CHECK((servers == 1 ? foreign == 0 : foreign > 0));  // relu1.W is clipped across the cut
+      // Balanced on the norm grid: no shard takes more than its share and one chunk.
+      CHECK(largest <= 12 + 4 * (118282 / servers + norm_chunk_size));
+      sizes.push_back(fmt::format("K={}: {}", servers, shard_sizes));
+    }
+    MESSAGE(fmt::format("{} fp32, each shard's first gradient: {}", mode == TrainingMode::sync ? "sync" : "async",
+                        fmt::join(sizes, "; ")));
+  }
+}
+
+TEST_CASE("top-k and bf16 sync runs on 2 and 3 shards give the weights of one server, bit for bit") {
+  // Top-k selects over the whole gradient before it is cut, so shards change nothing in what is sent.
+  const auto data = synthetic_data(256, 784, 10, 22);
+  for (const auto wire : {WireEncoding::bf16, WireEncoding::topk}) {
+    CAPTURE(wire_name(wire));
+    auto job = cut_job(TrainingMode::sync, 4);
+    job.wire = wire;
+    const auto reference = run_through_relays(job, data);
+    for (std::size_t servers : {2, 3}) {
+      CAPTURE(servers);
+      job.servers = servers;
+      const auto run = run_through_relays(job, data);
+      CHECK(run.summary.final_weights.values == reference.summary.final_weights.values);
+      std::uint64_t bytes = 0, fp32_bytes = 0;
+      for (const auto& shard : run.shards)
+        for (const auto& push : shard.received->pushes) {
+          CHECK(push.floats == shard.floats);
+          if (wire == WireEncoding::bf16) CHECK(push.wire_bytes == 12 + 2 * shard.floats);
+          bytes += push.wire_bytes;
+          fp32_bytes += 12 + 4 * push.floats;
+        }
+      // Top-k: the shards share the whole gradient's entries (not evenly: large entries cluster).
+      if (wire == WireEncoding::topk) CHECK(bytes * 10 < fp32_bytes);
+    }
+  }
+}
+
+TEST_CASE("async runs on 2 shards train with every wire encoding") {
+  const auto data = synthetic_data(256, 784, 10, 23);
+  for (const auto wire : {WireEncoding::fp32, WireEncoding::bf16, WireEncoding::topk}) {
+    CAPTURE(wire_name(wire));
+    auto job = cut_job(TrainingMode::async, 30);
+    job.wire = wire;
+    job.servers = 2;
+    const auto run = run_through_relays(job, data);
+    CHECK(run.summary.steps == 60);
+    CHECK(run.summary.final_weights.version == 60);
+    CHECK(run.summary.final_accuracy >= 0.5);  // 10 classes: chance is 0.1
+  }
+}
+
+TEST_CASE("a shard refuses a gradient that is not its part, naming the worker and what it expected") {
+  ActorConfig config(1);
+  caf::actor_system system{config};
+  auto job = cut_job(TrainingMode::async, 1);
+  job.servers = 2;
+  auto whole = initial_server_state(job, 784, 10);
+  REQUIRE(whole.ok());
+  auto shards = shard_server_state(job, **whole, 2);
+  REQUIRE(shards.ok());
+  const auto& layout = (*whole)->layout;
+  const auto state = (*shards)[1];
+  const auto begin = state->begin, end = state->end;
+  const auto foreign = state->optimizer->foreign_norm_ranges();
+  REQUIRE(!foreign.empty());
+  auto server = spawn_parameter_server(system, state);
+  caf::scoped_actor self{system};
+  const auto gradient = random_values(layout.total_size(), 3);
+  auto push = [&](std::size_t from, std::size_t to, std::vector<double> squares) {
+    Gradients gradients;
+    gradients.layout_hash = layout.hash();
+    gradients.worker = 5;
+    gradients.values = FloatBuffer::copy_of(gradient.data() + from, to - from);
+    gradients.foreign_squares = std::move(squares);
+    std::string refusal;
+    self->request(server, caf::infinite, apply_atom::value, gradients)
+        .receive([&](Weights& weights) { CHECK(weights.values.size() == end - begin); },
+                 [&](caf::error& error) { refusal = error_text(system, error); });
+    return refusal;
+  };
+  const std::vector<double> squares(foreign.size(), 1.0);
+  // The whole gradient, as a shard took it before, and another shard's part.
+  for (const auto& [from, to] : {std::pair<std::size_t, std::size_t>{0, layout.total_size()}, {0, begin}}) {
+    const auto refusal = push(from, to, squares);
+    CAPTURE(refusal);
+    CHECK(refusal.find("gradients from worker 5") != std::string::npos);
+    CHECK(refusal.find(fmt::format("expected the {} floats [{}, {})", end - begin, begin, end)) != std::string::npos);
+  }
+  // Its part without the sums of squares its clip norms need.
+  const auto missing = push(begin, end, {});
+  CHECK(missing.find(fmt::format("worker 5 carry 0 sums of squares of chunks held by other shards; expected {}",
+                                 foreign.size())) != std::string::npos);
+  CHECK(push(begin, end, squares).empty());  // its part
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a gradient slicer refuses plans that do not tile the layout and gradients of another size") {
+  const auto plan = [](std::uint64_t begin, std::uint64_t end, std::vector<GradientRange> foreign = {}) {
+    return ShardPlan{begin, end, std::move(foreign)};
+  };
+  CHECK(GradientSlicer::make({plan(0, 10), plan(10, 20)}).ok());
+  CHECK_FALSE(GradientSlicer::make({}).ok());
+  CHECK_FALSE(GradientSlicer::make({plan(0, 10), plan(12, 20)}).ok());          // a gap
+  CHECK_FALSE(GradientSlicer::make({plan(0, 10), plan(10, 10)}).ok());          // an empty shard
+  CHECK_FALSE(GradientSlicer::make({plan(0, 10, {{5, 2}}), plan(10, 20)}).ok());  // its own floats
+  CHECK_FALSE(GradientSlicer::make({plan(0, 10, {{15, 9}}), plan(10, 20)}).ok());  // past the end
+  auto slicer = GradientSlicer::make({plan(0, 10, {{10, 4}, {14, 6}}), plan(10, 20, {{0, 10}})});
+  REQUIRE(slicer.ok());
+  const auto values = random_values(20, 4);
+  Gradients whole;
+  whole.worker = 2;
+  whole.values = FloatBuffer::copy_of(values.data(), values.size());
+  const auto parts = slicer->slice(whole);
+  REQUIRE(parts.ok());
+  REQUIRE(parts->size() == 2);
+  CHECK((*parts)[0].values == FloatBuffer::copy_of(values.data(), 10));
+  CHECK((*parts)[1].values == FloatBuffer::copy_of(values.data() + 10, 10));
+  CHECK((*parts)[0].foreign_squares == std::vector<double>{sum_of_squares(values.data() + 10, 4),
+                                                            sum_of_squares(values.data() + 14, 6)});
+  CHECK((*parts)[1].foreign_squares == std::vector<double>{sum_of_squares(values.data(), 10)});
+  // Several gradients (a sync step): the squares are of their sum, on the first gradient only.
+  Gradients other = whole;
+  other.worker = 3;
+  const auto second = random_values(20, 5);
+  other.values = FloatBuffer::copy_of(second.data(), second.size());
+  const auto step = slicer->slice(std::vector<Gradients>{whole, other});
+  REQUIRE(step.ok());
+  std::vector<float> sum(10);
+  for (std::size_t i = 0; i < 10; ++i) sum[i] = values[i] + second[i];
+  CHECK((*step)[1][0].foreign_squares == std::vector<double>{sum_of_squares(sum.data(), 10)});
+  CHECK((*step)[1][1].foreign_squares.empty());
+  CHECK((*step)[1][1].values == FloatBuffer::copy_of(second.data() + 10, 10));
+  whole.values = FloatBuffer::copy_of(values.data(), 19);
+  const auto short_one = slicer->slice(whole);
+  REQUIRE_FALSE(short_one.ok());
+  CHECK(short_one.error() == "gradients from worker 2 hold 19 floats; the 2 server shards hold 20");
+}
