@@ -8,6 +8,11 @@
 // the gradients' sum in worker order, as the shard would add them, over the cut arrays' foreign chunks
 // only; the first gradient of each shard's step carries them. Squares rather than the summed chunks
 // themselves keep that to a few doubles per shard.
+//
+// Wire encodings apply before the cut (GradientEncoder, on the worker): bf16 rounds the whole gradient
+// and top-k picks each array's largest entries over all of it, its residual staying the worker's. So
+// a shard gets exactly its part of what one server would, and any K trains the same; top-k per slice
+// would pick a cut array's entries per part and send something else.
 #pragma once
 
 #include <cstddef>
