@@ -424,9 +424,10 @@ class TrainingDriver : public TrainingDriverActor::base {
   // -- asynchronous: every worker runs its own push/pull loop with the servers, so a gradient goes
   // worker -> server -> worker; the server tells us of each step and we hand out credits (how many more
   // gradients a worker may start): the count, the ssp bound and the end of the run stay here, off the
-  // gradient's path. One credit granted ahead of what a worker computes means it never waits on us.
-  // With cluster.pipeline a worker has two pushes out, so one more credit is granted ahead.
-  std::uint64_t credit_window() const { return job_.pipeline ? 3 : 2; }
+  // gradient's path. Credits are granted two at a time, up to four ahead of what a worker has had
+  // applied (five with cluster.pipeline's second push), so a worker never waits on us and every other
+  // note only costs a credit message.
+  std::uint64_t credit_window() const { return job_.pipeline ? 5 : 4; }
 
   void async_start() {
     started_loops_ = true;
@@ -450,6 +451,13 @@ class TrainingDriver : public TrainingDriverActor::base {
     return credits;
   }
 
+  // What credits_for would give with the window's room alone (the run's total and the ssp bound
+  // ignored), to tell a worker the bound holds back from one that just has room for one more.
+  std::uint64_t credits_for_unbounded(std::size_t k) const {
+    const auto& slot = slots_[k];
+    return credit_window() - std::min(credit_window(), slot.granted - slot.clock);
+  }
+
   void start_loop(std::size_t k) {
     auto& slot = slots_[k];
     slot.granted = slot.clock;
@@ -468,7 +476,9 @@ class TrainingDriver : public TrainingDriverActor::base {
     auto& slot = slots_[k];
     if (!slot.alive || !slot.in_loop) return;
     const auto credits = credits_for(k);
-    if (credits == 0) return;
+    // One credit alone only when the worker has none left, or the run or the ssp bound leaves no more.
+    const bool last = credits == 1 && (slot.granted == slot.clock || credits_for_unbounded(k) > 1);
+    if (credits == 0 || (credits == 1 && !last)) return;
     if (slot.granted == slot.clock) slot.last_progress = Clock::now();  // it was idle: its clock starts now
     slot.granted += credits;
     granted_ += credits;
