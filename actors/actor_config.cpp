@@ -26,6 +26,7 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<TrainingDriverActor>("psgrad::TrainingDriverActor");
   add_message_type<StepNote>("psgrad::StepNote");
   add_message_type<StepListener>("psgrad::StepListener");
+  add_message_type<std::vector<std::uint32_t>>("std::vector<std::uint32_t>");
   add_message_type<std::vector<ParameterServerActor>>("std::vector<psgrad::ParameterServerActor>");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {

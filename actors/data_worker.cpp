@@ -60,6 +60,10 @@ class DataWorker : public DataWorkerActor::base {
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); });
           return training_;
         },
+        [this](until_atom, std::uint64_t version) {
+          until_ = std::max(until_, version);
+          if (in_loop_) keep_computing();
+        },
         [this](credit_atom, std::uint64_t credits) {
           credits_ += credits;
           if (!in_loop_ || credits_ == 0) return;
@@ -92,7 +96,8 @@ class DataWorker : public DataWorkerActor::base {
   // The servers' handles would keep them (and, through their listener, the driver) alive: let go.
   void on_exit() override { servers_.reset(); }
 
-  // -- the push/pull loop (async/ssp): worker -> servers -> worker, the driver only hands out credits --
+  // -- the push/pull loop: worker -> servers -> worker; the driver only hands out credits (async/ssp) or
+  // moves the stopping point (sync) --
   // The first weights, freshly pulled ones, or a push's answer.
   void on_weights(Weights weights) {
     if (!in_loop_) return;
@@ -104,21 +109,26 @@ class DataWorker : public DataWorkerActor::base {
   // cluster.pipeline: then the next gradient starts from the newest weights at hand instead of waiting
   // for the answer to the last push, which hides the round trip at one more step of staleness.
   void keep_computing() {
-    const std::size_t depth = setup_->job.pipeline ? 2 : 1;
+    const bool sync = setup_->job.mode == TrainingMode::sync;
+    const std::size_t depth = setup_->job.pipeline && !sync ? 2 : 1;
     while (in_loop_ && latest_ && pushes_out_ < depth) {
-      if (credits_ == 0) {
+      // Sync: the weights of the driver's stopping point are kept; they are the newest there are.
+      if (sync && latest_->version >= until_) return;
+      if (!sync && credits_ == 0) {
         waiting_for_credit_ = pushes_out_ == 0;
         return;
       }
-      --credits_;
+      if (!sync) --credits_;
       // Without the pipeline the weights are let go before the push, so the server may step in place.
       Weights from = *latest_;
       if (depth == 1) latest_.reset();
       auto gradients = gradients_from(from);
       if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
       ++pushes_out_;
+      // Sync: the answer waits for every worker's gradient, and for the driver to drop a frozen one
+      // (after request_timeout), so the push allows that much more before giving up on the servers.
       servers_->apply(
-          this, setup_->job.request_timeout,
+          this, sync ? 3 * setup_->job.request_timeout : setup_->job.request_timeout,
           [this](Weights next) {
             --pushes_out_;
             on_weights(std::move(next));
@@ -182,7 +192,8 @@ class DataWorker : public DataWorkerActor::base {
   // The push/pull loop's state.
   std::optional<ServerGroup> servers_;
   caf::typed_response_promise<bool> training_;
-  std::uint64_t credits_ = 0;
+  std::uint64_t credits_ = 0;  // async/ssp: gradients it may still start
+  std::uint64_t until_ = 0;    // sync: it computes only from weights older than this version
   std::optional<Weights> latest_;  // the newest weights at hand
   std::size_t pushes_out_ = 0;     // gradients pushed and not yet answered
   bool in_loop_ = false;

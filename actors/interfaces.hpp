@@ -10,17 +10,22 @@
 
 namespace psgrad {
 
-// Whoever wants to hear of every gradient a server applies from a worker's own push (the driver, in
-// async/ssp).
+// Whoever wants to hear of every gradient a server applies from a worker's own push (the driver).
 using StepListener = caf::typed_actor<caf::reacts_to<applied_atom, StepNote>>;
 
 // Holds the weights and the optimizer. "apply" with one gradient, or with several that it sums in the
 // given order, makes one optimizer step and answers with the new weights, in the run's wire encoding.
-// After "listen", every single-gradient apply is also told to the listener. "plan" says which floats
-// it holds, so pushers send a shard only its slice of each gradient (ServerGroup).
+// After "barrier" (sync), a pushed gradient waits for the step that sums it: the step is taken once
+// `needed` of the listed members' gradients for the current version are in, summed in worker order,
+// and every one of them is answered with the new weights; a gradient from older weights is dropped
+// and answered at once with the current ones; "barrier" is answered with the workers whose gradients
+// wait for the step (so the driver can tell a frozen worker from one waiting). After "listen", every gradient a worker pushed is also
+// told to the listener (with this server's shard number). "plan" says which floats it holds, so
+// pushers send a shard only its slice of each gradient (ServerGroup).
 using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, Gradients>::with<Weights>,
-    caf::reacts_to<listen_atom, StepListener>,
+    caf::reacts_to<listen_atom, StepListener, std::uint32_t>,
+    caf::replies_to<barrier_atom, std::vector<std::uint32_t>, std::uint32_t>::with<std::vector<std::uint32_t>>,
     caf::replies_to<apply_atom, std::vector<Gradients>>::with<Weights>,
     caf::replies_to<weights_atom>::with<Weights>,
     // The fp32 master weights, whatever the wire encoding (weights_atom's answer is encoded for workers).
@@ -32,14 +37,17 @@ using ParameterServerActor = caf::typed_actor<
 // Holds a model copy and its own data stream; answers with the gradient of its next batch. "stop"
 // is acknowledged before the worker quits, so a remote process knows its job is done.
 // "state" reports where its data stream and dropout generator stand, for checkpoints.
-// "train" (async/ssp) starts the worker's own loop: compute from the given weights, push the gradient
-// to the servers, compute from the weights they answer with, as long as it holds credits ("credit"
-// adds more; out of credits it waits, and pulls fresh weights when more come). It is answered when
-// the worker is stopped, or with the error that ended its loop (e.g. a server refusing a gradient).
+// "train" starts the worker's own loop: compute from the given weights, push the gradient to the
+// servers, compute from the weights they answer with. Async/ssp: as long as it holds credits ("credit"
+// adds more; out of credits it waits, and pulls fresh weights when more come). Sync: only from weights
+// older than the version "until" names (0 at first), so it waits at the driver's stopping points. It is
+// answered when the worker is stopped, or with the error that ended its loop (e.g. a server refusing a
+// gradient).
 using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>::with<Gradients>,
                                          caf::replies_to<train_atom, Weights, std::vector<ParameterServerActor>,
                                                          std::uint64_t>::with<bool>,
                                          caf::reacts_to<credit_atom, std::uint64_t>,
+                                         caf::reacts_to<until_atom, std::uint64_t>,
                                          // Its steady clock (ns), for a trace's clock offset at join.
                                          caf::replies_to<clock_atom>::with<std::int64_t>,
                                          caf::replies_to<stop_atom>::with<bool>,

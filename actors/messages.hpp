@@ -39,11 +39,15 @@ using applied_atom = caf::atom_constant<caf::atom("applied")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using master_atom = caf::atom_constant<caf::atom("master")>;
 using clock_atom = caf::atom_constant<caf::atom("clock")>;
+using barrier_atom = caf::atom_constant<caf::atom("barrier")>;
+using until_atom = caf::atom_constant<caf::atom("until")>;
 using plan_atom = caf::atom_constant<caf::atom("plan")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 9;  // 9: shards receive only their slice of a gradient (ShardPlan,
-                                               // Gradients::foreign_squares)
+constexpr std::uint32_t protocol_version = 10;  // 8: async push/pull loops, timings, clock probes, the gate, the training
+                                                // data in the join, wire encodings; 9: sync barrier on the servers;
+                                                // 10: shards receive only their slice of a gradient (ShardPlan,
+                                                // Gradients::foreign_squares)
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -156,12 +160,18 @@ struct StepNote {
   std::uint64_t version = 0;        // the server's version after applying it
   float loss = 0.0f;
   WorkTiming timing;                // the worker's, passed on for metrics and the trace
+  std::uint32_t shard = 0;          // which server tells (the schedule listens to shard 0 only)
+  // Gradients the step summed (1 in async/ssp); 0: a sync gradient that came after its step had
+  // enough (backup workers) and was dropped.
+  std::uint32_t summed = 1;
+  std::int64_t apply_started = 0;   // the step on the server's steady clock (ns), for the trace
+  std::int64_t apply_ended = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StepNote& x) {
   return f(caf::meta::type_name("StepNote"), x.worker, x.samples, x.computed_from, x.version, RawFloat{x.loss},
-           x.timing);
+           x.timing, x.shard, x.summed, x.apply_started, x.apply_ended);
 }
 
 // The server's whole state, for checkpoints (stays inside the server's process).

@@ -1,5 +1,6 @@
 #include "actors/parameter_server.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -8,6 +9,7 @@
 #include "caf/all.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
+#include "actors/steady_time.hpp"
 #include "actors/wire_encoder.hpp"
 
 namespace psgrad {
@@ -33,17 +35,32 @@ class ParameterServer : public ParameterServerActor::base {
 
   behavior_type make_behavior() override {
     return {
-        [this](apply_atom, const Gradients& gradients) -> caf::result<Weights> {
+        [this](apply_atom, Gradients& gradients) -> caf::result<Weights> {
           if (auto error = check(gradients, true)) return error;
+          if (barrier_) return gather(std::move(gradients));
+          const auto started = steady_now_ns();
           const float* values = gradients.values.data();  // this shard's floats
           if (auto error = step(&values, 1, gradients.foreign_squares, gradients.loss)) return error;
-          if (listener_)
-            send(listener_, applied_atom::value,
-                 StepNote{gradients.worker, gradients.samples, gradients.version, state_->version, gradients.loss,
-                          gradients.timing});
+          tell(gradients, 1, started);
           return snapshot();
         },
-        [this](listen_atom, StepListener& listener) { listener_ = std::move(listener); },
+        [this](listen_atom, StepListener& listener, std::uint32_t shard) {
+          listener_ = std::move(listener);
+          shard_ = shard;
+        },
+        [this](barrier_atom, std::vector<std::uint32_t>& members, std::uint32_t needed) {
+          barrier_ = true;
+          members_ = std::move(members);
+          needed_ = needed;
+          // A worker no longer listed will not be waited for: what it sent is dropped with it.
+          for (std::size_t k = 0; k < pending_.size(); ++k)
+            if (pending_[k].waiting && !member(k)) answer_dropped(pending_[k]);
+          take_step_if_ready();
+          std::vector<std::uint32_t> waiting;
+          for (std::size_t k = 0; k < pending_.size(); ++k)
+            if (pending_[k].waiting) waiting.push_back(static_cast<std::uint32_t>(k));
+          return waiting;
+        },
         [this](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
           if (all.empty()) return caf::make_error(caf::sec::invalid_argument, "no gradients to apply");
           // The sums of squares of foreign chunks are of the sum, so only the first gradient has them.
@@ -73,7 +90,10 @@ class ParameterServer : public ParameterServerActor::base {
 
  private:
   // The listener (the driver) holds its workers, which hold this server: let go, so all can be freed.
-  void on_exit() override { listener_ = StepListener{}; }
+  void on_exit() override {
+    listener_ = StepListener{};
+    pending_.clear();
+  }
 
   // A shard takes only the floats it holds, and the sums of squares its plan asks for (none from a
   // gradient that does not carry them for its step).
@@ -90,6 +110,80 @@ class ParameterServer : public ParameterServerActor::base {
                                          "shards; expected {}",
                                          gradients.worker, gradients.foreign_squares.size(), expected));
     return caf::error{};
+  }
+
+  // -- sync: the barrier sits where the gradients arrive, so a gradient goes worker -> server -> worker
+  struct Pending {
+    Gradients gradients;
+    caf::typed_response_promise<Weights> promise;
+    bool waiting = false;
+  };
+
+  bool member(std::size_t worker) const {
+    return std::find(members_.begin(), members_.end(), worker) != members_.end();
+  }
+
+  caf::result<Weights> gather(Gradients gradients) {
+    const auto worker = gradients.worker;
+    if (pending_.size() <= worker) pending_.resize(worker + 1);
+    auto& slot = pending_[worker];
+    // From weights a step ago (a backup worker's late gradient), or from a worker not (or no longer)
+    // listed: dropped, and the worker computes from the current weights.
+    if (gradients.version != state_->version || !member(worker) || slot.waiting) {
+      tell(gradients, 0, 0);
+      return snapshot();
+    }
+    slot.gradients = std::move(gradients);
+    slot.promise = make_response_promise<Weights>();
+    slot.waiting = true;
+    auto promise = slot.promise;
+    take_step_if_ready();
+    return promise;
+  }
+
+  void answer_dropped(Pending& slot) {
+    tell(slot.gradients, 0, 0);
+    slot.promise.deliver(snapshot());
+    slot = Pending{};
+  }
+
+  // With backup workers the step takes the first `needed` gradients to arrive; they are summed in
+  // worker order so that the result does not depend on the order they came in.
+  void take_step_if_ready() {
+    std::size_t gathered = 0;
+    for (const auto& slot : pending_) gathered += slot.waiting ? 1 : 0;
+    if (!barrier_ || needed_ == 0 || gathered < needed_) return;
+    const auto started = steady_now_ns();
+    gradient_slices_.clear();
+    float loss = 0.0f;  // the first non-finite loss, if any: the one a divergence message names
+    std::vector<double> first_squares;
+    for (const auto& slot : pending_) {
+      if (!slot.waiting) continue;
+      if (gradient_slices_.empty()) first_squares = slot.gradients.foreign_squares;
+      gradient_slices_.push_back(slot.gradients.values.data());
+      if (std::isfinite(loss)) loss = slot.gradients.loss;
+    }
+    // Not yet the squares of the sum: those of the first gradient.
+    const auto error = step(gradient_slices_.data(), gradient_slices_.size(), first_squares, loss);
+    const auto weights = error ? Weights{} : snapshot();
+    for (auto& slot : pending_) {
+      if (!slot.waiting) continue;
+      if (error) {
+        slot.promise.deliver(error);
+      } else {
+        tell(slot.gradients, static_cast<std::uint32_t>(gathered), started);
+        slot.promise.deliver(weights);
+      }
+      slot = Pending{};
+    }
+  }
+
+  // The listener hears of every gradient; `summed` 0 is a dropped one.
+  void tell(const Gradients& gradients, std::uint32_t summed, std::int64_t started) {
+    if (!listener_) return;
+    send(listener_, applied_atom::value,
+         StepNote{gradients.worker, gradients.samples, gradients.version, state_->version, gradients.loss,
+                  gradients.timing, shard_, summed, started, summed == 0 ? 0 : steady_now_ns()});
   }
 
   // Divergence is caught here, the step it happens: a NaN or infinite loss is refused before it
@@ -132,7 +226,13 @@ class ParameterServer : public ParameterServerActor::base {
   WeightsEncoder wire_;
   ShardPlan plan_;  // what pushers send this server
   std::vector<const float*> gradient_slices_;  // each gradient, in worker order
-  StepListener listener_;  // told of every single-gradient step (async/ssp), when set
+  StepListener listener_;  // told of every gradient a worker pushed, when set
+  std::uint32_t shard_ = 0;
+  // sync: who takes part, how many gradients a step sums, and the gradients waiting for their step
+  bool barrier_ = false;
+  std::vector<std::uint32_t> members_;
+  std::uint32_t needed_ = 0;
+  std::vector<Pending> pending_;
 };
 
 }  // namespace

@@ -33,11 +33,6 @@ class TrainingDriver : public TrainingDriverActor::base {
         servers_(std::move(servers)),
         evaluator_(std::move(evaluator)),
         hooks_(std::move(hooks)) {
-    if (hooks_.trace)
-      servers_.observe_applies([this](std::size_t shard, std::int64_t sent, std::int64_t answered) {
-        hooks_.trace->add(TraceSpan{0, "server", fmt::format("shard {}", shard), "apply", sent, answered,
-                                    job_.mode == TrainingMode::sync ? iteration_ : summary_.steps});
-      });
     for (std::size_t k = 0; k < workers.size(); ++k) add_slot(k, std::move(workers[k]), name_from_hooks(k));
     summary_.mode = job_.mode;
     iteration_ = hooks_.start_iteration;
@@ -66,22 +61,17 @@ class TrainingDriver : public TrainingDriverActor::base {
             if (slots_[k].alive) probe_clock(k, clock_probes);
           become(training());
           delayed_send(this, watch_interval(), tick_atom::value);
-          // Shards first say what they hold, for the sync steps' pushes (prepare).
-          servers_.prepare(
+          servers_.request(
               this, job_.request_timeout,
-              [this] {
-                servers_.request(
-                    this, job_.request_timeout,
-                    [this](Weights weights) {
-                      current_ = std::move(weights);
-                      // "Iteration 0" is the weights before any step, so every mode starts from chance.
-                      if (hooks_.start_iteration == 0) evaluate(0);
-                      if (job_.mode == TrainingMode::sync) sync_iteration();
-                      else async_start();
-                    },
-                    failure_handler(), weights_atom::value);
+              [this](Weights weights) {
+                current_ = std::move(weights);
+                version_offset_ = current_.version - std::min(current_.version, hooks_.start_iteration);
+                // "Iteration 0" is the weights before any step, so every mode starts from chance.
+                if (hooks_.start_iteration == 0) evaluate(0);
+                if (job_.mode == TrainingMode::sync) sync_start();
+                else async_start();
               },
-              failure_handler());
+              failure_handler(), weights_atom::value);
           return promise_;
         },
         [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
@@ -102,13 +92,10 @@ class TrainingDriver : public TrainingDriverActor::base {
           add_slot(index, std::move(worker), host);
           probe_clock(index, clock_probes);
           event(fmt::format("{} takes part from the next step", worker_name(index)));
-          if (waiting_for_workers_) {
-            waiting_for_workers_ = false;
-            if (job_.mode == TrainingMode::sync) sync_iteration();
-            else if (started_async_) start_loop(index);
-          } else if (job_.mode != TrainingMode::sync && started_async_) {
-            start_loop(index);
-          }
+          waiting_for_workers_ = false;
+          if (!started_loops_) return;
+          if (job_.mode == TrainingMode::sync) sync_join(index);
+          else start_loop(index);
         },
         [this](rejoin_atom, std::uint64_t wait_round) {
           if (waiting_for_workers_ && wait_round == wait_round_)
@@ -116,7 +103,11 @@ class TrainingDriver : public TrainingDriverActor::base {
                                              fmt::format("every worker was lost and none joined within {} ms",
                                                          job_.rejoin_timeout.count())));
         },
-        [this](applied_atom, const StepNote& note) { async_applied(note); },
+        [this](applied_atom, const StepNote& note) {
+          if (job_.mode == TrainingMode::sync) return sync_noted(note);
+          if (note.shard != 0) return trace_apply(note);  // async: only shard 0's notes drive the schedule
+          async_applied(note);
+        },
         [this](tick_atom) { watch_workers(); },
     };
   }
@@ -164,7 +155,6 @@ class TrainingDriver : public TrainingDriverActor::base {
   void add_slot(std::size_t k, DataWorkerActor handle, std::string name) {
     monitor(handle);
     slots_.add(k, std::move(handle), std::move(name));
-    if (gradients_.size() < slots_.size()) gradients_.resize(slots_.size());
     if (summary_.gradients_per_worker.size() < slots_.size()) summary_.gradients_per_worker.resize(slots_.size(), 0);
     if (summary_.workers.dropped.size() < slots_.size()) summary_.workers.dropped.resize(slots_.size(), 0);
   }
@@ -186,22 +176,15 @@ class TrainingDriver : public TrainingDriverActor::base {
     event(fmt::format("{} lost: {}; continuing with {} worker(s)", worker_name(k), reason, alive_count()));
     summary_.lost.push_back(WorkerLoss{static_cast<std::uint32_t>(k), worker_name(k), summary_.steps,
                                        std::chrono::duration<double>(Clock::now() - start_).count()});
-    const bool was_busy = slot.busy;
-    slot.busy = false;
+    slot.in_loop = false;
     if (job_.mode == TrainingMode::sync) {
-      if (!gradients_[k].values.empty()) --gathered_;  // its gradient of this step is dropped with it
-      gradients_[k] = Gradients{};
-      if (gathering_) {
-        needed_ = std::min(needed_, gradients_needed());
-        if (gathered_ >= needed_) return sync_apply();
-      }
+      if (started_loops_) update_barrier([](const std::vector<std::uint32_t>&) {});
     } else {
       granted_ -= slot.granted - slot.clock;  // its unfinished credits go to the others
       slot.granted = slot.clock;
-      slot.in_loop = false;
     }
     // The slowest may have been the lost one: workers waiting on it can go on (ssp).
-    if (job_.mode != TrainingMode::sync && started_async_ && alive_count() > 0) {
+    if (job_.mode != TrainingMode::sync && started_loops_ && alive_count() > 0) {
       if (stopping() && !any_outstanding()) return finish();
       grant_all();
     }
@@ -235,7 +218,14 @@ class TrainingDriver : public TrainingDriverActor::base {
     else next();
   }
 
-  // -- synchronous: every worker computes from the same weights, one step from their sum ----------
+  // -- synchronous: every worker computes from the same weights, one step from their sum -----------
+  // Each worker runs its own push/pull loop as in async, and the barrier sits on the servers: a step
+  // is taken once the gradients it needs are in, and answers every one of them with the new weights, so
+  // a gradient goes worker -> servers -> worker with the driver off its path. The driver names the
+  // members and how many gradients a step needs ("barrier"), and the stopping point ("until"): the
+  // workers compute only from weights older than it, so they wait there with the weights of that step
+  // while the driver evaluates, checkpoints or ends the run. Shard 0 tells it of every gradient.
+  //
   // How many gradients a step waits for: every live worker's; with backup workers, the first
   // num_workers - backup_workers to arrive (all live workers' when fewer are left).
   std::size_t gradients_needed() const {
@@ -244,95 +234,205 @@ class TrainingDriver : public TrainingDriverActor::base {
     return std::min(alive, job_.num_workers > job_.backup_workers ? job_.num_workers - job_.backup_workers : 1);
   }
 
-  void sync_iteration() {
-    if (iteration_ >= job_.iterations || stopping()) return finish();
-    if (alive_count() == 0) return all_lost();
-    gathered_ = 0;
-    needed_ = gradients_needed();
-    gathering_ = true;
-    step_started_ = steady_now_ns();
-    // A backup worker still computing a gradient its step dropped gets these weights once it answers.
+  std::vector<std::uint32_t> members() const {
+    std::vector<std::uint32_t> alive;
     for (std::size_t k = 0; k < slots_.size(); ++k)
-      if (slots_[k].alive && !slots_[k].busy) sync_request(k);
+      if (slots_[k].alive) alive.push_back(static_cast<std::uint32_t>(k));
+    return alive;
   }
 
-  void sync_request(std::size_t k) {
+  // Tells every server who takes part; `then` gets the workers shard 0 holds a gradient of.
+  void update_barrier(std::function<void(const std::vector<std::uint32_t>&)> then) {
+    const auto handles = servers_.handles();
+    auto waiting = std::make_shared<std::vector<std::uint32_t>>();
+    const Countdown done(handles.size(), [waiting, then] { then(*waiting); });
+    for (std::size_t i = 0; i < handles.size(); ++i)
+      request(handles[i], job_.request_timeout, barrier_atom::value, members(),
+              static_cast<std::uint32_t>(gradients_needed()))
+          .then(
+              [waiting, done, i](std::vector<std::uint32_t>& held) {
+                if (i == 0) *waiting = std::move(held);
+                done();
+              },
+              [this, i](caf::error& error) { fail(servers_.size() == 1 ? "parameter server" : fmt::format("parameter server shard {}", i), error); });
+  }
+
+  // The next version the workers stop at: an evaluation (for its exact weights), a checkpoint, the end.
+  std::uint64_t next_stop(std::uint64_t from) const {
+    for (auto at = from + 1;; ++at)
+      if (at >= job_.iterations || evaluation_due(at) || checkpoint_due(at)) return at;
+  }
+
+  void sync_start() {
+    started_loops_ = true;
+    listen();
+    if (iteration_ >= job_.iterations || stopping()) return finish();
+    until_ = next_stop(iteration_);
+    step_started_ = steady_now_ns();
+    // The servers know the members before any gradient can reach them.
+    update_barrier([this](const std::vector<std::uint32_t>&) {
+      for (std::size_t k = 0; k < slots_.size(); ++k)
+        if (slots_[k].alive) start_sync_loop(k, current_);
+    });
+  }
+
+  void start_sync_loop(std::size_t k, const Weights& weights) {
     auto& slot = slots_[k];
-    slot.busy = true;
-    const auto round = ++slot.round;
-    const auto step = iteration_;
+    slot.in_loop = true;
+    slot.last_progress = Clock::now();
     slot.sent_at = steady_now_ns();
-    request(slot.handle, job_.request_timeout, compute_atom::value, current_)
-        .then(
-            [this, k, round, step](Gradients& gradients) {
-              if (round != slots_[k].round) return;
-              slots_[k].busy = false;
-              const bool used = gathering_ && step == iteration_;
-              note_answer(k, gradients, step, used);
-              if (used) {
-                gradients_[k] = std::move(gradients);
-                if (++gathered_ == needed_) sync_apply();
-                return;
-              }
-              // Backup workers: its step already had enough gradients. It joins the step being
-              // gathered now, if any, else the next one.
-              ++summary_.workers.dropped[k];
-              if (gathering_ && slots_[k].alive) sync_request(k);
-            },
-            [this, k, round](caf::error& error) { worker_failed(k, round, error); });
+    const auto round = ++slot.round;
+    request(slot.handle, caf::infinite, train_atom::value, weights, servers_.handles(), std::uint64_t{0})
+        .then([](bool) {}, [this, k, round](caf::error& error) { loop_failed(k, round, error); });
+    send(slot.handle, until_atom::value, until_ + version_offset_);
   }
 
-  void sync_apply() {
-    gathering_ = false;
-    // In worker order, so that the sum (and the run) is deterministic.
-    std::vector<Gradients> received;
-    for (std::size_t k = 0; k < gradients_.size(); ++k) {
-      if (gradients_[k].values.empty()) continue;
-      summary_.samples += gradients_[k].samples;
-      statistics_.record_loss(gradients_[k].loss);
-      ++summary_.gradients_per_worker[k];
-      received.push_back(std::move(gradients_[k]));
-      gradients_[k] = Gradients{};
+  // A worker that joins takes part from the step being gathered: the servers wait for it first, then
+  // it gets their current weights.
+  void sync_join(std::size_t k) {
+    update_barrier([this, k](const std::vector<std::uint32_t>&) {
+      servers_.request(
+          this, job_.request_timeout,
+          [this, k](Weights weights) {
+            if (slots_[k].alive && !finished_) start_sync_loop(k, weights);
+          },
+          failure_handler(), weights_atom::value);
+    });
+  }
+
+  // Shard 0 tells of every gradient (its statistics come from there); a step is done once every shard
+  // has taken it, so that the weights fetched at a stopping point are the step's on every shard.
+  void sync_noted(const StepNote& note) {
+    if (finished_ || failed_ || note.worker >= slots_.size() || note.shard >= shard_steps_.size()) return;
+    const std::size_t k = note.worker;
+    if (note.shard == 0) {
+      auto& slot = slots_[k];
+      slot.last_progress = Clock::now();
+      note_timing(k, note.timing, iteration_, note.summed > 0);
+      slot.sent_at = steady_now_ns();
+      if (note.summed == 0) ++summary_.workers.dropped[k];
+      if (note.summed > 0) {
+        summary_.samples += note.samples;
+        statistics_.record_loss(note.loss);
+        ++summary_.gradients_per_worker[k];
+      }
     }
-    if (received.empty()) return all_lost();
-    // Every worker has let go of these weights; dropping ours lets the server step in place.
-    current_ = Weights{};
-    servers_.apply(
+    if (note.summed == 0 || ++shard_notes_[note.shard] < note.summed) return;
+    // That shard's step is done.
+    shard_notes_[note.shard] = 0;
+    ++shard_steps_[note.shard];
+    trace_apply(note);
+    while (*std::min_element(shard_steps_.begin(), shard_steps_.end()) > steps_taken_) {
+      ++steps_taken_;
+      if (sync_step_done()) return;
+    }
+  }
+
+  // True when the run stops here for now (a stopping point or the end).
+  bool sync_step_done() {
+    trace_span("driver", "step", step_started_, iteration_);
+    step_started_ = steady_now_ns();
+    ++summary_.steps;
+    statistics_.record_staleness(0, summary_);
+    ++iteration_;
+    for (auto& other : slots_) other.last_progress = Clock::now();
+    if (iteration_ >= until_) {
+      sync_stop_point();
+      return true;
+    }
+    // Interrupted or stopped early: the workers stop after the step they are computing.
+    if (stopping()) {
+      until_ = iteration_ + 1;
+      for (auto& other : slots_)
+        if (other.alive && other.in_loop) send(other.handle, until_atom::value, until_ + version_offset_);
+    }
+    return false;
+  }
+
+  // Every worker waits with the weights of this step: evaluate, checkpoint or end, then go on.
+  void sync_stop_point() {
+    if (stopping() || iteration_ >= job_.iterations) return finish();
+    auto next = [this] {
+      if (checkpoint_due(iteration_)) take_checkpoint([this] { sync_continue(); });
+      else sync_continue();
+    };
+    if (!evaluation_due(iteration_)) return next();
+    servers_.request(
         this, job_.request_timeout,
-        [this](Weights weights) {
+        [this, next](Weights weights) {
           current_ = std::move(weights);
-          trace_span("driver", "step", step_started_, iteration_);
-          ++summary_.steps;
-          statistics_.record_staleness(0, summary_);
-          ++iteration_;
-          auto next = [this] {
-            if (checkpoint_due(iteration_) && iteration_ < job_.iterations)
-              take_checkpoint([this] { sync_iteration(); });
-            else
-              sync_iteration();
-          };
           // With early stopping the next step waits for this evaluation's verdict, so a sync run
           // stops at the same step whatever the timing.
-          if (job_.patience > 0 && evaluation_due(iteration_)) evaluate_then(iteration_, next);
-          else {
-            maybe_evaluate(iteration_);
-            next();
-          }
+          if (job_.patience > 0) return evaluate_then(iteration_, next);
+          evaluate(iteration_);
+          current_ = Weights{};  // the servers step in place when nobody else holds their weights
+          next();
         },
-        failure_handler(), std::move(received));
+        failure_handler(), weights_atom::value);
+  }
+
+  void sync_continue() {
+    if (stopping()) return finish();
+    until_ = next_stop(iteration_);
+    step_started_ = steady_now_ns();
+    for (auto& slot : slots_) {
+      slot.last_progress = Clock::now();
+      if (slot.alive && slot.in_loop) send(slot.handle, until_atom::value, until_ + version_offset_);
+    }
+  }
+
+  // A step that has waited longer than request_timeout: the live workers shard 0 holds no gradient of
+  // are frozen, and are dropped (the step then goes on without them).
+  void watch_sync_step() {
+    if (!started_loops_ || iteration_ >= until_) return;
+    const auto now = Clock::now();
+    bool overdue = false;
+    for (const auto& slot : slots_)
+      overdue = overdue || (slot.alive && slot.in_loop && now - slot.last_progress > job_.request_timeout);
+    if (!overdue) return;
+    update_barrier([this](const std::vector<std::uint32_t>& waiting) {
+      const auto now = Clock::now();
+      for (std::size_t k = 0; k < slots_.size(); ++k) {
+        const auto& slot = slots_[k];
+        const bool holds = std::find(waiting.begin(), waiting.end(), k) != waiting.end();
+        if (slot.alive && slot.in_loop && !holds && now - slot.last_progress > job_.request_timeout)
+          lose(k, fmt::format("no answer within {} ms", job_.request_timeout.count()));
+      }
+    });
+  }
+
+  void trace_apply(const StepNote& note) {
+    if (!hooks_.trace || note.summed == 0 || note.version == last_applied_[note.shard % last_applied_.size()]) return;
+    last_applied_[note.shard % last_applied_.size()] = note.version;
+    hooks_.trace->add(TraceSpan{0, "server", fmt::format("shard {}", note.shard), "apply", note.apply_started,
+                                note.apply_ended, note.version});
+  }
+
+  // Shard 0's notes drive the schedule; sync waits for every shard's step, and with a trace every
+  // shard tells of its applies.
+  void listen() {
+    const auto handles = servers_.handles();
+    last_applied_.assign(handles.size(), UINT64_MAX);
+    shard_steps_.assign(handles.size(), 0);
+    shard_notes_.assign(handles.size(), 0);
+    steps_taken_ = 0;
+    for (std::size_t i = 0; i < handles.size(); ++i)
+      if (i == 0 || hooks_.trace || job_.mode == TrainingMode::sync)
+        send(handles[i], listen_atom::value, caf::actor_cast<StepListener>(this), static_cast<std::uint32_t>(i));
   }
 
   // -- asynchronous: every worker runs its own push/pull loop with the servers, so a gradient goes
   // worker -> server -> worker; the server tells us of each step and we hand out credits (how many more
   // gradients a worker may start): the count, the ssp bound and the end of the run stay here, off the
-  // gradient's path. One credit granted ahead of what a worker computes means it never waits on us.
-  // With cluster.pipeline a worker has two pushes out, so one more credit is granted ahead.
-  std::uint64_t credit_window() const { return job_.pipeline ? 3 : 2; }
+  // gradient's path. Credits are granted two at a time, up to four ahead of what a worker has had
+  // applied (five with cluster.pipeline's second push), so a worker never waits on us and every other
+  // note only costs a credit message.
+  std::uint64_t credit_window() const { return job_.pipeline ? 5 : 4; }
 
   void async_start() {
-    started_async_ = true;
+    started_loops_ = true;
     granted_ = summary_.steps;
-    send(servers_.first(), listen_atom::value, caf::actor_cast<StepListener>(this));
+    listen();
     for (std::size_t k = 0; k < slots_.size(); ++k)
       if (slots_[k].alive) start_loop(k);
     if (summary_.steps >= total_steps_) return finish();
@@ -349,6 +449,13 @@ class TrainingDriver : public TrainingDriverActor::base {
            slot.granted + credits < limit)
       ++credits;
     return credits;
+  }
+
+  // What credits_for would give with the window's room alone (the run's total and the ssp bound
+  // ignored), to tell a worker the bound holds back from one that just has room for one more.
+  std::uint64_t credits_for_unbounded(std::size_t k) const {
+    const auto& slot = slots_[k];
+    return credit_window() - std::min(credit_window(), slot.granted - slot.clock);
   }
 
   void start_loop(std::size_t k) {
@@ -369,7 +476,9 @@ class TrainingDriver : public TrainingDriverActor::base {
     auto& slot = slots_[k];
     if (!slot.alive || !slot.in_loop) return;
     const auto credits = credits_for(k);
-    if (credits == 0) return;
+    // One credit alone only when the worker has none left, or the run or the ssp bound leaves no more.
+    const bool last = credits == 1 && (slot.granted == slot.clock || credits_for_unbounded(k) > 1);
+    if (credits == 0 || (credits == 1 && !last)) return;
     if (slot.granted == slot.clock) slot.last_progress = Clock::now();  // it was idle: its clock starts now
     slot.granted += credits;
     granted_ += credits;
@@ -400,6 +509,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     slot.last_progress = Clock::now();
     if (!slot.alive) ++granted_;  // its credits went back when it was lost, yet this gradient came in
     const auto step = summary_.steps++;
+    trace_apply(note);
     note_timing(k, note.timing, step, true);  // worker timings and trace
     slot.sent_at = steady_now_ns();
     maybe_evaluate(summary_.steps);
@@ -436,6 +546,7 @@ class TrainingDriver : public TrainingDriverActor::base {
       waiting_for_workers_ = false;
       return finish();
     }
+    if (job_.mode == TrainingMode::sync) watch_sync_step();
     const auto now = Clock::now();
     for (std::size_t k = 0; k < slots_.size() && job_.mode != TrainingMode::sync; ++k) {
       const auto& slot = slots_[k];
@@ -446,13 +557,8 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   // -- worker timings and the trace ------------------------------------------------------------------
-  // Every answer counts for the worker's compute and wait times, a dropped one too (its worker did
-  // the work); the trace gets the whole exchange.
-  void note_answer(std::size_t k, const Gradients& gradients, std::uint64_t step, bool used) {
-    note_timing(k, gradients.timing, step, used);
-  }
-
-  // Async/ssp: the exchange's bracket runs from the note of the worker's previous gradient (its weights
+  // Every gradient counts for the worker's compute and wait times, a dropped one too (its worker did
+  // the work); the trace gets the whole exchange. The exchange's bracket runs from the note of the worker's previous gradient (its weights
   // went out just before) to this one's, which holds the worker's compute for the clock estimate.
   void note_timing(std::size_t k, const WorkTiming& timing, std::uint64_t step, bool used) {
     activity_.record(k, timing);
@@ -568,8 +674,8 @@ class TrainingDriver : public TrainingDriverActor::base {
     summary_.interrupted_by = interrupted_by();
     summary_.stopped_early = summary_.interrupted_by == 0 && early_stop_requested();
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    if (job_.mode == TrainingMode::sync || !started_async_) return finish_with_weights();
-    // Async/ssp: the servers hold the final weights.
+    if (!started_loops_) return finish_with_weights();
+    // The servers hold the final weights.
     servers_.request(
         this, job_.request_timeout,
         [this](Weights weights) {
@@ -650,20 +756,23 @@ class TrainingDriver : public TrainingDriverActor::base {
   WorkerSlots slots_;
   caf::typed_response_promise<TrainingSummary> promise_;
   Weights current_;
-  std::vector<Gradients> gradients_;
-  // sync: the step being gathered, how many gradients it has and how many it waits for
-  bool gathering_ = false;
-  std::size_t gathered_ = 0;
-  std::size_t needed_ = 0;
   std::uint64_t iteration_ = 0;
+  // sync: the stopping point, how the servers' versions run ahead of iteration_ (a resumed run), and
+  // how many of the step's gradients shard 0 has told of
+  std::uint64_t until_ = 0;
+  std::uint64_t version_offset_ = 0;
+  std::vector<std::uint64_t> shard_steps_;  // steps each shard has told of in this run
+  std::vector<std::uint32_t> shard_notes_;  // notes of the step each shard is taking
+  std::uint64_t steps_taken_ = 0;           // steps every shard has taken
+  std::vector<std::uint64_t> last_applied_;  // each shard's last traced apply
   std::uint64_t granted_ = 0;  // async/ssp: credits handed out in all, applied gradients included
   std::uint64_t total_steps_ = 0;
   RunStatistics statistics_;
   WorkerActivity activity_;
-  std::int64_t step_started_ = 0;  // sync: when the step being gathered was requested, for the trace
+  std::int64_t step_started_ = 0;  // sync: when the step being gathered began, for the trace
   std::uint64_t wait_round_ = 0;
   bool waiting_for_workers_ = false;
-  bool started_async_ = false;
+  bool started_loops_ = false;  // the workers' push/pull loops run
   bool finished_ = false;
   bool failed_ = false;
   Clock::time_point start_;

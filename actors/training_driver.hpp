@@ -1,5 +1,5 @@
-// The driver: runs the synchronous barrier or the asynchronous fan-in loop between the server and
-// the workers, sends snapshots to the evaluator, survives lost workers, takes checkpoints, and
+// The driver: starts the workers' push/pull loops with the servers and keeps the schedule (sync
+// stopping points, async/ssp credits), sends snapshots to the evaluator, survives lost workers, takes checkpoints, and
 // answers its "run" request with a summary.
 #pragma once
 
@@ -43,10 +43,12 @@ struct DriverHooks {
 //                  |   ^
 //          every worker lost: checkpoint, wait (elastic) for an add_worker, else fail
 //
-// In training, sync mode loops request-all-workers -> sum on the servers -> next iteration (the
-// barrier: one response future per worker). Async/ssp start each worker's own push/pull loop: a
-// gradient goes worker -> servers -> worker, the first server tells the driver of every step, and the
-// driver answers with credits (the run's total, the ssp bound, an interrupt: all enforced by credits). In ending, a worker that
+// In training every worker runs its own push/pull loop: a gradient goes worker -> servers -> worker,
+// and the servers tell the driver of every gradient. Sync: the barrier sits on the servers (each push
+// is answered, a response promise, once the step has every gradient it needs); the driver names the
+// members and moves the stopping point ("until") past which no worker computes, and at a stopping
+// point evaluates, checkpoints or ends the run. Async/ssp: the driver answers the servers' notes with
+// credits (the run's total, the ssp bound, an interrupt: all enforced by credits). In ending, a worker that
 // joins late is told to stop.
 TrainingDriverActor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,

@@ -17,11 +17,10 @@ struct WorkerSlot {
   DataWorkerActor handle;
   std::string name;         // for messages, e.g. the worker's host
   bool alive = false;
-  bool busy = false;        // sync: a compute request is outstanding
-  bool in_loop = false;     // async/ssp: its push/pull loop runs
+  bool in_loop = false;     // its push/pull loop runs
   std::uint64_t clock = 0;  // gradients of this worker applied so far (ssp's clock)
   std::uint64_t granted = 0;  // async/ssp: credits handed out so far; granted - clock are in flight
-  std::chrono::steady_clock::time_point last_progress;  // async/ssp: its last credit or applied gradient
+  std::chrono::steady_clock::time_point last_progress;  // its last credit, gradient, or step begun (sync)
   std::uint64_t round = 0;  // which request the outstanding one is, to ignore stale answers
   std::int64_t sent_at = 0;  // when the outstanding request went out (steady clock, ns), for the trace
 };

@@ -10,14 +10,14 @@ usage() {
 Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--delay D] [--wire ENC]
                               [--mode sync|async|ssp] [--iterations I] [--seed S] [--json FILE]
                               [--launcher direct|ssh] [--absent-hosts A] [--config C] [--psgrad BINARY]
-                              [--timeout SECONDS] [--keep-logs DIR]
+                              [--timeout SECONDS] [--keep-logs DIR] [--set KEY=VALUE]...
 
   --workers N      worker hosts, one `psgrad work` each (default 2)
   --shards K       parameter-server shards (cluster.servers): the server holds shard 0, shards 1..K-1
                    run as `psgrad shard` on hosts of their own (default 1)
   --link RATE      every host's link rate, each way, as tc writes it: 100mbit, 1gbit, ... (default 1gbit)
   --delay D        one-way delay a host's link adds to what it sends: 0ms, 1ms, 500us ... (default 1ms)
-  --wire ENC       how weights and gradients cross the network: fp32 (default, the only one so far)
+  --wire ENC       how weights and gradients cross the network (cluster.wire): fp32 (default), bf16, topk
   --mode MODE      sync, async or ssp (default sync)
   --iterations I   training.iterations (default 50)
   --seed S         training.seed (default 0)
@@ -31,6 +31,7 @@ Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--delay 
   --psgrad BINARY  the psgrad binary (default build/apps/psgrad)
   --timeout S      give up (and clean up) after S seconds (default 300)
   --keep-logs DIR  copy every process's output to DIR
+  --set KEY=VALUE  any other config override for the run (repeatable), e.g. evaluation.frequency=100000
 EOF
 }
 
@@ -40,6 +41,7 @@ die() { say "$*"; exit 1; }
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 workers=2 shards=1 link=1gbit delay=1ms wire=fp32 mode=sync iterations=50 seed=0 json="" timeout=300
 config="$source_dir/configs/mnist.toml" psgrad="$source_dir/build/apps/psgrad" keep_logs="" launcher=direct absent_hosts=0
+extra_sets=()
 
 while (($#)); do
   flag=$1
@@ -62,6 +64,8 @@ while (($#)); do
     --keep-logs) keep_logs=$value ;;
     --launcher) launcher=$value ;;
     --absent-hosts) absent_hosts=$value ;;
+    --set) [[ $value =~ ^[a-z_]+\.[a-z_@.0-9]+=.+$ ]] || die "--set $value: expected section.key=value"
+           extra_sets+=(--set "$value") ;;
     *) die "unknown flag $flag (see --help)" ;;
   esac
   shift 2
@@ -85,7 +89,8 @@ case "$launcher" in direct|ssh) ;; *) die "--launcher $launcher: expected direct
 wire_overrides() {
   case "$1" in
     fp32) ;;  # the default: weights and gradients as raw 32-bit floats
-    *) die "--wire $1: expected fp32 (the only wire encoding so far)" ;;
+    bf16 | topk) echo "cluster.wire=\"$1\"" ;;
+    *) die "--wire $1: expected fp32, bf16 or topk" ;;
   esac
 }
 wire_overrides "$wire"  # validate before anything is made
@@ -187,6 +192,16 @@ switch_bytes() {  # every byte the hosts sent into the switch
   echo "$total"
 }
 
+# The bytes of the busiest link direction: what one host sent or received (the server's link, unless
+# shards or workers outweigh it). Links are full duplex, so that direction bounds the run.
+port_bytes() {  # host -> "sent received", as the switch's port for that host counts them
+  ip -n "$switch" -s link show dev "p$1" | awk '/RX:/ { getline; rx = $1 } /TX:/ { getline; tx = $1 } END { print rx, tx }'
+}
+port_counts() {
+  local h
+  for ((h = 0; h < host_count; h++)); do port_bytes "$h"; done
+}
+
 fail_with_log() {  # message log
   say "$1; the last lines of $(basename "$2"):"
   tail -n 15 "$2" | sed 's/^/  /' >&2
@@ -203,6 +218,7 @@ wait_for() {  # pid name log
 common_sets=(--set "training.iterations=$iterations" --set "training.seed=$seed" --set cluster.join_timeout_ms=60000
              --set "cluster.mode=\"$mode\"")
 for override in "${wire_sets[@]}"; do common_sets+=(--set "$override"); done
+common_sets+=("${extra_sets[@]}")
 
 start_direct() {
   local serve_args=(serve --config "$config" --bind "$server_address" --port "$port" --workers "$workers"
@@ -284,8 +300,11 @@ start_ssh_launch() {
 server_address=$(address 0)
 port=4242  # private to this run's namespaces, so never in use
 bytes_before=$(switch_bytes)
+ports_before=$(port_counts)
 if [ "$launcher" = ssh ]; then start_ssh_launch; else start_direct; fi
 bytes=$(($(switch_bytes) - bytes_before))
+busiest=$(paste <(echo "$ports_before") <(port_counts) |
+  awk '{ s = $3 - $1; r = $4 - $2; if (s > m) m = s; if (r > m) m = r } END { printf "%.0f", m }')
 
 # "sync summary: workers 2, steps 50, final accuracy 0.812, wall 0.53 s, 97574 samples/s[, ...]"
 summary=$(grep " summary: workers" "$summary_file" | tail -n 1)
@@ -296,12 +315,16 @@ wall=$(sed -n 's/.*wall \([0-9.]*\) s.*/\1/p' <<<"$summary")
 samples_per_second=$(sed -n 's/.* \([0-9]*\) samples\/s.*/\1/p' <<<"$summary")
 bytes_per_step=$(awk -v b="$bytes" -v s="$steps" 'BEGIN { printf "%.0f", b / s }')
 mb_per_step=$(awk -v b="$bytes_per_step" 'BEGIN { printf "%.2f", b / 1e6 }')
+# How much of the busiest link direction's rate the run used: its bytes over the run's wall time.
+link_use=$(awk -v b="$busiest" -v w="$wall" -v r="$rate_bits" 'BEGIN { printf "%.2f", (w > 0) ? b * 8 / w / r : 0 }')
+busiest_per_step=$(awk -v b="$busiest" -v s="$steps" 'BEGIN { printf "%.0f", b / s }')
 
 echo "cluster-sim: workers $workers, shards $shards, link $link delay $delay$delay_note, wire $wire, mode $mode," \
-     "launcher $launcher, $samples_per_second samples/s, $mb_per_step MB per step, final accuracy $accuracy, steps $steps, wall $wall s"
+     "launcher $launcher, $samples_per_second samples/s, $mb_per_step MB per step, final accuracy $accuracy, steps $steps, wall $wall s," \
+     "busiest link $link_use of its rate"
 if [ -n "$json" ]; then
   delay_applied=true; [ -n "$delay_note" ] && delay_applied=false
-  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"wire":"%s","mode":"%s","launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"final_accuracy":%s,"wall_seconds":%s}\n' \
+  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"wire":"%s","mode":"%s","launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
     "$workers" "$shards" "$link" "$delay" "$delay_applied" "$wire" "$mode" "$launcher" "$iterations" "$seed" "$steps" \
-    "$samples_per_second" "$bytes_per_step" "$accuracy" "$wall" >>"$json"
+    "$samples_per_second" "$bytes_per_step" "$busiest_per_step" "$link_use" "$accuracy" "$wall" >>"$json"
 fi

@@ -101,7 +101,7 @@ case "$scenario" in
     [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
     ;;
   bad-flags)
-    for args in "--wire bf16:expected fp32" "--mode turbo:expected sync, async or ssp" \
+    for args in "--wire fp16:expected fp32, bf16 or topk" "--mode turbo:expected sync, async or ssp" \
                 "--link fast:expected a rate" "--workers 0:expected a whole number 1..64"; do
       flags=${args%%:*} expected=${args#*:}
       # shellcheck disable=SC2086

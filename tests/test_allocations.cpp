@@ -3,11 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <string>
 
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/local_training.hpp"
 #include "actors/training_job.hpp"
 #include "model/minibatcher.hpp"
 #include "model/model.hpp"
@@ -35,7 +39,13 @@ thread_local std::size_t allocation_count = 0;
 thread_local std::size_t allocated_bytes = 0;
 thread_local std::array<std::size_t, 8> first_sizes{};
 
+// Across every thread, for whole actor runs (CAF's scheduler and the detached workers included).
+std::atomic<bool> counting_everywhere{false};
+std::atomic<std::size_t> allocations_everywhere{0};
+
 void note_allocation(std::size_t size) {
+  if (counting_everywhere.load(std::memory_order_relaxed))
+    allocations_everywhere.fetch_add(1, std::memory_order_relaxed);
   if (!counting) return;
   if (allocation_count < first_sizes.size()) first_sizes[allocation_count] = size;
   ++allocation_count;
@@ -217,4 +227,113 @@ TEST_CASE("a server step summing 2 gradients, in place and into a free buffer, d
   CHECK_MESSAGE(sync_counts.total() == 0, sync_counts.describe());
   const auto async_counts = count_allocations(async_step);
   CHECK_MESSAGE(async_counts.total() == 0, async_counts.describe());
+}
+
+namespace {
+
+// Every allocation any thread makes while `run` runs.
+template <class Run>
+std::size_t allocations_during(Run&& run) {
+  allocations_everywhere = 0;
+  counting_everywhere = true;
+  run();
+  counting_everywhere = false;
+  return allocations_everywhere.load();
+}
+
+// The per-gradient cost of what psgrad's push/pull loop asks of CAF, with nothing of psgrad's own: a
+// detached client requests (with a timeout) a server that answers through a response promise and
+// tells a listener, `exchanges` times, the payloads psgrad's loop sends.
+std::size_t caf_exchange_allocations(std::size_t exchanges, const FloatBuffer& values) {
+  return allocations_during([&] {
+    ActorConfig config(2);
+    caf::actor_system system{config};
+    auto listener = system.spawn([](caf::event_based_actor*) -> caf::behavior {
+      return {[](applied_atom, const StepNote&) {}};
+    });
+    auto server = system.spawn([listener, values](caf::event_based_actor* self) -> caf::behavior {
+      return {[=](apply_atom, Gradients& gradients) -> caf::result<Weights> {
+        auto promise = self->make_response_promise<Weights>();
+        self->send(listener, applied_atom::value, StepNote{gradients.worker});
+        promise.deliver(Weights{gradients.version + 1, 0, values});
+        return promise;
+      }};
+    });
+    caf::scoped_actor self{system};
+    auto client = system.spawn<caf::detached>([=](caf::event_based_actor* client) -> caf::behavior {
+      auto left = std::make_shared<std::size_t>(exchanges);
+      auto push = std::make_shared<std::function<void()>>();
+      *push = [=] {
+        if ((*left)-- == 0) return client->quit();
+        client->request(server, std::chrono::seconds(10), apply_atom::value, Gradients{0, 0, 0, 1, 0.0f, values})
+            .then([=](Weights&) { (*push)(); });
+      };
+      (*push)();
+      return {[](int) {}};
+    });
+    self->wait_for(client);
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(listener, caf::exit_reason::user_shutdown);
+  });
+}
+
+// One plain message (as the driver's credit to an async worker), sent from a detached actor.
+std::size_t caf_send_allocations(std::size_t sends) {
+  return allocations_during([&] {
+    ActorConfig config(2);
+    caf::actor_system system{config};
+    auto receiver = system.spawn([](caf::event_based_actor*) -> caf::behavior {
+      return {[](credit_atom, std::uint64_t) {}};
+    });
+    caf::scoped_actor self{system};
+    auto sender = system.spawn<caf::detached>([=](caf::event_based_actor* sender) -> caf::behavior {
+      for (std::size_t i = 0; i < sends; ++i) sender->send(receiver, credit_atom::value, std::uint64_t{1});
+      sender->quit();
+      return {[](int) {}};
+    });
+    self->wait_for(sender);
+    caf::anon_send_exit(receiver, caf::exit_reason::user_shutdown);
+  });
+}
+
+std::size_t training_allocations(const TrainingJob& job, std::shared_ptr<const Dataset> data) {
+  return allocations_during([&] {
+    ActorConfig config(2);
+    caf::actor_system system{config};
+    auto summary = train_in_process(system, job, data, data, nullptr);
+    REQUIRE(summary.ok());
+  });
+}
+
+}  // namespace
+
+TEST_CASE("a push/pull training step allocates only what CAF's own messages allocate") {
+  const auto data = digits_like_data(512);
+  const auto values = FloatBuffer::copy_of(std::vector<float>(1000, 0.5f).data(), 1000);
+  // Differences between a short and a long run leave the per-step cost alone (set-up and shut-down
+  // cancel out).
+  const std::size_t few = 40, many = 440;
+  const double caf_per_exchange =
+      static_cast<double>(caf_exchange_allocations(many, values) - caf_exchange_allocations(few, values)) /
+      static_cast<double>(many - few);
+  const double caf_per_send =
+      static_cast<double>(caf_send_allocations(many) - caf_send_allocations(few)) / static_cast<double>(many - few);
+  MESSAGE("CAF: " << caf_per_exchange << " allocations per request with a timeout, its promised answer and a note; "
+                  << caf_per_send << " per plain message");
+  for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    CAPTURE(mode_name(mode));
+    auto job = tutorial_job();
+    job.mode = mode;
+    job.num_workers = 2;
+    job.eval_frequency = 1000000;
+    job.iterations = few;
+    const auto short_run = training_allocations(job, data);
+    job.iterations = many;
+    const auto long_run = training_allocations(job, data);
+    const double gradients = static_cast<double>((many - few) * job.num_workers);
+    const double per_gradient = (static_cast<double>(long_run) - static_cast<double>(short_run)) / gradients;
+    MESSAGE(mode_name(mode) << ": " << per_gradient << " allocations per gradient");
+    // Async adds the driver's credit, one plain message per gradient.
+    CHECK(per_gradient <= caf_per_exchange + (mode == TrainingMode::sync ? 0.0 : caf_per_send));
+  }
 }

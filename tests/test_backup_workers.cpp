@@ -40,12 +40,13 @@ TEST_CASE("a sync step with one backup worker applies exactly num_workers - 1 gr
 
 TEST_CASE("with a backup worker a straggler's late gradients are dropped and the fast workers set the pace") {
   const auto data = synthetic_data(320, 12, 4, 22);
-  auto job = small_job(TrainingMode::sync, 3, 20);
+  auto job = small_job(TrainingMode::sync, 3, 40);
   job.backup_workers = 1;
-  // The last worker takes 30 ms per gradient, far longer than the others' whole step.
-  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{30}};
+  // The last worker takes 30 ms per gradient, far longer than the others' 2 ms, and the run (40 steps
+  // of at least 2 ms) outlasts several of its gradients.
+  job.worker_delays = {std::chrono::milliseconds{2}, std::chrono::milliseconds{2}, std::chrono::milliseconds{30}};
   const auto summary = train(job, data);
-  CHECK(summary.steps == 20);
+  CHECK(summary.steps == 40);
   REQUIRE(summary.workers.dropped.size() == 3);
   CHECK(summary.workers.dropped[2] > 0);
   CHECK(summary.gradients_per_worker[2] < summary.gradients_per_worker[0]);

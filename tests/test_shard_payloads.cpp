@@ -55,7 +55,13 @@ ParameterServerActor::behavior_type relay(ParameterServerActor::pointer self, Pa
         received->note(self->system(), gradients);
         return self->delegate(shard, apply_atom::value, gradients);
       },
-      [=](listen_atom, const StepListener& listener) { self->send(shard, listen_atom::value, listener); },
+      [=](listen_atom, const StepListener& listener, std::uint32_t index) {
+        self->send(shard, listen_atom::value, listener, index);
+      },
+      [=](barrier_atom, const std::vector<std::uint32_t>& members,
+          std::uint32_t needed) -> caf::result<std::vector<std::uint32_t>> {
+        return self->delegate(shard, barrier_atom::value, members, needed);
+      },
       [=](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
         for (const auto& gradients : all) received->note(self->system(), gradients);
         return self->delegate(shard, apply_atom::value, all);

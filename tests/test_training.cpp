@@ -153,22 +153,24 @@ struct BufferProbe {
   std::vector<long> use_counts;
 };
 
-DataWorkerActor::behavior_type probe_worker(DataWorkerActor::pointer, std::shared_ptr<BufferProbe> probe,
+DataWorkerActor::behavior_type probe_worker(DataWorkerActor::pointer self, std::shared_ptr<BufferProbe> probe,
                                             std::uint32_t index) {
   return {
-      [=](compute_atom, const Weights& weights) -> Gradients {
-        {
-          std::lock_guard<std::mutex> lock(probe->mutex);
-          probe->seen.push_back(weights.values.data());
-          probe->use_counts.push_back(weights.values.use_count());
-        }
+      [](compute_atom, const Weights& weights) -> Gradients { return Gradients{weights.version, weights.layout_hash}; },
+      // Pushes one zero gradient and records the weights the sync step answers it with.
+      [=](train_atom, const Weights& weights, const std::vector<ParameterServerActor>& servers, std::uint64_t) {
         std::vector<float> zero(weights.values.size(), 0.0f);
-        return Gradients{weights.version, weights.layout_hash, index, 1, 0.0f,
-                         FloatBuffer::copy_of(zero.data(), zero.size())};
+        self->request(servers.front(), caf::infinite, apply_atom::value,
+                      Gradients{weights.version, weights.layout_hash, index, 1, 0.0f,
+                                FloatBuffer::copy_of(zero.data(), zero.size())})
+            .then([probe](Weights& next) {
+              std::lock_guard<std::mutex> lock(probe->mutex);
+              probe->seen.push_back(next.values.data());
+              probe->use_counts.push_back(next.values.use_count());
+            });
+        return true;
       },
-      // Only the sync barrier is probed here.
-      [](train_atom, const Weights&, const std::vector<ParameterServerActor>&, std::uint64_t) { return false; },
-      [](credit_atom, std::uint64_t) {},
+      [](credit_atom, std::uint64_t) {}, [](until_atom, std::uint64_t) {},
       [](clock_atom) { return std::int64_t{0}; },
       [](stop_atom) { return true; },
       [](state_atom) { return WorkerStreamState{}; },
@@ -192,7 +194,7 @@ TEST_CASE("weights fanned out to local workers share one buffer instead of copyi
   REQUIRE(summary.ok());
   REQUIRE(probe->seen.size() == 3);
   CHECK(std::set<const float*>(probe->seen.begin(), probe->seen.end()).size() == 1);
-  // Held at least by the server, the driver and the message each worker is handling.
+  // The sync step answers every worker's push with the server's one buffer, held by the server too.
   for (long count : probe->use_counts) CHECK(count >= 2);
   caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
   for (auto& worker : workers) caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The simulated-cluster scaling table: N = 1, 2, 4, 8 workers x K = 1, 2 shard hosts, fp32 and bf16,
+# sync and async, every host on its own link (scripts/cluster-sim.sh). Writes one JSON line per run and
+# prints a Markdown table: samples/s, MB per step on the busiest link direction, how much of that
+# link's rate the run used, and what the link allows (the link rate over the busiest direction's bytes
+# per step, as samples/s). Needs root (network namespaces). Runs are sized to about 3 s each on a
+# 1 Gbit/s link (800 gradients in all), so the whole table takes about 5 minutes.
+set -euo pipefail
+
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+link=1gbit delay=1ms out="" workers_list="1 2 4 8" shards_list="1 2" wires="fp32 bf16" modes="sync async"
+gradients=800
+
+usage() {
+  cat <<'EOF'
+Usage: bench/scaling-table.sh [--link RATE] [--delay D] [--json FILE] [--workers "1 2 4 8"] [--shards "1 2"]
+                              [--wires "fp32 bf16"] [--modes "sync async"] [--gradients G]
+EOF
+}
+while (($#)); do
+  case "$1" in
+    -h | --help) usage; exit 0 ;;
+    --link) link=$2 ;;
+    --delay) delay=$2 ;;
+    --json) out=$2 ;;
+    --workers) workers_list=$2 ;;
+    --shards) shards_list=$2 ;;
+    --wires) wires=$2 ;;
+    --modes) modes=$2 ;;
+    --gradients) gradients=$2 ;;
+    *) echo "scaling-table: unknown flag $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+[ -n "$out" ] || out="$source_dir/bench/results/scaling-$(date -u +%Y-%m-%d)-$(git -C "$source_dir" rev-parse --short HEAD).jsonl"
+mkdir -p "$(dirname "$out")"
+: >"$out"
+
+for mode in $modes; do
+  for wire in $wires; do
+    for shards in $shards_list; do
+      for workers in $workers_list; do
+        # The same number of gradients for every N: sync sums N per iteration, async applies each.
+        iterations=$(((gradients + workers - 1) / workers))
+        "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
+          --wire "$wire" --mode "$mode" --iterations "$iterations" --set evaluation.frequency=100000 \
+          --json "$out" >&2
+      done
+    done
+  done
+done
+
+# One row per run; "link allows" is the busiest link direction's bound in samples/s.
+python3 - "$out" <<'EOF'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+print("| mode | wire | shard hosts | workers | samples/s | busiest link MB/step | link used | link allows (samples/s) | accuracy |")
+print("|---|---|---|---|---|---|---|---|---|")
+for r in rows:
+    samples_per_step = r["samples_per_second"] * r["wall_seconds"] / max(r["steps"], 1)
+    allows = r["busiest_link_use"] and r["samples_per_second"] / r["busiest_link_use"]
+    print(f'| {r["mode"]} | {r["wire"]} | {r["shards"]} | {r["workers"]} | {r["samples_per_second"]:,} | '
+          f'{r["busiest_link_bytes_per_step"] / 1e6:.2f} | {r["busiest_link_use"]:.2f} | {allows:,.0f} | {r["final_accuracy"]} |')
+EOF
+echo "scaling-table: wrote $out" >&2
