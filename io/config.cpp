@@ -208,7 +208,7 @@ const SectionTable<ClusterSection>& cluster_table() {
       key("backup_workers", &S::backup_workers,
           "sync mode: each step uses the first num_workers - backup_workers gradients to arrive and drops the "
           "rest, so stragglers do not set the pace; a run with backups is not bit-reproducible. Less than "
-          "num_workers.",
+          "num_workers; needs cluster.servers = 1.",
           within(0, max_workers - 1)),
       key("host", &S::host, "Address the parameter server listens on and workers connect to."),
       key("port", &S::port, "TCP port of the parameter server; 0 picks a free port.", within(0, 65535)),
@@ -388,6 +388,12 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
     return validator.fail("cluster.backup_workers",
                           fmt::format("expected fewer than cluster.num_workers ({}), got {}",
                                       config.cluster.num_workers, config.cluster.backup_workers));
+  // Shards each take a sync step's first gradients to arrive, which need not be the same ones.
+  if (config.cluster.mode == "sync" && config.cluster.backup_workers > 0 && config.cluster.servers > 1)
+    return validator.fail("cluster.backup_workers",
+                          fmt::format("sync backup workers need one server, but cluster.servers is {}: each shard "
+                                      "would sum the first gradients to reach it",
+                                      config.cluster.servers));
   return config;
 }
 
