@@ -13,6 +13,10 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<Weights>("psgrad::Weights");
   add_message_type<Gradients>("psgrad::Gradients");
   add_message_type<ShardPlan>("psgrad::ShardPlan");
+  add_message_type<std::vector<ShardPlan>>("std::vector<psgrad::ShardPlan>");
+  add_message_type<ShardSquares>("psgrad::ShardSquares");
+  add_message_type<ShardPeer>("psgrad::ShardPeer");
+  add_message_type<std::vector<ShardPeer>>("std::vector<psgrad::ShardPeer>");
   add_message_type<TrainingProgress>("psgrad::TrainingProgress");
   add_message_type<EvaluationReport>("psgrad::EvaluationReport");
   add_message_type<TrainingSummary>("psgrad::TrainingSummary");

@@ -55,6 +55,7 @@ class DataWorker : public DataWorkerActor::base {
           training_ = make_response_promise<bool>();
           in_loop_ = true;
           // Shards first say what they hold, so each push sends each only its part.
+          if (setup_->job.mode == TrainingMode::sync) servers_->push_without_squares();
           servers_->prepare(
               this, setup_->job.request_timeout, [this, weights]() mutable { on_weights(std::move(weights)); },
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); });

@@ -46,7 +46,7 @@ GradientSlicer::GradientSlicer(std::vector<ShardPlan> plans) : plans_(std::move(
   scratch_.assign(largest, 0.0f);
 }
 
-Status GradientSlicer::take(const std::vector<const Gradients*>& gradients) {
+Status GradientSlicer::take(const std::vector<const Gradients*>& gradients, bool squares) {
   buffers_.clear();
   for (const auto* gradient : gradients) {
     if (gradient->values.size() != total_size())
@@ -54,6 +54,7 @@ Status GradientSlicer::take(const std::vector<const Gradients*>& gradients) {
                                gradient->worker, gradient->values.size(), plans_.size(), total_size())};
     buffers_.push_back(gradient->values.data());
   }
+  if (!squares) return success();
   // Each cut chunk once, however many shards share its array.
   for (std::size_t j = 0; j < cut_chunks_.size(); ++j)
     squares_[j] = range_squares(buffers_.data(), buffers_.size(), cut_chunks_[j].begin, cut_chunks_[j].size,
@@ -80,12 +81,12 @@ std::vector<double> GradientSlicer::foreign_squares(std::size_t shard) const {
   return squares;
 }
 
-Result<std::vector<Gradients>> GradientSlicer::slice(const Gradients& whole) {
-  if (auto taken = take({&whole}); !taken) return Error{taken.error()};
+Result<std::vector<Gradients>> GradientSlicer::slice(const Gradients& whole, bool with_squares) {
+  if (auto taken = take({&whole}, with_squares); !taken) return Error{taken.error()};
   std::vector<Gradients> parts;
   for (std::size_t i = 0; i < plans_.size(); ++i) {
     parts.push_back(part(whole, i));
-    parts.back().foreign_squares = foreign_squares(i);
+    if (with_squares) parts.back().foreign_squares = foreign_squares(i);
   }
   return parts;
 }

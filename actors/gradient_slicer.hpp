@@ -6,8 +6,10 @@
 // from the whole gradient, so clipping stays bit-identical to one server. A sync step clips the sum of
 // the workers' gradients, whose norms the single gradients' norms cannot give: there the sums are of
 // the gradients' sum in worker order, as the shard would add them, over the cut arrays' foreign chunks
-// only; the first gradient of each shard's step carries them. Squares rather than the summed chunks
-// themselves keep that to a few doubles per shard.
+// only; the first gradient of each shard's step carries them (slice of several gradients, for one
+// apply of them all). Squares rather than the summed chunks themselves keep that to a few doubles per
+// shard. Sync training pushes each gradient on its own, sliced without squares: there the shards
+// gather a step's gradients themselves and exchange the squares of their sum (parameter_server.cpp).
 //
 // Wire encodings apply before the cut (GradientEncoder, on the worker): bf16 rounds the whole gradient
 // and top-k picks each array's largest entries over all of it, its residual staying the worker's. So
@@ -31,15 +33,18 @@ class GradientSlicer {
   std::size_t shard_count() const { return plans_.size(); }
   std::size_t total_size() const { return plans_.empty() ? 0 : plans_.back().end; }
 
-  // One gradient: each shard's part, in plan order. An error when it does not hold total_size floats.
-  Result<std::vector<Gradients>> slice(const Gradients& whole);
+  const std::vector<ShardPlan>& plans() const { return plans_; }
+
+  // One gradient: each shard's part, in plan order, with the sums of squares of its foreign chunks
+  // unless `with_squares` is false. An error when it does not hold total_size floats.
+  Result<std::vector<Gradients>> slice(const Gradients& whole, bool with_squares = true);
   // A sync step's gradients: for each shard, its part of every gradient, in the given order.
   Result<std::vector<std::vector<Gradients>>> slice(const std::vector<Gradients>& all);
 
  private:
   explicit GradientSlicer(std::vector<ShardPlan> plans);
-  // Checks the gradients and sums the squares of every cut chunk over them.
-  Status take(const std::vector<const Gradients*>& gradients);
+  // Checks the gradients and, with `squares`, sums the squares of every cut chunk over them.
+  Status take(const std::vector<const Gradients*>& gradients, bool squares = true);
   Gradients part(const Gradients& whole, std::size_t shard) const;
   std::vector<double> foreign_squares(std::size_t shard) const;
 

@@ -13,6 +13,9 @@ namespace psgrad {
 // Whoever wants to hear of every gradient a server applies from a worker's own push (the driver).
 using StepListener = caf::typed_actor<caf::reacts_to<applied_atom, StepNote>>;
 
+// A server shard as its peers see it: told the sums of squares of a sync step (ShardSquares).
+using ShardPeer = caf::typed_actor<caf::reacts_to<squares_atom, ShardSquares>>;
+
 // Holds the weights and the optimizer. "apply" with one gradient, or with several that it sums in the
 // given order, makes one optimizer step and answers with the new weights, in the run's wire encoding.
 // After "barrier" (sync), a pushed gradient waits for the step that sums it: the step is taken once
@@ -21,7 +24,10 @@ using StepListener = caf::typed_actor<caf::reacts_to<applied_atom, StepNote>>;
 // and answered at once with the current ones; "barrier" is answered with the workers whose gradients
 // wait for the step (so the driver can tell a frozen worker from one waiting). After "listen", every gradient a worker pushed is also
 // told to the listener (with this server's shard number). "plan" says which floats it holds, so
-// pushers send a shard only its slice of each gradient (ServerGroup).
+// pushers send a shard only its slice of each gradient (ServerGroup). "peers" (sync, several shards:
+// its own index, every shard in order and their plans) is acknowledged once the shard knows whom to
+// tell, and whom to wait for, the sums of squares of each step's summed gradients ("squares"), so
+// that an array cut between shards is clipped by the norm of the whole sum.
 using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, Gradients>::with<Weights>,
     caf::reacts_to<listen_atom, StepListener, std::uint32_t>,
@@ -32,6 +38,8 @@ using ParameterServerActor = caf::typed_actor<
     caf::replies_to<master_atom>::with<Weights>,
     caf::replies_to<state_atom>::with<ServerState>,
     caf::replies_to<plan_atom>::with<ShardPlan>,
+    caf::replies_to<peers_atom, std::uint32_t, std::vector<ShardPeer>, std::vector<ShardPlan>>::with<bool>,
+    caf::reacts_to<squares_atom, ShardSquares>,
     caf::replies_to<stop_atom>::with<bool>>;
 
 // Holds a model copy and its own data stream; answers with the gradient of its next batch. "stop"

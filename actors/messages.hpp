@@ -42,12 +42,15 @@ using clock_atom = caf::atom_constant<caf::atom("clock")>;
 using barrier_atom = caf::atom_constant<caf::atom("barrier")>;
 using until_atom = caf::atom_constant<caf::atom("until")>;
 using plan_atom = caf::atom_constant<caf::atom("plan")>;
+using peers_atom = caf::atom_constant<caf::atom("peers")>;
+using squares_atom = caf::atom_constant<caf::atom("squares")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
 constexpr std::uint32_t protocol_version = 10;  // 8: async push/pull loops, timings, clock probes, the gate, the training
                                                 // data in the join, wire encodings; 9: sync barrier on the servers;
                                                 // 10: shards receive only their slice of a gradient (ShardPlan,
-                                                // Gradients::foreign_squares)
+                                                // Gradients::foreign_squares); sync shards exchange the sums of
+                                                // squares of their step's sum (peers, ShardSquares)
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -121,8 +124,9 @@ struct Gradients {
   float loss = 0.0f;
   FloatBuffer values;
   WorkTiming timing;
-  // One per ShardPlan::foreign_chunks range, of this gradient; when a sync step sums several
-  // gradients, of their sum, carried by the first of them (the others carry none).
+  // One per ShardPlan::foreign_chunks range, of this gradient (async/ssp, and a single apply). A sync
+  // push carries none: its step clips the sum of several gradients, whose squares the shards exchange
+  // (ShardSquares). Of several gradients applied at once, the first carries those of their sum.
   std::vector<double> foreign_squares;
 };
 
@@ -149,6 +153,21 @@ struct ShardPlan {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ShardPlan& x) {
   return f(caf::meta::type_name("ShardPlan"), x.begin, x.end, x.foreign_chunks);
+}
+
+// What a shard tells another of a sync step (the weights of `version` plus the summed gradients): the
+// sums of squares of the summed gradients' chunks it holds that the other's clip norms need, in the
+// order of the other's ShardPlan::foreign_chunks (those within the sender's range). Raw bits, so a
+// diverging step's NaN or infinity arrives as it was.
+struct ShardSquares {
+  std::uint64_t version = 0;
+  std::uint32_t shard = 0;  // the sender
+  std::vector<double> squares;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ShardSquares& x) {
+  return f(caf::meta::type_name("ShardSquares"), x.version, x.shard, RawDoubles{x.squares});
 }
 
 // What a server tells the driver of each gradient a worker pushed to it (async/ssp): the driver keeps

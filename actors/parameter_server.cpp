@@ -11,6 +11,7 @@
 #include "caf/sec.hpp"
 #include "actors/steady_time.hpp"
 #include "actors/wire_encoder.hpp"
+#include "model/norm_chunks.hpp"
 
 namespace psgrad {
 
@@ -36,7 +37,8 @@ class ParameterServer : public ParameterServerActor::base {
   behavior_type make_behavior() override {
     return {
         [this](apply_atom, Gradients& gradients) -> caf::result<Weights> {
-          if (auto error = check(gradients, true)) return error;
+          // A sync push carries no sums of squares: the shards exchange those of the step's sum.
+          if (auto error = check(gradients, !barrier_)) return error;
           if (barrier_) return gather(std::move(gradients));
           const auto started = steady_now_ns();
           const float* values = gradients.values.data();  // this shard's floats
@@ -52,8 +54,9 @@ class ParameterServer : public ParameterServerActor::base {
           barrier_ = true;
           members_ = std::move(members);
           needed_ = needed;
-          // A worker no longer listed will not be waited for: what it sent is dropped with it.
-          for (std::size_t k = 0; k < pending_.size(); ++k)
+          // A worker no longer listed will not be waited for: what it sent is dropped with it, unless
+          // the step already summed it for the squares told to the other shards.
+          for (std::size_t k = 0; k < pending_.size() && !exchanging_; ++k)
             if (pending_[k].waiting && !member(k)) answer_dropped(pending_[k]);
           take_step_if_ready();
           std::vector<std::uint32_t> waiting;
@@ -81,6 +84,12 @@ class ParameterServer : public ParameterServerActor::base {
         [this](master_atom) -> Weights { return master(); },
         [this](state_atom) -> ServerState { return ServerState{master(), state_->optimizer->state()}; },
         [this](plan_atom) -> ShardPlan { return plan_; },
+        [this](peers_atom, std::uint32_t index, std::vector<ShardPeer>& peers,
+               const std::vector<ShardPlan>& plans) -> caf::result<bool> {
+          if (auto error = meet_peers(index, std::move(peers), plans)) return error;
+          return true;
+        },
+        [this](squares_atom, ShardSquares& told) { take_squares(told); },
         [this](stop_atom) {
           quit();
           return true;
@@ -92,6 +101,7 @@ class ParameterServer : public ParameterServerActor::base {
   // The listener (the driver) holds its workers, which hold this server: let go, so all can be freed.
   void on_exit() override {
     listener_ = StepListener{};
+    peers_.clear();
     pending_.clear();
   }
 
@@ -124,12 +134,14 @@ class ParameterServer : public ParameterServerActor::base {
   }
 
   caf::result<Weights> gather(Gradients gradients) {
+    if (broken_) return broken_;
     const auto worker = gradients.worker;
     if (pending_.size() <= worker) pending_.resize(worker + 1);
     auto& slot = pending_[worker];
     // From weights a step ago (a backup worker's late gradient), or from a worker not (or no longer)
-    // listed: dropped, and the worker computes from the current weights.
-    if (gradients.version != state_->version || !member(worker) || slot.waiting) {
+    // listed: dropped, and the worker computes from the current weights. So is one that comes while
+    // the shards exchange the squares of a sum that does not hold it (a worker that just joined).
+    if (gradients.version != state_->version || !member(worker) || slot.waiting || exchanging_) {
       tell(gradients, 0, 0);
       return snapshot();
     }
@@ -149,22 +161,35 @@ class ParameterServer : public ParameterServerActor::base {
 
   // With backup workers the step takes the first `needed` gradients to arrive; they are summed in
   // worker order so that the result does not depend on the order they came in.
+  //
+  // On shards that share an array, the step's clip norm is of the whole array's summed gradient: once a
+  // shard has its step's gradients, it tells the shards that need them the sums of squares of its own
+  // chunks of that sum, and steps once it has the others' (exchange_squares, take_squares).
   void take_step_if_ready() {
     std::size_t gathered = 0;
     for (const auto& slot : pending_) gathered += slot.waiting ? 1 : 0;
-    if (!barrier_ || needed_ == 0 || gathered < needed_) return;
-    const auto started = steady_now_ns();
+    if (!barrier_ || broken_) return;
+    if (!exchanging_ && (needed_ == 0 || gathered < needed_)) return;
     gradient_slices_.clear();
     float loss = 0.0f;  // the first non-finite loss, if any: the one a divergence message names
-    std::vector<double> first_squares;
     for (const auto& slot : pending_) {
       if (!slot.waiting) continue;
-      if (gradient_slices_.empty()) first_squares = slot.gradients.foreign_squares;
       gradient_slices_.push_back(slot.gradients.values.data());
       if (std::isfinite(loss)) loss = slot.gradients.loss;
     }
-    // Not yet the squares of the sum: those of the first gradient.
-    const auto error = step(gradient_slices_.data(), gradient_slices_.size(), first_squares, loss);
+    if (!plan_.foreign_chunks.empty() && !peers_known_)
+      return fail_step(caf::make_error(
+          caf::sec::runtime_error,
+          fmt::format("a sync step on server shard {} needs the sums of squares other shards hold, but it was "
+                      "not told its peers",
+                      shard_)));
+    if (!exchanging_ && peers_known_ && !own_cut_chunks_.empty()) exchange_squares();
+    exchanging_ = received_ < expected_;
+    if (exchanging_) return;  // the step waits for the other shards' squares
+    received_ = 0;
+    std::fill(told_.begin(), told_.end(), false);
+    const auto started = steady_now_ns();
+    const auto error = step(gradient_slices_.data(), gradient_slices_.size(), incoming_, loss);
     const auto weights = error ? Weights{} : snapshot();
     for (auto& slot : pending_) {
       if (!slot.waiting) continue;
@@ -184,6 +209,117 @@ class ParameterServer : public ParameterServerActor::base {
     send(listener_, applied_atom::value,
          StepNote{gradients.worker, gradients.samples, gradients.version, state_->version, gradients.loss,
                   gradients.timing, shard_, summed, started, summed == 0 ? 0 : steady_now_ns()});
+  }
+
+  // -- sync on several shards: the sums of squares of the step's sum, exchanged once per step --------
+  // From the plans of every shard: which of this shard's chunks which peer needs, and from which peer
+  // each of its own foreign chunks comes.
+  caf::error meet_peers(std::uint32_t index, std::vector<ShardPeer> peers, const std::vector<ShardPlan>& plans) {
+    const auto refuse = [](const std::string& why) { return caf::make_error(caf::sec::invalid_argument, why); };
+    if (peers.size() != plans.size() || index >= plans.size())
+      return refuse(fmt::format("told {} peers with {} plans, itself as shard {}", peers.size(), plans.size(), index));
+    if (plans[index].begin != plan_.begin || plans[index].end != plan_.end ||
+        !(plans[index].foreign_chunks == plan_.foreign_chunks))
+      return refuse(fmt::format("told it is shard {} holding floats [{}, {}), but it holds [{}, {})", index,
+                                plans[index].begin, plans[index].end, plan_.begin, plan_.end));
+    const auto holder = [&](const GradientRange& range) -> std::size_t {
+      for (std::size_t j = 0; j < plans.size(); ++j)
+        if (range.begin >= plans[j].begin && range.begin + range.size <= plans[j].end) return j;
+      return plans.size();
+    };
+    std::vector<GradientRange> own_cut_chunks;
+    std::vector<std::vector<std::size_t>> sends(plans.size());
+    std::vector<std::size_t> from(plan_.foreign_chunks.size(), 0);
+    std::vector<bool> sender(plans.size(), false);
+    std::size_t expected = 0;
+    for (std::size_t f = 0; f < plan_.foreign_chunks.size(); ++f) {
+      const auto& range = plan_.foreign_chunks[f];
+      const auto j = holder(range);
+      if (j == plans.size() || j == index)
+        return refuse(fmt::format("no other shard holds floats [{}, {})", range.begin, range.begin + range.size));
+      from[f] = j;
+      if (!sender[j]) ++expected;
+      sender[j] = true;
+    }
+    for (std::size_t j = 0; j < plans.size(); ++j) {
+      if (j == index) continue;
+      for (const auto& range : plans[j].foreign_chunks) {
+        if (holder(range) != index) continue;
+        auto at = std::find(own_cut_chunks.begin(), own_cut_chunks.end(), range);
+        if (at == own_cut_chunks.end()) at = own_cut_chunks.insert(own_cut_chunks.end(), range);
+        sends[j].push_back(static_cast<std::size_t>(at - own_cut_chunks.begin()));
+      }
+    }
+    index_ = index;
+    peers_ = std::move(peers);
+    own_cut_chunks_ = std::move(own_cut_chunks);
+    sends_ = std::move(sends);
+    from_ = std::move(from);
+    expected_ = expected;
+    std::uint64_t largest = 0;
+    for (const auto& chunk : own_cut_chunks_) largest = std::max(largest, chunk.size);
+    scratch_.assign(largest, 0.0f);
+    own_squares_.assign(own_cut_chunks_.size(), 0.0);
+    incoming_.assign(plan_.foreign_chunks.size(), 0.0);
+    told_.assign(plans.size(), false);
+    received_ = 0;
+    peers_known_ = true;
+    return caf::error{};
+  }
+
+  // The sums of squares of this shard's cut chunks of the gathered gradients' sum, with the very
+  // arithmetic one server's optimizer uses for them (range_squares), to each peer that needs them.
+  void exchange_squares() {
+    for (std::size_t c = 0; c < own_cut_chunks_.size(); ++c)
+      own_squares_[c] = range_squares(gradient_slices_.data(), gradient_slices_.size(),
+                                      own_cut_chunks_[c].begin - plan_.begin, own_cut_chunks_[c].size,
+                                      scratch_.data());
+    for (std::size_t j = 0; j < sends_.size(); ++j) {
+      if (sends_[j].empty()) continue;
+      ShardSquares told{state_->version, index_, {}};
+      told.squares.reserve(sends_[j].size());
+      for (const auto c : sends_[j]) told.squares.push_back(own_squares_[c]);
+      send(peers_[j], squares_atom::value, std::move(told));
+    }
+    exchanging_ = true;
+  }
+
+  // A peer's squares of the step under way (it may have gathered its gradients first).
+  void take_squares(const ShardSquares& told) {
+    if (broken_) return;
+    const auto refuse = [&](const std::string& why) {
+      fail_step(caf::make_error(caf::sec::runtime_error,
+                                fmt::format("server shard {} refused the sums of squares from shard {}: {}", index_,
+                                            told.shard, why)));
+    };
+    if (!peers_known_) return refuse("it was not told its peers");
+    if (told.version != state_->version)
+      return refuse(fmt::format("they are of the step from version {}, and this shard is at version {}; the "
+                                "shards are out of step",
+                                told.version, state_->version));
+    if (told.shard >= told_.size() || told_[told.shard])
+      return refuse(told.shard >= told_.size() ? "no such shard" : "it already told them for this step");
+    std::size_t expected = 0;
+    for (const auto j : from_) expected += j == told.shard ? 1 : 0;
+    if (expected == 0 || told.squares.size() != expected)
+      return refuse(fmt::format("{} sums where {} were expected", told.squares.size(), expected));
+    for (std::size_t f = 0, i = 0; f < from_.size(); ++f)
+      if (from_[f] == told.shard) incoming_[f] = told.squares[i++];
+    told_[told.shard] = true;
+    ++received_;
+    if (exchanging_) take_step_if_ready();
+  }
+
+  // The shards no longer agree on a step: every gradient waiting is answered with the error, and so is
+  // every later one (the run ends).
+  void fail_step(caf::error error) {
+    broken_ = error;
+    exchanging_ = false;
+    for (auto& slot : pending_) {
+      if (!slot.waiting) continue;
+      slot.promise.deliver(error);
+      slot = Pending{};
+    }
   }
 
   // Divergence is caught here, the step it happens: a NaN or infinite loss is refused before it
@@ -233,6 +369,22 @@ class ParameterServer : public ParameterServerActor::base {
   std::vector<std::uint32_t> members_;
   std::uint32_t needed_ = 0;
   std::vector<Pending> pending_;
+  // sync on several shards (meet_peers): every shard in order, and this one's index among them
+  bool peers_known_ = false;
+  std::uint32_t index_ = 0;
+  std::vector<ShardPeer> peers_;
+  std::vector<GradientRange> own_cut_chunks_;    // this shard's chunks other shards need, each once
+  std::vector<std::vector<std::size_t>> sends_;  // per peer: its needs, as indices in own_cut_chunks_
+  std::vector<std::size_t> from_;                // per foreign chunk: the peer that holds it
+  std::size_t expected_ = 0;                     // peers that tell this shard squares each step
+  std::vector<double> own_squares_;              // per own cut chunk, of the step under way
+  std::vector<float> scratch_;                   // one own cut chunk of summed gradients
+  // the step under way: its squares told to the peers, and the peers' squares received
+  bool exchanging_ = false;
+  std::vector<double> incoming_;  // per foreign chunk
+  std::vector<bool> told_;        // per peer
+  std::size_t received_ = 0;
+  caf::error broken_;  // the shards fell out of step: the run ends
 };
 
 }  // namespace

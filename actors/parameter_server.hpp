@@ -15,9 +15,10 @@ namespace psgrad {
 
 // A server holds the whole parameter buffer, or one shard of it: the floats [begin, end) of the
 // model's layout, with an optimizer restricted to them (Optimizer::restrict_to). A shard receives only
-// its floats of each gradient, with the sums of squares of the chunks held elsewhere that its clip
-// norms need (its ShardPlan, asked with plan_atom), so an array cut between shards is clipped by the
-// norm of all of it.
+// its floats of each gradient, and the sums of squares of the chunks held elsewhere that its clip
+// norms need (its ShardPlan, asked with plan_atom): with each push in async/ssp, from the shards that
+// hold them once per sync step (of the step's summed gradients). So an array cut between shards is
+// clipped by the norm of all of it.
 struct ParameterServerState {
   ParameterLayout layout;       // the whole model's
   std::vector<float> weights;   // end - begin floats

@@ -60,9 +60,19 @@ class ServerGroup {
               [failed, i](caf::error& error) { failed(fmt::format("parameter server shard {}", i), error); });
   }
 
-  // Pushes one gradient (Gradients) or a sync step's gradients (std::vector<Gradients>, summed in
-  // their order) and hands `then` the whole new weights. One server gets them as they are; each shard
-  // only its part (GradientSlicer), after prepare.
+  // What each shard holds, once prepared (else empty).
+  const std::vector<ShardPlan>& plans() const {
+    static const std::vector<ShardPlan> none;
+    return slicer_ ? slicer_->plans() : none;
+  }
+
+  // Sync training: the shards gather each step's gradients and exchange the sums of squares of their
+  // sum, so the squares of a single push would go unused: pushes carry none.
+  void push_without_squares() { squares_ = false; }
+
+  // Pushes one gradient (Gradients) or several to be applied at once (std::vector<Gradients>, summed
+  // in their order) and hands `then` the whole new weights. One server gets them as they are; each
+  // shard only its part (GradientSlicer), after prepare.
   template <class Self, class Timeout, class Payload>
   void apply(Self* self, Timeout timeout, std::function<void(Weights)> then, FailureHandler failed, Payload gradients) {
     static_assert(std::is_same_v<Payload, Gradients> || std::is_same_v<Payload, std::vector<Gradients>>);
@@ -72,7 +82,10 @@ class ServerGroup {
     if (!slicer_)
       return failed("parameter server shards",
                     caf::make_error(caf::sec::runtime_error, "gradients pushed before the shards said what they hold"));
-    auto parts = slicer_->slice(gradients);
+    auto parts = [&] {
+      if constexpr (std::is_same_v<Payload, Gradients>) return slicer_->slice(gradients, squares_);
+      else return slicer_->slice(gradients);
+    }();
     if (!parts) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, parts.error()));
     gather(then, failed, observer_, [&](std::size_t i) {
       return self->request(servers_[i], timeout, apply_atom::value, std::move((*parts)[i]));
@@ -140,6 +153,7 @@ class ServerGroup {
   std::vector<ParameterServerActor> servers_;
   std::unique_ptr<BufferPool> pool_;  // joined weights
   std::optional<GradientSlicer> slicer_;  // shards: what each takes of a gradient, once prepared
+  bool squares_ = true;  // pushes carry their foreign chunks' sums of squares
   ApplyObserver observer_;
 };
 

@@ -269,11 +269,34 @@ class TrainingDriver : public TrainingDriverActor::base {
     if (iteration_ >= job_.iterations || stopping()) return finish();
     until_ = next_stop(iteration_);
     step_started_ = steady_now_ns();
-    // The servers know the members before any gradient can reach them.
-    update_barrier([this](const std::vector<std::uint32_t>&) {
-      for (std::size_t k = 0; k < slots_.size(); ++k)
-        if (slots_[k].alive) start_sync_loop(k, current_);
+    // The servers know their peers and the members before any gradient can reach them.
+    introduce_shards([this] {
+      update_barrier([this](const std::vector<std::uint32_t>&) {
+        for (std::size_t k = 0; k < slots_.size(); ++k)
+          if (slots_[k].alive) start_sync_loop(k, current_);
+      });
     });
+  }
+
+  // Several shards: each learns every shard and what it holds (their plans), to exchange the sums of
+  // squares of each step's summed gradients with those it shares an array with; all have acknowledged
+  // before `then`, so no step can start without them, even on remote shards.
+  void introduce_shards(std::function<void()> then) {
+    if (servers_.size() == 1) return then();
+    servers_.prepare(
+        this, job_.request_timeout,
+        [this, then] {
+          const auto& handles = servers_.handles();
+          std::vector<ShardPeer> peers;
+          for (const auto& handle : handles) peers.push_back(caf::actor_cast<ShardPeer>(handle));
+          const Countdown introduced(handles.size(), then);
+          for (std::size_t i = 0; i < handles.size(); ++i)
+            request(handles[i], job_.request_timeout, peers_atom::value, static_cast<std::uint32_t>(i), peers,
+                    servers_.plans())
+                .then([introduced](bool) { introduced(); },
+                      [this, i](caf::error& error) { fail(fmt::format("parameter server shard {}", i), error); });
+        },
+        failure_handler());
   }
 
   void start_sync_loop(std::size_t k, const Weights& weights) {

@@ -3,7 +3,9 @@
 // every wire encoding; a gradient that is not its part is refused.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -36,6 +38,12 @@ struct Received {
   };
   std::mutex mutex;
   std::vector<Push> pushes;
+  std::vector<ShardSquares> squares;  // told by other shards (sync)
+
+  void note_squares(const ShardSquares& told) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    squares.push_back(told);
+  }
 
   void note(caf::actor_system& system, const Gradients& gradients) {
     std::vector<char> bytes;
@@ -70,6 +78,14 @@ ParameterServerActor::behavior_type relay(ParameterServerActor::pointer self, Pa
       [=](master_atom) -> caf::result<Weights> { return self->delegate(shard, master_atom::value); },
       [=](state_atom) -> caf::result<ServerState> { return self->delegate(shard, state_atom::value); },
       [=](plan_atom) -> caf::result<ShardPlan> { return self->delegate(shard, plan_atom::value); },
+      [=](peers_atom, std::uint32_t index, const std::vector<ShardPeer>& peers,
+          const std::vector<ShardPlan>& plans) -> caf::result<bool> {
+        return self->delegate(shard, peers_atom::value, index, peers, plans);
+      },
+      [=](squares_atom, const ShardSquares& told) {
+        received->note_squares(told);
+        self->send(shard, squares_atom::value, told);
+      },
       [=](stop_atom) -> caf::result<bool> { return self->delegate(shard, stop_atom::value); },
   };
 }
@@ -125,6 +141,17 @@ RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<cons
   return run;
 }
 
+// Per step (the version it starts from): how many shards told this one their squares, and how many
+// sums of squares they told in all.
+std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> squares_per_step(const Shard& shard) {
+  std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> steps;
+  for (const auto& told : shard.received->squares) {
+    ++steps[told.version].first;
+    steps[told.version].second += told.squares.size();
+  }
+  return steps;
+}
+
 // 784 inputs and 128 hidden units: the first array (100,352 floats) is cut for every K > 1.
 TrainingJob cut_job(TrainingMode mode, std::uint64_t iterations) {
   auto job = small_job(mode, 2, iterations);
@@ -166,9 +193,8 @@ TEST_CASE("each shard receives only its range's floats of every gradient, sync a
         for (std::size_t p = 0; p < shard.received->pushes.size(); ++p) {
           const auto& push = shard.received->pushes[p];
           CHECK(push.floats == shard.floats);
-          // A sync step's sums of squares are of its gradients' sum, on the first of them.
-          const bool carries = mode == TrainingMode::async || p % 2 == 0;
-          CHECK(push.squares == (carries ? shard.foreign_chunks : 0));
+          // A sync push carries none: the shards exchange the squares of their step's sum.
+          CHECK(push.squares == (mode == TrainingMode::async ? shard.foreign_chunks : 0));
           CHECK(push.wire_bytes == 12 + 4 * shard.floats);
           // The rest of the message: metadata, timings and 8 bytes per sum of squares.
           CHECK(push.message_bytes > push.wire_bytes);
@@ -185,6 +211,65 @@ TEST_CASE("each shard receives only its range's floats of every gradient, sync a
     MESSAGE(fmt::format("{} fp32, each shard's first gradient: {}", mode == TrainingMode::sync ? "sync" : "async",
                         fmt::join(sizes, "; ")));
   }
+}
+
+TEST_CASE("sync on 2 and 3 shards clips cut arrays by the norm of the summed gradient, bit for bit as one server") {
+  // A clip far below the gradients' norms, so every step clips relu1.W, which every K > 1 cuts: its
+  // norm needs the squares of the other shards' parts of the sum, not of any single gradient.
+  const auto data = synthetic_data(256, 784, 10, 24);
+  auto job = cut_job(TrainingMode::sync, 5);
+  job.num_workers = 3;
+  job.optimizer_settings = {{"grad_clip", 0.05}};
+  const auto reference = run_through_relays(job, data);
+  auto unclipped_job = job;
+  unclipped_job.optimizer_settings = {{"grad_clip", 0.0}};
+  CHECK_FALSE(run_through_relays(unclipped_job, data).summary.final_weights.values ==
+              reference.summary.final_weights.values);  // the clip binds
+  for (std::size_t servers : {2, 3}) {
+    CAPTURE(servers);
+    job.servers = servers;
+    const auto run = run_through_relays(job, data);
+    CHECK(run.summary.final_weights.version == 5);
+    CHECK(run.summary.final_weights.values == reference.summary.final_weights.values);
+    for (std::size_t i = 0; i < run.shards.size(); ++i) {
+      CAPTURE(i);
+      const auto& shard = run.shards[i];
+      // Sliced pushes without squares: 5 steps of 3 gradients.
+      REQUIRE(shard.received->pushes.size() == 15);
+      for (const auto& push : shard.received->pushes) {
+        CHECK(push.floats == shard.floats);
+        CHECK(push.squares == 0);
+      }
+      // Once per step, each shard that holds part of a cut array tells this one its squares of the
+      // step's sum: one message per such shard, all the sums this shard's clip norms need.
+      REQUIRE(shard.foreign_chunks > 0);
+      const auto steps = squares_per_step(shard);
+      REQUIRE(steps.size() == 5);
+      std::uint64_t version = 0;
+      for (const auto& [from, told] : steps) {
+        CHECK(from == version++);
+        CHECK(told.first >= 1);
+        CHECK(told.first <= servers - 1);
+        CHECK(told.second == shard.foreign_chunks);
+      }
+      if (i > 0) CHECK(steps.begin()->second.first == squares_per_step(run.shards[i]).begin()->second.first);
+    }
+    MESSAGE(fmt::format("sync K={}: each shard's push {} B; squares told per step {}", servers,
+                        [&] {
+                          std::vector<std::uint64_t> bytes;
+                          for (const auto& shard : run.shards) bytes.push_back(shard.received->pushes.front().message_bytes);
+                          return fmt::format("{}", fmt::join(bytes, " + "));
+                        }(),
+                        [&] {
+                          std::vector<std::size_t> sums;
+                          for (const auto& shard : run.shards) sums.push_back(shard.foreign_chunks);
+                          return fmt::format("{}", fmt::join(sums, " + "));
+                        }()));
+  }
+  // Async: each push carries its own gradient's squares; the shards tell each other nothing.
+  job.mode = TrainingMode::async;
+  job.servers = 2;
+  for (const auto& shard : run_through_relays(job, data).shards) CHECK(shard.received->squares.empty());
 }
 
 TEST_CASE("top-k and bf16 sync runs on 2 and 3 shards give the weights of one server, bit for bit") {
@@ -313,4 +398,94 @@ TEST_CASE("a gradient slicer refuses plans that do not tile the layout and gradi
   const auto short_one = slicer->slice(whole);
   REQUIRE_FALSE(short_one.ok());
   CHECK(short_one.error() == "gradients from worker 2 hold 19 floats; the 2 server shards hold 20");
+}
+
+TEST_CASE("a sync shard tells its peers its squares once per step, and refuses squares of another step") {
+  ActorConfig config(1);
+  caf::actor_system system{config};
+  auto job = cut_job(TrainingMode::sync, 1);
+  job.num_workers = 1;
+  auto whole = initial_server_state(job, 784, 10);
+  REQUIRE(whole.ok());
+  auto shards = shard_server_state(job, **whole, 2);
+  REQUIRE(shards.ok());
+  const auto& layout = (*whole)->layout;
+  std::vector<ShardPlan> plans;
+  for (const auto& state : *shards)
+    plans.push_back(ShardPlan{state->begin, state->end, state->optimizer->foreign_norm_ranges()});
+  REQUIRE(!plans[0].foreign_chunks.empty());
+  REQUIRE(!plans[1].foreign_chunks.empty());
+  // Shard 1 for real; shard 0 only notes what it is told.
+  auto server = spawn_parameter_server(system, (*shards)[1]);
+  auto told = std::make_shared<Received>();
+  auto peer = system.spawn([told]() -> ShardPeer::behavior_type {
+    return {[told](squares_atom, const ShardSquares& squares) { told->note_squares(squares); }};
+  });
+  caf::scoped_actor self{system};
+  auto error_of = [&](auto&&... xs) {
+    std::string refusal;
+    self->request(server, caf::infinite, std::forward<decltype(xs)>(xs)...)
+        .receive([&](bool) {}, [&](caf::error& error) { refusal = error_text(system, error); });
+    return refusal;
+  };
+  const std::vector<ShardPeer> peers = {peer, caf::actor_cast<ShardPeer>(server)};
+  CHECK(error_of(peers_atom::value, std::uint32_t{0}, peers, plans).find("told it is shard 0 holding floats") !=
+        std::string::npos);
+  CHECK(error_of(peers_atom::value, std::uint32_t{1}, peers, plans).empty());
+  self->request(server, caf::infinite, barrier_atom::value, std::vector<std::uint32_t>{0}, std::uint32_t{1})
+      .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
+
+  const auto gradient = random_values(layout.total_size(), 8);
+  auto push = [&](std::uint64_t version, std::vector<double> squares = {}) {
+    Gradients gradients;
+    gradients.version = version;
+    gradients.layout_hash = layout.hash();
+    gradients.values = FloatBuffer::copy_of(gradient.data(), gradient.size()).slice(plans[1].begin, plans[1].end);
+    gradients.foreign_squares = std::move(squares);
+    return self->request(server, caf::infinite, apply_atom::value, std::move(gradients));
+  };
+  auto wait_for_squares = [&](std::size_t count) {
+    for (int i = 0; i < 500; ++i) {
+      {
+        const std::lock_guard<std::mutex> lock(told->mutex);
+        if (told->squares.size() >= count) return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  };
+  // A sync push carries no squares of its own.
+  std::string refusal;
+  push(0, std::vector<double>(plans[1].foreign_chunks.size(), 1.0))
+      .receive([](Weights&) {}, [&](caf::error& error) { refusal = error_text(system, error); });
+  CHECK(refusal.find("carry " + std::to_string(plans[1].foreign_chunks.size()) + " sums of squares") !=
+        std::string::npos);
+  for (std::uint64_t version = 0; version < 3; ++version) {
+    auto answer = push(version);
+    wait_for_squares(version + 1);
+    caf::anon_send(server, squares_atom::value,
+                   ShardSquares{version, 0, std::vector<double>(plans[1].foreign_chunks.size(), 4.0)});
+    answer.receive([&](Weights& weights) { CHECK(weights.version == version + 1); },
+                   [](caf::error& error) { FAIL(to_string(error)); });
+  }
+  {
+    const std::lock_guard<std::mutex> lock(told->mutex);
+    REQUIRE(told->squares.size() == 3);  // once per step
+    for (std::uint64_t version = 0; version < 3; ++version) {
+      CHECK(told->squares[version].version == version);
+      CHECK(told->squares[version].shard == 1);
+      CHECK(told->squares[version].squares.size() == plans[0].foreign_chunks.size());
+    }
+  }
+  // Squares of a step the shard is not at: the shards are out of step, and the run ends.
+  auto answer = push(3);
+  caf::anon_send(server, squares_atom::value,
+                 ShardSquares{7, 0, std::vector<double>(plans[1].foreign_chunks.size(), 4.0)});
+  refusal.clear();
+  answer.receive([](Weights&) { FAIL("stepped with squares of another step"); },
+                 [&](caf::error& error) { refusal = error_text(system, error); });
+  CAPTURE(refusal);
+  CHECK(refusal.find("server shard 1 refused the sums of squares from shard 0: they are of the step from version 7, "
+                     "and this shard is at version 3; the shards are out of step") != std::string::npos);
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(peer, caf::exit_reason::user_shutdown);
 }
