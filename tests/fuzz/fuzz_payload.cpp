@@ -1,4 +1,5 @@
-// libFuzzer target: arbitrary bytes decoded as psgrad::Weights and psgrad::Gradients, re-encoded exactly.
+// libFuzzer target: arbitrary bytes decoded as psgrad::Weights, psgrad::Gradients and
+// psgrad::ShardSquares, re-encoded exactly.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -45,5 +46,6 @@ void round_trip(const std::uint8_t* data, std::size_t size, const char* name) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   round_trip<psgrad::Weights>(data, size, "Weights");
   round_trip<psgrad::Gradients>(data, size, "Gradients");
+  round_trip<psgrad::ShardSquares>(data, size, "ShardSquares");
   return 0;
 }

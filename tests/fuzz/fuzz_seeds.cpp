@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,9 @@ int main(int argc, char** argv) {
   psgrad::Gradients part{3, 0xabcdef, 1, 32, 2.25f, FloatBuffer(shared).slice(2, 5)};
   part.foreign_squares = {0.75, 12.5};
   ok = ok && write_payload(system, root / "payload/gradients-shard.bin", part);
+  // What a sync shard tells another of its step's sum.
+  ok = ok && write_payload(system, root / "payload/shard-squares.bin",
+                           psgrad::ShardSquares{4, 1, {0.5, std::numeric_limits<double>::infinity()}});
 
   psgrad::TrainingCheckpoint checkpoint;
   checkpoint.config = "[model]\nhidden = [4]\n";
