@@ -252,6 +252,7 @@ class ParameterServer : public ParameterServerActor::base {
     }
     index_ = index;
     peers_ = std::move(peers);
+    peers_[index] = ShardPeer{};  // it never tells itself, and need not keep itself alive
     own_cut_chunks_ = std::move(own_cut_chunks);
     sends_ = std::move(sends);
     from_ = std::move(from);
