@@ -1,5 +1,7 @@
 #include "actors/local_training.hpp"
 
+#include "caf/scheduler/abstract_coordinator.hpp"
+
 #include <limits>
 
 #include <fmt/format.h>
@@ -118,10 +120,15 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   if (!state) return Error{state.error()};
   auto servers = spawn_parameter_servers(system, job, std::move(state).value());
   if (!servers) return Error{servers.error()};
+  // No more computing threads than the scheduler has (one per core by default): up to that many
+  // workers get a thread each; more share the scheduler's threads, each gradient run to the end, since
+  // the OS would otherwise slice every worker's compute into pieces and a sync step waits for the
+  // last piece.
+  const bool detached = job.num_workers <= system.scheduler().num_workers();
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.num_workers; ++k) {
     auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k),
-                                                            resumed_stream(resume, k)});
+                                                            resumed_stream(resume, k), detached});
     if (!worker) return Error{worker.error()};
     workers.push_back(worker->actor);
   }

@@ -5,6 +5,8 @@
 #include <regex>
 #include <stdexcept>
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "bench/child_process.hpp"
@@ -46,12 +48,16 @@ void record_memory(const ChildRun& run, ProcessTreeMemory& memory) {
 void measure_multiprocess_runs(BenchContext& context, Report& report) {
   const auto iterations = iterations_for(context, kWorkers);
   const char* section = "4 processes";
-  for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
+  // Async also with cluster.pipeline (two pushes out per worker), which hides the network round trip.
+  for (const auto& [mode, pipeline] : {std::pair{TrainingMode::sync, false}, std::pair{TrainingMode::async, false},
+                                       std::pair{TrainingMode::async, true}}) {
     const auto name = mode_name(mode);
-    const std::vector<std::string> argv = {
+    std::vector<std::string> argv = {
         context.options.psgrad_path, "train", "--config", context.options.config_path, "--processes",
         "--mode", name, "--workers", std::to_string(kWorkers), "--data-dir", context.options.data_dir,
         "--set", "evaluation.frequency=100000", "--set", fmt::format("training.iterations={}", iterations)};
+    if (pipeline) argv.insert(argv.end(), {"--set", "cluster.pipeline=true"});
+    const auto label = pipeline ? fmt::format("{} pipelined", name) : std::string(name);
     std::vector<double> rates, busy_cores, other_cores;
     for (std::size_t r = 0; r < context.effort.repeats; ++r) {
       wait_for_quiet_machine(context.effort.quiet_wait_seconds);
@@ -72,8 +78,8 @@ void measure_multiprocess_runs(BenchContext& context, Report& report) {
     const auto rate = summarize(rates);
     const auto& local = mode == TrainingMode::sync ? context.baselines.local_sync_2_workers
                                                    : context.baselines.local_async_2_workers;
-    const auto key = fmt::format("processes.{}.w{}", name, kWorkers);
-    report.add({key + ".samples_per_second", section, fmt::format("{} {} worker processes: samples/s", name, kWorkers),
+    const auto key = fmt::format("processes.{}{}.w{}", name, pipeline ? "_pipeline" : "", kWorkers);
+    report.add({key + ".samples_per_second", section, fmt::format("{} {} worker processes: samples/s", label, kWorkers),
                 rate, "samples/s", fmt::format("{} iterations x {}", iterations, context.effort.repeats)});
     report.add({key + ".busy_cores", section, "  cores busy (server + workers, whole run)", summarize(busy_cores),
                 "cores", fmt::format("other processes: {:.2f} cores", summarize(other_cores).median)});

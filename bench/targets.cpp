@@ -23,6 +23,8 @@ void check_targets(Report& report) {
   check(report, "local async, 2 workers: FLOP rate / (ceiling x 2 cores)", "local.async.w2.fraction_of_ceiling", 0.7);
   check(report, "multi-process sync / local sync (2 workers)", "processes.sync.w2.ratio_to_local", 0.7);
   check(report, "multi-process async / local async (2 workers)", "processes.async.w2.ratio_to_local", 0.8);
+  check(report, "multi-process async pipelined / local async (2 workers)", "processes.async_pipeline.w2.ratio_to_local",
+        0.8);
   check(report, "server step / one worker's compute_gradients", "server.fraction_of_gradient", 0.05, true);
   check(report, "async 2 workers >= 3x the best PyTorch rate", "peer.torch.ratio", 3.0);
 }

@@ -7,6 +7,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "tests/actor_fixtures.hpp"
+#include "tests/local_run.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -14,15 +15,7 @@ using namespace psgrad::testing;
 namespace {
 
 TrainingSummary train(const TrainingJob& job, std::shared_ptr<const Dataset> data) {
-  ActorConfig config(2);
-  caf::actor_system system{config};
-  auto summary = train_in_process(system, job, data, data, nullptr);
-  REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
-  return std::move(summary).value();
-}
-
-std::uint64_t total(const std::vector<std::uint64_t>& counts) {
-  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  return train_locally(job, data, data);
 }
 
 }  // namespace

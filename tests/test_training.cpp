@@ -14,6 +14,7 @@
 #include "io/named_datasets.hpp"
 #include "model/minibatcher.hpp"
 #include "tests/actor_fixtures.hpp"
+#include "tests/local_run.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -22,11 +23,7 @@ namespace {
 
 TrainingSummary train(const TrainingJob& job, std::shared_ptr<const Dataset> train_data,
                       std::shared_ptr<const Dataset> dev_data, std::size_t threads = 2) {
-  ActorConfig config(threads);
-  caf::actor_system system{config};
-  auto summary = train_in_process(system, job, train_data, dev_data, nullptr);
-  REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
-  return std::move(summary).value();
+  return train_locally(job, train_data, dev_data, threads);
 }
 
 // The same computation without actors: N gradients in worker order, summed, one optimizer step.
