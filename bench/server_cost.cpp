@@ -140,7 +140,7 @@ void measure_server_cost(BenchContext& context, Report& report) {
     report.add({key + ".step_us", section, std::to_string(shards) + " server shard(s): step round trip",
                 scaled(shard_seconds, 1e6), "µs", "all shards in parallel"});
     report.add({key + ".largest_slice_mb", section, "  largest shard's weights per step",
-                exact(static_cast<double>(largest_slice) * 4.0 / 1e6), "MB", "arrays are not split"});
+                exact(static_cast<double>(largest_slice) * 4.0 / 1e6), "MB", "cut inside arrays on the 8,192-float grid"});
   }
 }
 
