@@ -18,7 +18,6 @@
 #include "actors/float_buffer.hpp"
 #include "actors/gradient_slicer.hpp"
 #include "actors/interfaces.hpp"
-#include "actors/steady_time.hpp"
 #include "actors/shard_state.hpp"
 
 namespace psgrad {
@@ -29,9 +28,6 @@ class ServerGroup {
 
   std::size_t size() const { return servers_.size(); }
 
-  // Told each shard's send and answer times (steady clock, ns) of every apply: the trace's apply spans.
-  using ApplyObserver = std::function<void(std::size_t shard, std::int64_t sent, std::int64_t answered)>;
-  void observe_applies(ApplyObserver observer) { observer_ = std::move(observer); }
   const ParameterServerActor& first() const { return servers_.front(); }
   const std::vector<ParameterServerActor>& handles() const { return servers_; }
 
@@ -77,7 +73,7 @@ class ServerGroup {
   void apply(Self* self, Timeout timeout, std::function<void(Weights)> then, FailureHandler failed, Payload gradients) {
     static_assert(std::is_same_v<Payload, Gradients> || std::is_same_v<Payload, std::vector<Gradients>>);
     if (servers_.size() == 1)
-      return gather(then, failed, observer_,
+      return gather(then, failed,
                     [&](std::size_t) { return self->request(servers_[0], timeout, apply_atom::value, std::move(gradients)); });
     if (!slicer_)
       return failed("parameter server shards",
@@ -87,7 +83,7 @@ class ServerGroup {
       else return slicer_->slice(gradients);
     }();
     if (!parts) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, parts.error()));
-    gather(then, failed, observer_, [&](std::size_t i) {
+    gather(then, failed, [&](std::size_t i) {
       return self->request(servers_[i], timeout, apply_atom::value, std::move((*parts)[i]));
     });
   }
@@ -96,7 +92,7 @@ class ServerGroup {
   // weights: with one server its answer, with shards their slices joined in layout order.
   template <class Self, class Timeout, class... Ts>
   void request(Self* self, Timeout timeout, std::function<void(Weights)> then, FailureHandler failed, Ts&&... xs) {
-    gather(then, failed, ApplyObserver{}, [&](std::size_t i) { return self->request(servers_[i], timeout, xs...); });
+    gather(then, failed, [&](std::size_t i) { return self->request(servers_[i], timeout, xs...); });
   }
 
   // The servers' state for a checkpoint, shards joined into what one server would report (so any
@@ -122,17 +118,11 @@ class ServerGroup {
   }
 
  private:
-  // Sends with `send(i)` to every server and joins their answers (see request); the observer, when
-  // set, is told of each answer.
+  // Sends with `send(i)` to every server and joins their answers (see request).
   template <class Send>
-  void gather(std::function<void(Weights)> then, FailureHandler failed, ApplyObserver observer, Send send) {
-    const auto sent = steady_now_ns();
+  void gather(std::function<void(Weights)> then, FailureHandler failed, Send send) {
     if (servers_.size() == 1) {
-      send(0).then(
-          [then, observer, sent](Weights& weights) {
-            if (observer) observer(0, sent, steady_now_ns());
-            then(std::move(weights));
-          },
+      send(0).then([then](Weights& weights) { then(std::move(weights)); },
           [failed](caf::error& error) { failed("parameter server", error); });
       return;
     }
@@ -140,8 +130,7 @@ class ServerGroup {
     const Countdown joined(servers_.size(), [this, parts, then] { then(join(*parts)); });
     for (std::size_t i = 0; i < servers_.size(); ++i)
       send(i).then(
-          [parts, joined, i, observer, sent](Weights& slice) {
-            if (observer) observer(i, sent, steady_now_ns());
+          [parts, joined, i](Weights& slice) {
             (*parts)[i] = std::move(slice);
             joined();
           },
@@ -154,7 +143,6 @@ class ServerGroup {
   std::unique_ptr<BufferPool> pool_;  // joined weights
   std::optional<GradientSlicer> slicer_;  // shards: what each takes of a gradient, once prepared
   bool squares_ = true;  // pushes carry their foreign chunks' sums of squares
-  ApplyObserver observer_;
 };
 
 }  // namespace psgrad

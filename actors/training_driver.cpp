@@ -105,7 +105,13 @@ class TrainingDriver : public TrainingDriverActor::base {
         },
         [this](applied_atom, const StepNote& note) {
           if (job_.mode == TrainingMode::sync) return sync_noted(note);
-          if (note.shard != 0) return trace_apply(note);  // async: only shard 0's notes drive the schedule
+          // Async: only shard 0's notes drive the schedule; the others say how far each shard is.
+          if (note.shard < shard_steps_.size()) ++shard_steps_[note.shard];
+          if (note.shard != 0) {
+            trace_apply(note);
+            if (awaiting_shards_ && shards_caught_up()) finish();
+            return;
+          }
           async_applied(note);
         },
         [this](tick_atom) { watch_workers(); },
@@ -440,7 +446,7 @@ class TrainingDriver : public TrainingDriverActor::base {
     shard_notes_.assign(handles.size(), 0);
     steps_taken_ = 0;
     for (std::size_t i = 0; i < handles.size(); ++i)
-      if (i == 0 || hooks_.trace || job_.mode == TrainingMode::sync)
+      if (i == 0 || hooks_.trace || job_.mode == TrainingMode::sync || handles.size() > 1)
         send(handles[i], listen_atom::value, caf::actor_cast<StepListener>(this), static_cast<std::uint32_t>(i));
   }
 
@@ -570,6 +576,7 @@ class TrainingDriver : public TrainingDriverActor::base {
       return finish();
     }
     if (job_.mode == TrainingMode::sync) watch_sync_step();
+    if (awaiting_shards_) finish();
     const auto now = Clock::now();
     for (std::size_t k = 0; k < slots_.size() && job_.mode != TrainingMode::sync; ++k) {
       const auto& slot = slots_[k];
@@ -691,8 +698,22 @@ class TrainingDriver : public TrainingDriverActor::base {
     if (hooks_.on_event) hooks_.on_event(line);
   }
 
+  // Async with shards: each shard applies its part of a push on its own, so shard 0 may have applied
+  // the last gradient before another has.
+  bool shards_caught_up() const {
+    return std::all_of(shard_steps_.begin(), shard_steps_.end(), [this](std::uint64_t n) { return n >= shard_steps_[0]; });
+  }
+
   void finish() {
     if (finished_) return;
+    // The final weights and state are fetched once every shard has applied what shard 0 has (the
+    // timer gives up waiting after request_timeout, e.g. when a worker died halfway through a push).
+    if (job_.mode != TrainingMode::sync && started_loops_ && !shards_caught_up() &&
+        (!awaiting_shards_ || Clock::now() - awaiting_since_ < job_.request_timeout)) {
+      if (!awaiting_shards_) awaiting_since_ = Clock::now();
+      awaiting_shards_ = true;
+      return;
+    }
     finished_ = true;
     summary_.interrupted_by = interrupted_by();
     summary_.stopped_early = summary_.interrupted_by == 0 && early_stop_requested();
@@ -795,7 +816,9 @@ class TrainingDriver : public TrainingDriverActor::base {
   std::int64_t step_started_ = 0;  // sync: when the step being gathered began, for the trace
   std::uint64_t wait_round_ = 0;
   bool waiting_for_workers_ = false;
-  bool started_loops_ = false;  // the workers' push/pull loops run
+  bool started_loops_ = false;
+  bool awaiting_shards_ = false;  // finish() waits for the shards to catch up with shard 0
+  Clock::time_point awaiting_since_;  // the workers' push/pull loops run
   bool finished_ = false;
   bool failed_ = false;
   Clock::time_point start_;
