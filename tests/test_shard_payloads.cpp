@@ -313,17 +313,28 @@ TEST_CASE("async runs on 2 shards train with every wire encoding") {
   }
 }
 
+namespace {
+
+// The 784-10 model's server state, and the same state split into two shards.
+std::pair<std::shared_ptr<ParameterServerState>, std::vector<std::shared_ptr<ParameterServerState>>> two_shards(
+    const TrainingJob& job) {
+  auto whole = initial_server_state(job, 784, 10);
+  REQUIRE(whole.ok());
+  auto shards = shard_server_state(job, **whole, 2);
+  REQUIRE(shards.ok());
+  return {*whole, *shards};
+}
+
+}  // namespace
+
 TEST_CASE("a shard refuses a gradient that is not its part, naming the worker and what it expected") {
   ActorConfig config(1);
   caf::actor_system system{config};
   auto job = cut_job(TrainingMode::async, 1);
   job.servers = 2;
-  auto whole = initial_server_state(job, 784, 10);
-  REQUIRE(whole.ok());
-  auto shards = shard_server_state(job, **whole, 2);
-  REQUIRE(shards.ok());
-  const auto& layout = (*whole)->layout;
-  const auto state = (*shards)[1];
+  const auto [whole, shards] = two_shards(job);
+  const auto& layout = whole->layout;
+  const auto state = shards[1];
   const auto begin = state->begin, end = state->end;
   const auto foreign = state->optimizer->foreign_norm_ranges();
   REQUIRE(!foreign.empty());
@@ -405,18 +416,15 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
   caf::actor_system system{config};
   auto job = cut_job(TrainingMode::sync, 1);
   job.num_workers = 1;
-  auto whole = initial_server_state(job, 784, 10);
-  REQUIRE(whole.ok());
-  auto shards = shard_server_state(job, **whole, 2);
-  REQUIRE(shards.ok());
-  const auto& layout = (*whole)->layout;
+  const auto [whole, shards] = two_shards(job);
+  const auto& layout = whole->layout;
   std::vector<ShardPlan> plans;
-  for (const auto& state : *shards)
+  for (const auto& state : shards)
     plans.push_back(ShardPlan{state->begin, state->end, state->optimizer->foreign_norm_ranges()});
   REQUIRE(!plans[0].foreign_chunks.empty());
   REQUIRE(!plans[1].foreign_chunks.empty());
   // Shard 1 for real; shard 0 only notes what it is told.
-  auto server = spawn_parameter_server(system, (*shards)[1]);
+  auto server = spawn_parameter_server(system, shards[1]);
   auto told = std::make_shared<Received>();
   auto peer = system.spawn([told]() -> ShardPeer::behavior_type {
     return {[told](squares_atom, const ShardSquares& squares) { told->note_squares(squares); }};
