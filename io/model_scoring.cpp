@@ -17,9 +17,12 @@ double Scoring::class_accuracy(std::size_t truth) const {
   return total ? static_cast<double>(count(truth, truth)) / static_cast<double>(total) : 0.0;
 }
 
-std::vector<std::size_t> predict_labels(Model& model, const float* inputs, std::size_t count, std::size_t batch_size) {
-  std::vector<std::size_t> labels;
-  labels.reserve(count);
+namespace {
+
+// Runs the model over the inputs a batch at a time and hands each row's probabilities and label (the
+// first maximum on ties, as Model::evaluate picks) to `row`.
+template <class Row>
+void predict_in_batches(Model& model, const float* inputs, std::size_t count, std::size_t batch_size, Row&& row) {
   const auto width = static_cast<Eigen::Index>(model.input_width());
   batch_size = std::max<std::size_t>(batch_size, 1);
   for (std::size_t start = 0; start < count; start += batch_size) {
@@ -27,30 +30,31 @@ std::vector<std::size_t> predict_labels(Model& model, const float* inputs, std::
     const ConstMatrixMap probs = model.predict(ConstMatrixMap(inputs + start * width, rows, width));
     for (Eigen::Index r = 0; r < rows; ++r) {
       Eigen::Index guess = 0;
-      probs.row(r).maxCoeff(&guess);  // first maximum on ties, as Model::evaluate picks
-      labels.push_back(static_cast<std::size_t>(guess));
+      probs.row(r).maxCoeff(&guess);
+      row(probs, r, static_cast<std::size_t>(guess));
     }
   }
+}
+
+}  // namespace
+
+std::vector<std::size_t> predict_labels(Model& model, const float* inputs, std::size_t count, std::size_t batch_size) {
+  std::vector<std::size_t> labels;
+  labels.reserve(count);
+  predict_in_batches(model, inputs, count, batch_size,
+                     [&](const ConstMatrixMap&, Eigen::Index, std::size_t label) { labels.push_back(label); });
   return labels;
 }
 
 std::vector<Prediction> predict(Model& model, const float* inputs, std::size_t count, std::size_t batch_size) {
   std::vector<Prediction> predictions;
   predictions.reserve(count);
-  const auto width = static_cast<Eigen::Index>(model.input_width());
-  batch_size = std::max<std::size_t>(batch_size, 1);
-  for (std::size_t start = 0; start < count; start += batch_size) {
-    const auto rows = static_cast<Eigen::Index>(std::min(batch_size, count - start));
-    const ConstMatrixMap probs = model.predict(ConstMatrixMap(inputs + start * width, rows, width));
-    for (Eigen::Index r = 0; r < rows; ++r) {
-      Prediction prediction;
-      Eigen::Index guess = 0;
-      probs.row(r).maxCoeff(&guess);
-      prediction.label = static_cast<std::size_t>(guess);
-      for (Eigen::Index c = 0; c < probs.cols(); ++c) prediction.probabilities.push_back(probs(r, c));
-      predictions.push_back(std::move(prediction));
-    }
-  }
+  predict_in_batches(model, inputs, count, batch_size, [&](const ConstMatrixMap& probs, Eigen::Index r, std::size_t label) {
+    Prediction prediction;
+    prediction.label = label;
+    for (Eigen::Index c = 0; c < probs.cols(); ++c) prediction.probabilities.push_back(probs(r, c));
+    predictions.push_back(std::move(prediction));
+  });
   return predictions;
 }
 

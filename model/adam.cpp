@@ -59,11 +59,8 @@ void Adam::make_chunks() {
 }
 
 bool Adam::restrict_to(std::size_t begin, std::size_t end) {
-  if (begin >= end || end > layout_.total_size()) return false;
-  if (!on_norm_grid(layout_, begin) || !on_norm_grid(layout_, end)) return false;
   const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
-  // Coupled L2 puts the weights into the clip norm, and the weights of another shard are not here.
-  if (coupled_l2 && cuts_an_array(layout_, begin, end)) return false;
+  if (!valid_shard_range(layout_, begin, end, coupled_l2)) return false;
   begin_ = begin;
   end_ = end;
   const std::size_t owned = end - begin;

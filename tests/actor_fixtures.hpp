@@ -7,6 +7,7 @@
 
 #include "actors/training_job.hpp"
 #include "model/dataset.hpp"
+#include "model/parameter_layout.hpp"
 #include "model/random.hpp"
 
 namespace psgrad::testing {
@@ -42,6 +43,18 @@ inline TrainingJob small_job(TrainingMode mode, std::size_t workers, std::uint64
   job.eval_frequency = 1000000;  // only the final evaluation
   job.seed = 7;
   return job;
+}
+
+// The tutorial's model, 784-128-128-10: 118,282 floats in six arrays, relu1.W holding 85% of them.
+inline ParameterLayout tutorial_layout() {
+  ParameterLayout layout;
+  layout.add("relu1", "W", 128, 784);
+  layout.add("relu1", "b", 1, 128);
+  layout.add("relu2", "W", 128, 128);
+  layout.add("relu2", "b", 1, 128);
+  layout.add("softmax", "W", 10, 128);
+  layout.add("softmax", "b", 1, 10);
+  return layout;
 }
 
 inline std::string data_dir() {

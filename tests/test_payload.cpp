@@ -8,24 +8,10 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/messages.hpp"
+#include "tests/message_bytes.hpp"
 
 using namespace psgrad;
-
-namespace {
-
-std::vector<char> serialize(caf::actor_system& system, Weights weights) {
-  std::vector<char> bytes;
-  caf::binary_serializer sink{system, bytes};
-  REQUIRE_FALSE(sink(weights));
-  return bytes;
-}
-
-caf::error deserialize(caf::actor_system& system, const std::vector<char>& bytes, Weights& weights) {
-  caf::binary_deserializer source{system, bytes};
-  return source(weights);
-}
-
-}  // namespace
+using namespace psgrad::testing;
 
 TEST_CASE("weights round-trip as raw bytes bit for bit, NaN, Inf and denormals included") {
   ActorConfig config(1);

@@ -23,18 +23,6 @@ using namespace psgrad::testing;
 
 namespace {
 
-// The tutorial's model: relu1.W holds 85% of its 118,282 floats.
-ParameterLayout tutorial_layout() {
-  ParameterLayout layout;
-  layout.add("relu1", "W", 128, 784);
-  layout.add("relu1", "b", 1, 128);
-  layout.add("relu2", "W", 128, 128);
-  layout.add("relu2", "b", 1, 128);
-  layout.add("softmax", "W", 10, 128);
-  layout.add("softmax", "b", 1, 10);
-  return layout;
-}
-
 std::vector<float> random_values(std::size_t size, std::uint64_t seed, double scale) {
   Random rng(seed);
   std::vector<float> values(size);

@@ -19,6 +19,7 @@
 #include "model/gradient_compressor.hpp"
 #include "model/random.hpp"
 #include "tests/actor_fixtures.hpp"
+#include "tests/message_bytes.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -37,32 +38,9 @@ std::uint32_t bits_of(float value) {
   return bits;
 }
 
-std::vector<char> serialize(caf::actor_system& system, Gradients gradients) {
-  std::vector<char> bytes;
-  caf::binary_serializer sink{system, bytes};
-  REQUIRE_FALSE(sink(gradients));
-  return bytes;
-}
-
-caf::error deserialize(caf::actor_system& system, const std::vector<char>& bytes, Gradients& gradients) {
-  caf::binary_deserializer source{system, bytes};
-  return source(gradients);
-}
 
 FloatBuffer buffer_of(const std::vector<float>& values, WireEncoding encoding) {
   return FloatBuffer(std::make_shared<const AlignedFloats>(values.begin(), values.end()), encoding);
-}
-
-// The tutorial's model: 784-128-128-10, 118,282 floats in six arrays.
-ParameterLayout tutorial_layout() {
-  ParameterLayout layout;
-  layout.add("relu1", "W", 128, 784);
-  layout.add("relu1", "b", 1, 128);
-  layout.add("relu2", "W", 128, 128);
-  layout.add("relu2", "b", 1, 128);
-  layout.add("softmax", "W", 10, 128);
-  layout.add("softmax", "b", 1, 10);
-  return layout;
 }
 
 std::vector<float> random_gradient(std::size_t size, std::uint64_t seed) {
