@@ -32,6 +32,8 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<StepListener>("psgrad::StepListener");
   add_message_type<std::vector<std::uint32_t>>("std::vector<std::uint32_t>");
   add_message_type<std::vector<ParameterServerActor>>("std::vector<psgrad::ParameterServerActor>");
+  add_message_type<ShardAddress>("psgrad::ShardAddress");
+  add_message_type<std::vector<ShardAddress>>("std::vector<psgrad::ShardAddress>");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {
     load<caf::openssl::manager>();

@@ -47,21 +47,27 @@ class Coordinator : public CoordinatorActor::base {
           offer.num_classes = setup_.num_classes;
           return offer;
         },
-        [this](join_shard_atom, std::uint32_t shard, const ParameterServerActor& server,
-               std::uint64_t layout_hash) -> caf::result<std::uint32_t> {
+        [this](join_shard_atom, std::uint32_t shard, const ParameterServerActor& server, std::uint64_t layout_hash,
+               const std::string& host, std::uint16_t port) -> caf::result<std::uint32_t> {
           const auto who = fmt::format("shard process {}", shard);
           if (shard == 0 || shard > setup_.remote_shards || shards_[shard - 1] || !server)
             return refuse(who, fmt::format("shard {} was not expected", shard));
+          if (host.empty() || port == 0)
+            return refuse(who, fmt::format("shard {} gave no address for workers to reach it", shard));
           if (layout_hash != setup_.layout_hash)
             return refuse(who, fmt::format("model layout {:016x} differs from the server's {:016x}", layout_hash,
                                            setup_.layout_hash));
           shards_[shard - 1] = server;
+          addresses_.push_back(ShardAddress{shard, host, port, server});
           if (setup_.tally) ++setup_.tally->shards_joined;
-          event(fmt::format("server shard {} joined", shard));
+          event(fmt::format("server shard {} joined; workers reach it at {}:{}", shard, host, port));
           maybe_start();
           return shard;
         },
         [this](shards_atom) { return shards_; },
+        [this](shard_addresses_atom) -> caf::result<std::uint32_t, std::vector<ShardAddress>> {
+          return {setup_.remote_shards, addresses_};
+        },
         [this](wait_atom) -> caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> {
           waiting_ = make_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>>();
           maybe_start();
@@ -193,6 +199,7 @@ class Coordinator : public CoordinatorActor::base {
   caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> waiting_;
   TrainingDriverActor driver_;
   std::vector<ParameterServerActor> shards_ = std::vector<ParameterServerActor>(setup_.remote_shards);
+  std::vector<ShardAddress> addresses_;  // in the order the shards joined
 };
 
 }  // namespace

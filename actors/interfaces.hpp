@@ -87,6 +87,20 @@ struct JoinRequest {
   DataFingerprint data;  // the worker's training set, which must be the server's
 };
 
+// Where a shard process listens for workers: each worker dials every shard itself, so a shard's
+// traffic does not pass through the server's process (and link) on its way.
+struct ShardAddress {
+  std::uint32_t shard = 0;
+  std::string host;
+  std::uint16_t port = 0;
+  ParameterServerActor server;  // what the dialled port must publish
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ShardAddress& x) {
+  return f(caf::meta::type_name("ShardAddress"), x.shard, x.host, x.port, x.server);
+}
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DataFingerprint& x) {
   return f(caf::meta::type_name("DataFingerprint"), x.name, x.count, x.width, x.num_classes, x.images_hash,
@@ -109,9 +123,14 @@ using CoordinatorActor = caf::typed_actor<
     caf::replies_to<wait_atom>::with<std::vector<DataWorkerActor>, std::vector<std::string>>,
     caf::reacts_to<driver_atom, TrainingDriverActor>,
     // Shard processes (`psgrad shard --index i`): hello (protocol, token, shard index) gets the
-    // config; join hands over the shard's ParameterServer after checking the layout hash.
+    // config; join hands over the shard's ParameterServer and where it listens for workers, after
+    // checking the layout hash.
     caf::replies_to<shard_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,
-    caf::replies_to<join_shard_atom, std::uint32_t, ParameterServerActor, std::uint64_t>::with<std::uint32_t>,
-    caf::replies_to<shards_atom>::with<std::vector<ParameterServerActor>>>;
+    caf::replies_to<join_shard_atom, std::uint32_t, ParameterServerActor, std::uint64_t, std::string,
+                    std::uint16_t>::with<std::uint32_t>,
+    caf::replies_to<shards_atom>::with<std::vector<ParameterServerActor>>,
+    // For worker processes: how many shard processes the run has, and the addresses of those that
+    // joined so far (a worker asks until it has them all, then dials each).
+    caf::replies_to<shard_addresses_atom>::with<std::uint32_t, std::vector<ShardAddress>>>;
 
 }  // namespace psgrad

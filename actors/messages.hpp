@@ -32,6 +32,7 @@ using rejoin_atom = caf::atom_constant<caf::atom("rejoin")>;
 using shard_hello_atom = caf::atom_constant<caf::atom("shardhello")>;
 using join_shard_atom = caf::atom_constant<caf::atom("joinshard")>;
 using shards_atom = caf::atom_constant<caf::atom("shards")>;
+using shard_addresses_atom = caf::atom_constant<caf::atom("shardaddrs")>;
 using train_atom = caf::atom_constant<caf::atom("train")>;
 using credit_atom = caf::atom_constant<caf::atom("credit")>;
 using listen_atom = caf::atom_constant<caf::atom("listen")>;
@@ -46,11 +47,12 @@ using peers_atom = caf::atom_constant<caf::atom("peers")>;
 using squares_atom = caf::atom_constant<caf::atom("squares")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 10;  // 8: async push/pull loops, timings, clock probes, the gate, the training
+constexpr std::uint32_t protocol_version = 11;  // 8: async push/pull loops, timings, clock probes, the gate, the training
                                                 // data in the join, wire encodings; 9: sync barrier on the servers;
                                                 // 10: shards receive only their slice of a gradient (ShardPlan,
                                                 // Gradients::foreign_squares); sync shards exchange the sums of
-                                                // squares of their step's sum (peers, ShardSquares)
+                                                // squares of their step's sum (peers, ShardSquares); 11: workers
+                                                // dial shard processes directly (ShardAddress)
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {

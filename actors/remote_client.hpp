@@ -40,8 +40,10 @@ Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActo
 Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
                                           const std::string& token, std::uint32_t shard, const RetryPolicy& retry,
                                           const std::function<void(const std::string&)>& on_retry);
+// `host`:`port` is where the shard listens for workers (actors/shard_listener.hpp).
 Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinator, std::uint32_t shard,
-                     const ParameterServerActor& server, std::uint64_t layout_hash);
+                     const ParameterServerActor& server, std::uint64_t layout_hash, const std::string& host,
+                     std::uint16_t port);
 
 // Blocks until `served` (our worker or shard) is stopped (success) or the server goes away (error).
 Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,

@@ -12,6 +12,7 @@
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/remote_client.hpp"
+#include "actors/shard_listener.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
@@ -25,9 +26,30 @@ Command add_shard_command(CLI::App& app) {
   command->add_option("--index", options->index, "which shard to hold, 1..K-1 (the server holds shard 0)")
       ->required()
       ->check(CLI::PositiveNumber);
+  command->add_option("--listen", options->listen,
+                      "HOST[:PORT] where workers reach this shard (default: this machine's address toward the "
+                      "server, a free port)");
   add_connect_options(*command, *options);
   return {command, [options] { return run_shard_command(*options); }};
 }
+
+namespace {
+
+// --listen HOST[:PORT], or this machine's address toward the server with a port the system picks.
+Result<HostPort> listen_address(const ShardOptions& options, const HostPort& server) {
+  if (!options.listen.empty()) {
+    if (options.listen.find(':') == std::string::npos && options.listen.find(']') == std::string::npos)
+      return HostPort{options.listen, 0};
+    auto given = parse_host_port(options.listen);
+    if (!given) return Error{"--listen: " + given.error()};
+    return given;
+  }
+  auto host = local_address_toward(server.host, server.port);
+  if (!host) return Error{host.error()};
+  return HostPort{*host, 0};
+}
+
+}  // namespace
 
 int run_shard_command(const ShardOptions& given) {
   ShardOptions options = given;
@@ -38,6 +60,11 @@ int run_shard_command(const ShardOptions& given) {
   const auto address = parse_host_port(options.connect);
   if (!address) {
     fmt::print(stderr, "psgrad shard: --connect: {}\n", address.error());
+    return 2;
+  }
+  const auto listen = listen_address(options, *address);
+  if (!listen) {
+    fmt::print(stderr, "psgrad shard: {}\n", listen.error());
     return 2;
   }
   const auto network = network_settings(options);
@@ -79,17 +106,31 @@ int run_shard_command(const ShardOptions& given) {
   }
   const auto layout_hash = whole.value()->layout.hash();
   auto server = spawn_parameter_server(system, shards.value()[shard]);
-  if (auto joined = join_as_shard(self, connection->coordinator, shard, server, layout_hash); !joined) {
+  auto listener = ShardListener::open(system, server,
+                                      ShardListenSetup{listen->host, listen->port, options.token,
+                                                       network.tls.enabled(), say});
+  if (!listener) {
+    fmt::print(stderr, "psgrad shard: --listen: {}\n", listener.error());
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    return 1;
+  }
+  if (auto joined = join_as_shard(self, connection->coordinator, shard, server, layout_hash, listener->host(),
+                                  listener->port());
+      !joined) {
     fmt::print(stderr, "psgrad shard: {}\n", joined.error());
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
     return 1;
   }
-  say(fmt::format("serving shard {} of {} for {}", shard, job.servers, options.connect));
+  say(fmt::format("serving shard {} of {} for {}; workers reach it at {}:{}", shard, job.servers, options.connect,
+                  listener->host(), listener->port()));
   if (auto done = serve_until_stopped(self, connection->coordinator, server.address()); !done) {
     fmt::print(stderr, "psgrad shard: {}\n", done.error());
     return 1;
   }
-  say("training finished");
+  if (listener->counts_known())
+    say(fmt::format("training finished; {} worker(s) reached this shard directly", listener->admitted()));
+  else
+    say("training finished");
   return 0;
 }
 

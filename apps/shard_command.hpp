@@ -8,6 +8,7 @@ namespace psgrad {
 
 struct ShardOptions : ConnectOptions {
   int index = 0;  // which shard, 1..K-1 (the server holds shard 0)
+  std::string listen;  // HOST[:PORT] workers dial; default: this machine's address toward the server, any port
 };
 
 Command add_shard_command(CLI::App& app);

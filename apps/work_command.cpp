@@ -17,6 +17,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/data_worker.hpp"
 #include "actors/remote_client.hpp"
+#include "actors/shard_listener.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
@@ -85,6 +86,15 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     fmt::print(stderr, "psgrad work: {}\n", worker.error());
     return {1, false};
   }
+  // Shard processes, dialled before joining: the run starts only once every worker has, so no gradient
+  // of theirs detours through the server's process.
+  auto shard_routes = dial_shards(system, connection->coordinator, options.token, retry.tls);
+  if (!shard_routes) {
+    fmt::print(stderr, "psgrad work: {}\n", shard_routes.error());
+    caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
+    return {1, false};
+  }
+  for (const auto& line : *shard_routes) say(line);
   JoinRequest request{offer.worker_index, worker->actor,          worker->layout_hash,
                       data->train->width, data->train->num_classes, data->train->count,
                       host_name(),        data->train_fingerprint};

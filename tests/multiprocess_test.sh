@@ -403,13 +403,26 @@ case "$scenario" in
     start_server --set training.iterations=40 --set cluster.servers=3 --remote-shards \
       --save-weights "$work_dir/remote.bin" --no-metrics
     "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
-    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" 2>"$work_dir/shard2.log" & s2=$!
+    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard2.log" & s2=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
     cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "weights from 3 shard processes differ from one server"
     grep -q "server shard 2 joined" "$work_dir/serve.log" || fail "the server did not report the shards"
+    # Each worker dials each shard process itself, so a shard's traffic never passes through the server.
+    for k in 0 1; do
+      for s in 1 2; do
+        grep -q "reached shard $s at 127.0.0.1:[0-9]* directly" "$work_dir/work$k.log" ||
+          fail "worker $k did not dial shard $s"
+      done
+    done
+    for s in 1 2; do
+      grep -q "2 worker(s) reached this shard directly" "$work_dir/shard$s.log" || fail "shard $s saw no direct workers"
+    done
     "$psgrad" shard --index 1 --connect 127.0.0.1:1 2>"$work_dir/lonely.log" && fail "a shard without a server succeeded"
+    "$psgrad" shard --index 1 --connect 127.0.0.1:1 --listen 127.0.0.1:port 2>"$work_dir/listen.log" &&
+      fail "a shard with a malformed --listen started"
+    grep -q "^psgrad shard: --listen: " "$work_dir/listen.log" || fail "no --listen error: $(cat "$work_dir/listen.log")"
     ;;
   shard-processes-tls)
     make_identity ca
@@ -427,6 +440,7 @@ case "$scenario" in
       --tls-ca "$work_dir/ca.pem" 2>"$work_dir/work0.log" & w0=$!
     wait_ok $server_pid serve; wait_ok $s1 "TLS shard 1"; wait_ok $w0 "TLS worker"
     grep -q "server shard 1 joined" "$work_dir/serve.log" || fail "the server did not report the TLS shard"
+    grep -q "reached shard 1 at 127.0.0.1:[0-9]* directly" "$work_dir/work0.log" || fail "the worker did not dial the TLS shard"
     grep -q "Final" "$work_dir/serve.out" || fail "the TLS run with a shard process did not finish"
     ;;
   ssp-straggler)

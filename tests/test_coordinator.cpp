@@ -106,3 +106,50 @@ TEST_CASE("coordinator releases the workers once all have joined, then refuses l
   CHECK(released == 2);
   CHECK(contains(h.hello(protocol_version, ""), "training has already started"));
 }
+
+TEST_CASE("coordinator tells workers where each shard process listens, and refuses a shard without an address") {
+  Handshake h(1);
+  caf::anon_send_exit(h.coordinator, caf::exit_reason::user_shutdown);
+  CoordinatorSetup setup{"[training]\n", 1, "", 0xabc, 784, 10, nullptr};
+  setup.remote_shards = 2;
+  h.coordinator = spawn_coordinator(h.system, setup);
+  // The coordinator only keeps the shard's handle; any actor stands in for a ParameterServer.
+  auto stand_in = [&] {
+    return caf::actor_cast<ParameterServerActor>(h.system.spawn([] { return caf::behavior{[](int) {}}; }));
+  };
+  auto addresses = [&] {
+    std::pair<std::uint32_t, std::vector<ShardAddress>> outcome{0, {}};
+    h.self->request(h.coordinator, std::chrono::seconds(5), shard_addresses_atom::value)
+        .receive([&](std::uint32_t expected, std::vector<ShardAddress>& joined) { outcome = {expected, joined}; },
+                 [&](caf::error&) { outcome = {999, {}}; });
+    return outcome;
+  };
+  auto join_shard = [&](std::uint32_t shard, const ParameterServerActor& server, const std::string& host,
+                        std::uint16_t port) {
+    std::string outcome = "no answer";
+    h.self->request(h.coordinator, std::chrono::seconds(5), join_shard_atom::value, shard, server,
+                    std::uint64_t{0xabc}, host, port)
+        .receive([&](std::uint32_t) { outcome = "joined"; },
+                 [&](caf::error& error) { outcome = error_text(h.system, error); });
+    return outcome;
+  };
+  CHECK(addresses().first == 2);
+  CHECK(addresses().second.empty());
+  const auto first = stand_in();
+  CHECK(join_shard(1, first, "", 4100).find("gave no address") != std::string::npos);
+  CHECK(join_shard(1, first, "10.0.0.2", 0).find("gave no address") != std::string::npos);
+  REQUIRE(join_shard(1, first, "10.0.0.2", 4100) == "joined");
+  auto told = addresses();
+  REQUIRE(told.second.size() == 1);
+  CHECK(told.second[0].shard == 1);
+  CHECK(told.second[0].host == "10.0.0.2");
+  CHECK(told.second[0].port == 4100);
+  CHECK(told.second[0].server == first);
+  const auto second = stand_in();
+  REQUIRE(join_shard(2, second, "10.0.0.3", 4200) == "joined");
+  told = addresses();
+  REQUIRE(told.second.size() == 2);
+  CHECK(told.second[1].shard == 2);
+  CHECK(told.second[1].host == "10.0.0.3");
+  for (const auto& server : {first, second}) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+}

@@ -1,0 +1,124 @@
+// Opens a shard process's port for workers, and dials every shard from a worker process.
+#include "actors/shard_listener.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include "caf/all.hpp"
+#include "caf/io/all.hpp"
+#include "caf/openssl/all.hpp"
+#include "actors/error_text.hpp"
+#include "actors/gated_dial.hpp"
+#include "actors/network_words.hpp"
+#include "actors/unique_socket.hpp"
+
+namespace psgrad {
+
+Result<ShardListener> ShardListener::open(caf::actor_system& system, const ParameterServerActor& server,
+                                          ShardListenSetup setup) {
+  ShardListener listener;
+  listener.host_ = setup.host;
+  if (setup.tls) {
+    auto port = caf::openssl::publish(server, setup.port, setup.host.c_str(), true);
+    if (!port) return Error{listen_failure_text(system, port.error(), setup.host, setup.port)};
+    listener.port_ = *port;
+    return listener;
+  }
+  GateSetup gate;
+  gate.host = setup.host;
+  gate.port = setup.port;
+  gate.token = setup.token;
+  gate.protocol = protocol_version;
+  gate.published = caf::actor_cast<caf::strong_actor_ptr>(server);
+  gate.interface = system.message_types<ParameterServerActor>();
+  gate.on_event = setup.on_event;
+  auto opened = ConnectionGate::open(system, std::move(gate));
+  if (!opened) return Error{opened.error()};
+  listener.port_ = (*opened)->port();
+  listener.gate_ = std::move(opened).value();
+  return listener;
+}
+
+Result<std::string> local_address_toward(const std::string& host, std::uint16_t port) {
+  std::string problem;
+  const auto addresses = resolve_address(host, port, false, problem);
+  if (!addresses) return Error{problem};
+  // A UDP "connect" sends nothing; it only asks the kernel which route, and so which source address,
+  // a packet to host:port would take.
+  for (const addrinfo* address = addresses.get(); address != nullptr; address = address->ai_next) {
+    UniqueSocket probe(::socket(address->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!probe || ::connect(probe.get(), address->ai_addr, address->ai_addrlen) != 0) continue;
+    sockaddr_storage local{};
+    socklen_t size = sizeof local;
+    if (::getsockname(probe.get(), reinterpret_cast<sockaddr*>(&local), &size) != 0) continue;
+    char text[NI_MAXHOST] = {};
+    if (::getnameinfo(reinterpret_cast<sockaddr*>(&local), size, text, sizeof text, nullptr, 0, NI_NUMERICHOST) == 0)
+      return std::string(text);
+  }
+  return Error{fmt::format("no route from this machine to {}:{} to find the address workers should dial; "
+                           "give --listen HOST:PORT",
+                           host, port)};
+}
+
+namespace {
+
+// Every shard's address, once all shard processes have joined (asked again every 100 ms until then).
+Result<std::vector<ShardAddress>> wait_for_shard_addresses(caf::actor_system& system,
+                                                           const CoordinatorActor& coordinator) {
+  caf::scoped_actor self{system};
+  for (;;) {
+    Result<std::vector<ShardAddress>> outcome = Error{"no answer"};
+    bool complete = false;
+    self->request(coordinator, std::chrono::seconds(10), shard_addresses_atom::value)
+        .receive(
+            [&](std::uint32_t expected, std::vector<ShardAddress>& joined) {
+              complete = joined.size() >= expected;
+              outcome = std::move(joined);
+            },
+            [&](caf::error& error) {
+              outcome = Error{"cannot get the shard processes' addresses from the server: " + error_text(system, error)};
+            });
+    if (!outcome || complete) return outcome;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
+                                             const std::string& token, bool tls) {
+  auto addresses = wait_for_shard_addresses(system, coordinator);
+  if (!addresses) return Error{addresses.error()};
+  std::sort(addresses->begin(), addresses->end(), [](const auto& a, const auto& b) { return a.shard < b.shard; });
+  std::vector<std::string> lines;
+  for (const auto& address : *addresses) {
+    const auto where = fmt::format("shard {} at {}:{}", address.shard, address.host, address.port);
+    caf::actor_addr reached;
+    if (tls) {
+      auto server = caf::openssl::remote_actor<ParameterServerActor>(system, address.host, address.port);
+      if (!server)
+        return Error{fmt::format("cannot reach {}: {}", where,
+                                 connect_failure_text(system, server.error(), address.host, address.port))};
+      reached = server->address();
+    } else {
+      auto dial = dial_through_gate(system, address.host, address.port, token, protocol_version,
+                                    system.message_types<ParameterServerActor>());
+      if (!dial.published) return Error{fmt::format("cannot reach {}: {}", where, dial.published.error())};
+      reached = caf::actor_cast<caf::actor_addr>(*dial.published);
+    }
+    // CAF routes a node's messages over a direct connection once it has one, so the handle the
+    // server hands out later takes this path; the check makes sure it is that shard.
+    if (reached != address.server.address())
+      return Error{fmt::format("{} is another process than the shard that joined the server", where)};
+    lines.push_back(fmt::format("reached {} directly", where));
+  }
+  return lines;
+}
+
+}  // namespace psgrad
