@@ -133,6 +133,15 @@ caf::error read(Deserializer& f, FloatBuffer& x) {
     const bool halves = magic == bf16_buffer_magic;
     if (!fits_message(f, count * (halves ? 2 : 4)))
       return caf::make_error(caf::sec::end_of_stream, "float buffer larger than its message");
+    // From the network's bytes straight into the new buffer: constructed from the byte range (a memmove
+    // in the library), so the floats are not zero-filled first only to be overwritten.
+    auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
+    if (binary != nullptr && count > 0 && !halves) {
+      const auto* first = reinterpret_cast<const float*>(binary->remainder().data());
+      x = FloatBuffer(std::make_shared<AlignedFloats>(first, first + count), WireEncoding::fp32);
+      binary->skip(count * sizeof(float));
+      return caf::error{};
+    }
     auto values = std::make_shared<AlignedFloats>(count);
     if (count > 0 && !halves)
       if (auto err = f.apply_raw(count * sizeof(float), values->data())) return err;
