@@ -68,6 +68,8 @@ Result<std::string> local_address_toward(const std::string& host, std::uint16_t 
 
 namespace {
 
+constexpr const char* unreachable_hint = "give that shard `--listen HOST[:PORT]` at an address workers can reach";
+
 // Every shard's address, once all shard processes have joined (asked again every 100 ms until then).
 Result<std::vector<ShardAddress>> wait_for_shard_addresses(caf::actor_system& system,
                                                            const CoordinatorActor& coordinator) {
@@ -103,13 +105,15 @@ Result<std::vector<std::string>> dial_shards(caf::actor_system& system, const Co
     if (tls) {
       auto server = caf::openssl::remote_actor<ParameterServerActor>(system, address.host, address.port);
       if (!server)
-        return Error{fmt::format("cannot reach {}: {}", where,
-                                 connect_failure_text(system, server.error(), address.host, address.port))};
+        return Error{fmt::format("cannot reach {}: {}; {}", where,
+                                 connect_failure_text(system, server.error(), address.host, address.port),
+                                 unreachable_hint)};
       reached = server->address();
     } else {
       auto dial = dial_through_gate(system, address.host, address.port, token, protocol_version,
                                     system.message_types<ParameterServerActor>());
-      if (!dial.published) return Error{fmt::format("cannot reach {}: {}", where, dial.published.error())};
+      if (!dial.published)
+        return Error{fmt::format("cannot reach {}: {}; {}", where, dial.published.error(), unreachable_hint)};
       reached = caf::actor_cast<caf::actor_addr>(*dial.published);
     }
     // CAF routes a node's messages over a direct connection once it has one, so the handle the
