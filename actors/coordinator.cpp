@@ -45,6 +45,10 @@ class Coordinator : public CoordinatorActor::base {
           JoinOffer offer{protocol_version, shard, setup_.remote_shards + 1, setup_.config};
           offer.input_width = setup_.input_width;
           offer.num_classes = setup_.num_classes;
+          if (setup_.resume_server) {
+            offer.resume = true;
+            offer.resume_server = *setup_.resume_server;
+          }
           return offer;
         },
         [this](join_shard_atom, std::uint32_t shard, const ParameterServerActor& server, std::uint64_t layout_hash,

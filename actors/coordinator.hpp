@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <functional>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ struct CoordinatorSetup {
   std::uint32_t remote_shards = 0;  // server shards 1..remote_shards that run in their own processes
   std::shared_ptr<JoinTally> tally;  // null: nobody asks
   DataFingerprint data;  // the server's training set; empty: not checked
+  std::optional<ServerState> resume_server;  // a resumed run's whole server state, for shard processes
 };
 
 CoordinatorActor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);

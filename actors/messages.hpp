@@ -69,23 +69,6 @@ typename Inspector::result_type inspect(Inspector& f, OptimizerState& x) {
   return f(caf::meta::type_name("OptimizerState"), x.buffers, x.counts);
 }
 
-// The server's answer to a worker's "hello": everything the worker needs to build its part.
-struct JoinOffer {
-  std::uint32_t protocol = protocol_version;
-  std::uint32_t worker_index = 0;
-  std::uint32_t num_workers = 0;
-  std::string config;  // the resolved configuration, as TOML
-  bool resume = false;  // continue the data stream below instead of starting it from the seed
-  WorkerStreamState stream;
-  std::uint64_t input_width = 0;  // the server's data shape, for shard processes that load no data
-  std::uint64_t num_classes = 0;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, JoinOffer& x) {
-  return f(caf::meta::type_name("JoinOffer"), x.protocol, x.worker_index, x.num_workers, x.config, x.resume,
-           x.stream, x.input_width, x.num_classes);
-}
 
 
 // Model weights after `version` optimizer steps.
@@ -204,6 +187,27 @@ struct ServerState {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ServerState& x) {
   return f(caf::meta::type_name("ServerState"), x.weights, x.optimizer);
+}
+
+// The server's answer to a worker's "hello": everything the worker needs to build its part.
+struct JoinOffer {
+  std::uint32_t protocol = protocol_version;
+  std::uint32_t worker_index = 0;
+  std::uint32_t num_workers = 0;
+  std::string config;  // the resolved configuration, as TOML
+  bool resume = false;  // continue the data stream below instead of starting it from the seed
+  WorkerStreamState stream;
+  std::uint64_t input_width = 0;  // the server's data shape, for shard processes that load no data
+  std::uint64_t num_classes = 0;
+  // For a shard process when the run resumes a checkpoint: the whole server's state to take its
+  // slice of (empty weights otherwise), so shard processes resume exactly as shards in one process.
+  ServerState resume_server;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, JoinOffer& x) {
+  return f(caf::meta::type_name("JoinOffer"), x.protocol, x.worker_index, x.num_workers, x.config, x.resume,
+           x.stream, x.input_width, x.num_classes, x.resume_server);
 }
 
 // Per worker (by index) so far: dropped gradients, mean compute and wait times; and how many applied

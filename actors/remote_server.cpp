@@ -116,8 +116,6 @@ Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const Coordina
 // Shard 0 in this process; the others as they joined from their own processes, in shard order.
 Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
                                                         const TrainingJob& job, const ParameterServerState& whole) {
-  // Shard processes build their state from the seed; they have no checkpoint to resume from.
-  if (whole.version != 0) return Error{"a run with shards in their own processes (--remote-shards) cannot resume"};
   auto shards = shard_server_state(job, whole, job.servers);
   if (!shards) return Error{shards.error()};
   Result<std::vector<ParameterServerActor>> remote = Error{"no answer"};
@@ -185,6 +183,13 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                      setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
                                      shards_elsewhere ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
   coordinator_setup.data = setup.train_data;
+  // A resumed run hands shard processes the checkpoint's whole server state; each takes its slice as
+  // a shard in this process would.
+  if (shards_elsewhere && setup.resume)
+    coordinator_setup.resume_server =
+        ServerState{Weights{setup.resume->version, setup.resume->layout_hash,
+                            FloatBuffer::copy_of(setup.resume->weights.data(), setup.resume->weights.size())},
+                    setup.resume->optimizer};
   const auto tally = std::make_shared<JoinTally>();
   coordinator_setup.tally = tally;
   const auto remote_shards = coordinator_setup.remote_shards;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -92,8 +93,18 @@ int run_shard_command(const ShardOptions& given) {
     return 1;
   }
   const auto job = job_from_config(*config);
-  // Every process draws the same initial weights from the seed, so this shard's slice matches.
-  auto whole = initial_server_state(job, offer.input_width, offer.num_classes);
+  // Every process draws the same initial weights from the seed, so this shard's slice matches; a
+  // resumed run sends the checkpoint's state, sliced here exactly as the server slices its own.
+  std::optional<TrainingCheckpoint> resume;
+  if (offer.resume) {
+    const auto& state = offer.resume_server;
+    resume = TrainingCheckpoint{};
+    resume->version = state.weights.version;
+    resume->layout_hash = state.weights.layout_hash;
+    resume->weights.assign(state.weights.values.data(), state.weights.values.data() + state.weights.values.size());
+    resume->optimizer = state.optimizer;
+  }
+  auto whole = initial_server_state(job, offer.input_width, offer.num_classes, resume);
   if (!whole) {
     fmt::print(stderr, "psgrad shard: {}\n", whole.error());
     return 1;
@@ -121,8 +132,9 @@ int run_shard_command(const ShardOptions& given) {
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
     return 1;
   }
-  say(fmt::format("serving shard {} of {} for {}; workers reach it at {}:{}", shard, job.servers, options.connect,
-                  listener->host(), listener->port()));
+  say(fmt::format("serving shard {} of {} for {}{}; workers reach it at {}:{}", shard, job.servers, options.connect,
+                  resume ? fmt::format(", resumed at step {}", resume->version) : std::string(), listener->host(),
+                  listener->port()));
   if (auto done = serve_until_stopped(self, connection->coordinator, server.address()); !done) {
     fmt::print(stderr, "psgrad shard: {}\n", done.error());
     return 1;

@@ -424,6 +424,30 @@ case "$scenario" in
       fail "a shard with a malformed --listen started"
     grep -q "^psgrad shard: --listen: " "$work_dir/listen.log" || fail "no --listen error: $(cat "$work_dir/listen.log")"
     ;;
+  shard-processes-resume)
+    # Two shard processes resume a checkpoint exactly as shards in one process: the weights after 30 +
+    # 30 steps are those of 60 uninterrupted steps.
+    "$psgrad" train --config "$config" --set training.iterations=60 --save-weights "$work_dir/full.bin" \
+      --no-metrics >"$work_dir/full.out" 2>"$work_dir/full.log" || fail "reference run failed"
+    ckpt="$work_dir/run.ckpt"
+    for part in first second; do
+      iterations=30 resume=()
+      [ "$part" = second ] && iterations=60 resume=(--resume "$ckpt")
+      start_server --set training.iterations=$iterations --set cluster.servers=3 --remote-shards "${resume[@]}" \
+        --set training.checkpoint_every=30 --set training.checkpoint_path="$ckpt" \
+        --save-weights "$work_dir/$part.bin" --no-metrics
+      "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/$part-shard1.log" & s1=$!
+      "$psgrad" shard --index 2 --connect "127.0.0.1:$port" 2>"$work_dir/$part-shard2.log" & s2=$!
+      "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/$part-work0.log" & w0=$!
+      "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/$part-work1.log" & w1=$!
+      wait_ok $server_pid "$part serve"; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"
+      wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+      mv "$work_dir/serve.log" "$work_dir/$part-serve.log"
+    done
+    grep -q "resumed at step 30" "$work_dir/second-shard2.log" || fail "shard 2 did not resume"
+    cmp -s "$work_dir/full.bin" "$work_dir/first.bin" && fail "30 steps gave the weights of 60"
+    cmp "$work_dir/full.bin" "$work_dir/second.bin" || fail "shard processes resumed to other weights than one run"
+    ;;
   shard-processes-tls)
     make_identity ca
     make_signed server ca; make_signed shard ca; make_signed worker ca
