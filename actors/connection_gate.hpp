@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "caf/actor.hpp"
+#include "caf/actor_cast.hpp"
 #include "caf/actor_system.hpp"
 #include "caf/intrusive_ptr.hpp"
 #include "actors/unique_socket.hpp"
@@ -38,6 +39,22 @@ struct GateSetup {
   std::function<void(const std::string&)> on_event;  // refusals, at most a few lines per 10 s
   std::function<void()> on_refused_worker;           // a psgrad peer refused (wrong token or version)
 };
+
+// A gate publishing `actor`, announced with its handle type's messages as CAF's publish would.
+template <class Handle>
+GateSetup gate_publishing(caf::actor_system& system, const Handle& actor, std::string host, std::uint16_t port,
+                          std::string token, std::uint32_t protocol,
+                          std::function<void(const std::string&)> on_event) {
+  GateSetup gate;
+  gate.host = std::move(host);
+  gate.port = port;
+  gate.token = std::move(token);
+  gate.protocol = protocol;
+  gate.published = caf::actor_cast<caf::strong_actor_ptr>(actor);
+  gate.interface = system.message_types<Handle>();
+  gate.on_event = std::move(on_event);
+  return gate;
+}
 
 // How many connections the gate admitted and refused so far.
 struct GateCounts {

@@ -149,14 +149,8 @@ Result<std::uint16_t> publish_tls(caf::actor_system& system, const CoordinatorAc
 Result<std::uint16_t> open_gate(caf::actor_system& system, const CoordinatorActor& coordinator,
                                 const ServeSetup& setup, const std::shared_ptr<JoinTally>& tally,
                                 ServingCleanup& cleanup) {
-  GateSetup gate;
-  gate.host = setup.host;
-  gate.port = setup.port;
-  gate.token = setup.token;
-  gate.protocol = protocol_version;
-  gate.published = caf::actor_cast<caf::strong_actor_ptr>(coordinator);
-  gate.interface = system.message_types<CoordinatorActor>();
-  gate.on_event = setup.on_event;
+  auto gate = gate_publishing(system, coordinator, setup.host, setup.port, setup.token, protocol_version,
+                              setup.on_event);
   gate.on_refused_worker = [tally] { ++tally->refused; };
   auto opened = ConnectionGate::open(system, std::move(gate));
   if (!opened) return Error{opened.error()};

@@ -30,15 +30,8 @@ Result<ShardListener> ShardListener::open(caf::actor_system& system, const Param
     listener.port_ = *port;
     return listener;
   }
-  GateSetup gate;
-  gate.host = setup.host;
-  gate.port = setup.port;
-  gate.token = setup.token;
-  gate.protocol = protocol_version;
-  gate.published = caf::actor_cast<caf::strong_actor_ptr>(server);
-  gate.interface = system.message_types<ParameterServerActor>();
-  gate.on_event = setup.on_event;
-  auto opened = ConnectionGate::open(system, std::move(gate));
+  auto opened = ConnectionGate::open(
+      system, gate_publishing(system, server, setup.host, setup.port, setup.token, protocol_version, setup.on_event));
   if (!opened) return Error{opened.error()};
   listener.port_ = (*opened)->port();
   listener.gate_ = std::move(opened).value();
