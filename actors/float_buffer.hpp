@@ -79,6 +79,14 @@ namespace wire_detail {
 // Indices and values of the entries whose bits are not all zero (so -0.0 and NaN are kept), in order.
 void nonzero_entries(const FloatBuffer& buffer, std::vector<std::uint32_t>& indices, std::vector<float>& values);
 
+// A thread's buffer for bf16 bits on their way to or from the wire, grown to the largest payload
+// once: (de)serializing then neither allocates nor zero-fills.
+inline std::vector<std::uint16_t>& bf16_scratch(std::size_t count) {
+  thread_local std::vector<std::uint16_t> scratch;
+  if (scratch.size() < count) scratch.resize(count);
+  return scratch;
+}
+
 template <class Serializer>
 caf::error write(Serializer& f, const FloatBuffer& x) {
   std::uint64_t count = x.size();
@@ -92,8 +100,8 @@ caf::error write(Serializer& f, const FloatBuffer& x) {
     case WireEncoding::bf16: {
       std::uint32_t magic = bf16_buffer_magic;
       if (auto err = f(magic, count)) return err;
-      std::vector<std::uint16_t> halves(count);
-      for (std::size_t i = 0; i < count; ++i) halves[i] = to_bf16_bits(x.data()[i]);
+      auto& halves = bf16_scratch(count);
+      to_bf16_bits(x.data(), halves.data(), count);
       return f.apply_raw(count * sizeof(std::uint16_t), halves.data());
     }
     case WireEncoding::topk: {
@@ -146,9 +154,9 @@ caf::error read(Deserializer& f, FloatBuffer& x) {
     if (count > 0 && !halves)
       if (auto err = f.apply_raw(count * sizeof(float), values->data())) return err;
     if (count > 0 && halves) {
-      std::vector<std::uint16_t> bits(count);
+      auto& bits = bf16_scratch(count);
       if (auto err = f.apply_raw(count * sizeof(std::uint16_t), bits.data())) return err;
-      for (std::size_t i = 0; i < count; ++i) (*values)[i] = from_bf16_bits(bits[i]);
+      from_bf16_bits(bits.data(), values->data(), count);
     }
     x = FloatBuffer(std::move(values), halves ? WireEncoding::bf16 : WireEncoding::fp32);
     return caf::error{};

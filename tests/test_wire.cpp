@@ -74,6 +74,37 @@ TEST_CASE("bf16 keeps infinities and NaN, and overflows to infinity beyond its l
   CHECK(to_bf16_bits(-0.0f) == 0x8000);
 }
 
+TEST_CASE("bf16 conversion of whole arrays gives each float's rounding, across the float range") {
+  // Every 65,537th bit pattern (so every exponent, both signs, NaNs and infinities) plus the halfway
+  // cases around it, against rounding written out with the halfway test spelled as a comparison.
+  std::vector<float> values;
+  for (std::uint64_t bits = 0; bits <= 0xffffffffu; bits += 65537)
+    for (std::uint32_t near : {0x0000u, 0x7fffu, 0x8000u, 0x8001u, 0x18000u})
+      values.push_back(from_bits(static_cast<std::uint32_t>((bits & 0xffff0000u) | (near & 0xffffu)) +
+                                 (near & 0x10000u)));
+  std::vector<std::uint16_t> halves(values.size());
+  to_bf16_bits(values.data(), halves.data(), values.size());
+  std::vector<float> back(values.size());
+  from_bf16_bits(halves.data(), back.data(), values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &values[i], sizeof bits);
+    std::uint16_t expected = static_cast<std::uint16_t>(bits >> 16);
+    const std::uint32_t below = bits & 0xffffu;
+    if ((bits & 0x7fffffffu) > 0x7f800000u) {
+      if ((expected & 0x7fu) == 0) expected |= 0x40u;  // NaN stays NaN
+    } else if (below > 0x8000u || (below == 0x8000u && (expected & 1u) != 0)) {
+      ++expected;  // up; a carry into the exponent is right, up to infinity
+    }
+    if (halves[i] != expected) FAIL_CHECK("bits " << bits << " gave " << halves[i] << ", expected " << expected);
+    if (halves[i] != to_bf16_bits(values[i])) FAIL_CHECK("array and single conversion differ for " << bits);
+    std::uint32_t back_bits;
+    std::memcpy(&back_bits, &back[i], sizeof back_bits);
+    if (back_bits != std::uint32_t{halves[i]} << 16)
+      FAIL_CHECK("bits " << halves[i] << " did not come back as the float with those top bits");
+  }
+}
+
 TEST_CASE("every bf16 value survives a trip through float unchanged") {
   for (std::uint32_t bits = 0; bits <= 0xffff; ++bits) {
     const auto half = static_cast<std::uint16_t>(bits);
