@@ -152,12 +152,15 @@ new_namespace "$switch"
 ip -n "$switch" link add name br0 type bridge
 ip -n "$switch" link set br0 up
 
-# tbf needs a bucket of at least one segment (veths pass 64 KiB GSO segments) and about one timer
-# tick of traffic at the rate.
+# tbf's bucket: two of the 64 KiB GSO segments veths pass, and no more. A bucket sized to a timer
+# tick (4 ms, 0.5 MB at 1 Gbit/s) let a whole 0.47 MB message through at the veth's speed whenever the
+# link had idled that long (while a worker computed), so sync and single-worker runs looked close to
+# the link's rate when they were not; tbf's watchdog runs on high-resolution timers, so a small
+# bucket keeps the rate.
 rate_bits=$(tc_rate=$link; n=${tc_rate%%[a-z]*}; unit=${tc_rate#"$n"}
   case "$unit" in bit) m=1 ;; kbit) m=1000 ;; mbit) m=1000000 ;; gbit) m=1000000000 ;; esac
   awk -v n="$n" -v m="$m" 'BEGIN { printf "%.0f", n * m }')
-burst=$(awk -v r="$rate_bits" 'BEGIN { b = r / 8 / 250; if (b < 131072) b = 131072; printf "%.0f", b }')
+burst=131072
 delay_note=""
 no_delay=$(awk -v d="${delay%%[a-z]*}" 'BEGIN { print (d == 0) ? "yes" : "" }')
 
