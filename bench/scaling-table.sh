@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The simulated-cluster scaling table: N = 1, 2, 4, 8 workers x K = 1, 2 shard hosts, fp32 and bf16,
-# sync and async, every host on its own link (scripts/cluster-sim.sh). Writes one JSON line per run and
+# sync, async and async with cluster.pipeline, every host on its own link (scripts/cluster-sim.sh). Writes one JSON line per run and
 # prints a Markdown table: samples/s, MB per step on the busiest link direction, how much of that
 # link's rate the run used, and what the link allows (the link rate over the busiest direction's bytes
 # per step, as samples/s). Needs root (network namespaces). Runs are sized to about 3 s each on a
@@ -8,13 +8,13 @@
 set -euo pipefail
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
-link=1gbit delay=1ms out="" workers_list="1 2 4 8" shards_list="1 2" wires="fp32 bf16" modes="sync async"
+link=1gbit delay=1ms out="" workers_list="1 2 4 8" shards_list="1 2" wires="fp32 bf16" modes="sync async async-pipeline"
 gradients=800
 
 usage() {
   cat <<'EOF'
 Usage: bench/scaling-table.sh [--link RATE] [--delay D] [--json FILE] [--workers "1 2 4 8"] [--shards "1 2"]
-                              [--wires "fp32 bf16"] [--modes "sync async"] [--gradients G]
+                              [--wires "fp32 bf16"] [--modes "sync async async-pipeline"] [--gradients G]
 EOF
 }
 while (($#)); do
@@ -42,9 +42,13 @@ for mode in $modes; do
       for workers in $workers_list; do
         # The same number of gradients for every N: sync sums N per iteration, async applies each.
         iterations=$(((gradients + workers - 1) / workers))
+        # async-pipeline: async with cluster.pipeline = true (a worker computes while its last push and
+        # the weights answering it are on the wire).
+        overlap=(); run_mode=$mode
+        [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
         "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
-          --wire "$wire" --mode "$mode" --iterations "$iterations" --set evaluation.frequency=100000 \
-          --json "$out" >&2
+          --wire "$wire" --mode "$run_mode" --iterations "$iterations" --set evaluation.frequency=100000 \
+          "${overlap[@]}" --json "$out" >&2
       done
     done
   done
@@ -59,7 +63,8 @@ print("|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     samples_per_step = r["samples_per_second"] * r["wall_seconds"] / max(r["steps"], 1)
     allows = r["busiest_link_use"] and r["samples_per_second"] / r["busiest_link_use"]
-    print(f'| {r["mode"]} | {r["wire"]} | {r["shards"]} | {r["workers"]} | {r["samples_per_second"]:,} | '
+    mode = r["mode"] + (" + pipeline" if r.get("pipeline") else "")
+    print(f'| {mode} | {r["wire"]} | {r["shards"]} | {r["workers"]} | {r["samples_per_second"]:,} | '
           f'{r["busiest_link_bytes_per_step"] / 1e6:.2f} | {r["busiest_link_use"]:.2f} | {allows:,.0f} | {r["final_accuracy"]} |')
 EOF
 echo "scaling-table: wrote $out" >&2

@@ -327,7 +327,12 @@ echo "cluster-sim: workers $workers, shards $shards, link $link delay $delay$del
      "busiest link $link_use of its rate"
 if [ -n "$json" ]; then
   delay_applied=true; [ -n "$delay_note" ] && delay_applied=false
-  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"wire":"%s","mode":"%s","launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
-    "$workers" "$shards" "$link" "$delay" "$delay_applied" "$wire" "$mode" "$launcher" "$iterations" "$seed" "$steps" \
+  # The last cluster.pipeline given with --set holds, as in psgrad's own --set.
+  pipeline=false
+  for override in "${extra_sets[@]}"; do
+    [[ $override == cluster.pipeline=* ]] && pipeline=${override#cluster.pipeline=}
+  done
+  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"wire":"%s","mode":"%s","pipeline":%s,"launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
+    "$workers" "$shards" "$link" "$delay" "$delay_applied" "$wire" "$mode" "$pipeline" "$launcher" "$iterations" "$seed" "$steps" \
     "$samples_per_second" "$bytes_per_step" "$busiest_per_step" "$link_use" "$accuracy" "$wall" >>"$json"
 fi
