@@ -74,7 +74,10 @@ class Coordinator : public CoordinatorActor::base {
         },
         [this](wait_atom) -> caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> {
           waiting_ = make_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>>();
-          maybe_start();
+          // The server asks in short slices; the run may have started on a slice whose asker had
+          // already given up, so a later ask gets the same answer.
+          if (started_) waiting_.deliver(started_workers_, started_hosts_);
+          else maybe_start();
           return waiting_;
         },
     };
@@ -161,14 +164,12 @@ class Coordinator : public CoordinatorActor::base {
     for (const auto& shard : shards_)
       if (!shard) return;
     started_ = true;
-    std::vector<DataWorkerActor> workers;
-    std::vector<std::string> hosts;
     for (const auto& slot : slots_) {
       if (!slot.worker) continue;
-      workers.push_back(slot.worker);
-      hosts.push_back(slot.host);
+      started_workers_.push_back(slot.worker);
+      started_hosts_.push_back(slot.host);
     }
-    waiting_.deliver(std::move(workers), std::move(hosts));
+    waiting_.deliver(started_workers_, started_hosts_);
   }
 
   void release(std::uint32_t k) {
@@ -201,6 +202,8 @@ class Coordinator : public CoordinatorActor::base {
   std::uint32_t joined_ = 0;
   bool started_ = false;
   caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> waiting_;
+  std::vector<DataWorkerActor> started_workers_;  // what the run started with, for every later ask
+  std::vector<std::string> started_hosts_;
   TrainingDriverActor driver_;
   std::vector<ParameterServerActor> shards_ = std::vector<ParameterServerActor>(setup_.remote_shards);
   std::vector<ShardAddress> addresses_;  // in the order the shards joined

@@ -107,6 +107,28 @@ TEST_CASE("coordinator releases the workers once all have joined, then refuses l
   CHECK(contains(h.hello(protocol_version, ""), "training has already started"));
 }
 
+TEST_CASE("coordinator answers a later ask with the workers a run started with when the earlier asker gave up") {
+  Handshake h(2);
+  // The server asks in short slices: this ask gives up before anyone joins, but the coordinator still
+  // holds its promise, and the run starts on it.
+  bool gave_up = false;
+  h.self->request(h.coordinator, std::chrono::milliseconds(1), wait_atom::value)
+      .receive([](const std::vector<DataWorkerActor>&, const std::vector<std::string>&) {},
+               [&](caf::error& error) { gave_up = error == caf::sec::request_timeout; });
+  REQUIRE(gave_up);
+  h.hello(protocol_version, "");
+  h.hello(protocol_version, "");
+  REQUIRE(h.join(h.request(0)) == "joined");
+  REQUIRE(h.join(h.request(1)) == "joined");
+  std::size_t released = 0;
+  h.self->request(h.coordinator, std::chrono::seconds(5), wait_atom::value)
+      .receive([&](const std::vector<DataWorkerActor>& workers, const std::vector<std::string>&) {
+                 released = workers.size();
+               },
+               [&](caf::error&) {});
+  CHECK(released == 2);
+}
+
 TEST_CASE("coordinator tells workers where each shard process listens, and refuses a shard without an address") {
   Handshake h(1);
   caf::anon_send_exit(h.coordinator, caf::exit_reason::user_shutdown);
