@@ -208,6 +208,11 @@ port_counts() {
 fail_with_log() {  # message log
   say "$1; the last lines of $(basename "$2"):"
   tail -n 15 "$2" | sed 's/^/  /' >&2
+  # The other roles' last words: a worker or shard that failed first is often the cause.
+  local other
+  for other in "$work_dir"/shard*.log "$work_dir"/worker*.log; do
+    [ -s "$other" ] && [ "$other" != "$2" ] && echo "  $(basename "$other" .log): $(tail -n 1 "$other")" >&2
+  done
   exit 1
 }
 over_time() { ((SECONDS - started > timeout)); }
