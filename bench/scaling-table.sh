@@ -35,6 +35,7 @@ done
 [ -n "$out" ] || out="$source_dir/bench/results/scaling-$(date -u +%Y-%m-%d)-$(git -C "$source_dir" rev-parse --short HEAD).jsonl"
 mkdir -p "$(dirname "$out")"
 : >"$out"
+failed=0
 
 for mode in $modes; do
   for wire in $wires; do
@@ -48,7 +49,9 @@ for mode in $modes; do
         [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
         "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
           --wire "$wire" --mode "$run_mode" --iterations "$iterations" --set evaluation.frequency=100000 \
-          "${overlap[@]}" --json "$out" >&2
+          "${overlap[@]}" --json "$out" >&2 ||
+          { echo "scaling-table: the run with $workers workers, $shards shard hosts, $wire, $mode failed (above); its row is missing" >&2
+            failed=$((failed + 1)); }
       done
     done
   done
@@ -68,3 +71,4 @@ for r in rows:
           f'{r["busiest_link_bytes_per_step"] / 1e6:.2f} | {r["busiest_link_use"]:.2f} | {allows:,.0f} | {r["final_accuracy"]} |')
 EOF
 echo "scaling-table: wrote $out" >&2
+((failed == 0)) || { echo "scaling-table: $failed run(s) failed" >&2; exit 1; }
