@@ -23,7 +23,7 @@ namespace psgrad {
 Result<ShardListener> ShardListener::open(caf::actor_system& system, const ParameterServerActor& server,
                                           ShardListenSetup setup) {
   ShardListener listener;
-  listener.host_ = setup.host;
+  listener.host_ = setup.advertised.empty() ? setup.host : setup.advertised;
   if (setup.tls) {
     auto port = caf::openssl::publish(server, setup.port, setup.host.c_str(), true);
     if (!port) return Error{listen_failure_text(system, port.error(), setup.host, setup.port)};

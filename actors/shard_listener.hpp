@@ -15,7 +15,8 @@
 namespace psgrad {
 
 struct ShardListenSetup {
-  std::string host;        // where to listen, and what workers are told to dial
+  std::string host;        // where to listen
+  std::string advertised;  // what workers are told to dial; empty: `host`
   std::uint16_t port = 0;  // 0: the system picks a free one
   std::string token;       // the run's join token: the same gate as the server's
   bool tls = false;        // publish through CAF's OpenSSL module (loaded by the actor system)

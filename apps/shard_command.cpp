@@ -36,18 +36,29 @@ Command add_shard_command(CLI::App& app) {
 
 namespace {
 
-// --listen HOST[:PORT], or this machine's address toward the server with a port the system picks.
-Result<HostPort> listen_address(const ShardOptions& options, const HostPort& server) {
+struct ListenAddress {
+  HostPort bind;           // where the shard listens
+  std::string advertised;  // what workers dial
+};
+
+// --listen HOST[:PORT], or this machine's address toward the server with a port the system picks. A
+// wildcard (0.0.0.0, ::) listens on every interface and tells workers the address toward the server.
+Result<ListenAddress> listen_address(const ShardOptions& options, const HostPort& server) {
+  HostPort bind;
   if (!options.listen.empty()) {
-    if (options.listen.find(':') == std::string::npos && options.listen.find(']') == std::string::npos)
-      return HostPort{options.listen, 0};
-    auto given = parse_host_port(options.listen);
-    if (!given) return Error{"--listen: " + given.error()};
-    return given;
+    if (options.listen.find(':') == std::string::npos) {
+      bind = HostPort{options.listen, 0};
+    } else {
+      auto given = parse_host_port(options.listen);
+      if (!given) return Error{"--listen: " + given.error()};
+      bind = *given;
+    }
+    if (bind.host != "0.0.0.0" && bind.host != "::") return ListenAddress{bind, bind.host};
   }
-  auto host = local_address_toward(server.host, server.port);
-  if (!host) return Error{host.error()};
-  return HostPort{*host, 0};
+  auto toward_server = local_address_toward(server.host, server.port);
+  if (!toward_server) return Error{toward_server.error()};
+  if (bind.host.empty()) bind.host = *toward_server;
+  return ListenAddress{bind, *toward_server};
 }
 
 }  // namespace
@@ -118,8 +129,8 @@ int run_shard_command(const ShardOptions& given) {
   const auto layout_hash = whole.value()->layout.hash();
   auto server = spawn_parameter_server(system, shards.value()[shard]);
   auto listener = ShardListener::open(system, server,
-                                      ShardListenSetup{listen->host, listen->port, options.token,
-                                                       network.tls.enabled(), say});
+                                      ShardListenSetup{listen->bind.host, listen->advertised, listen->bind.port,
+                                                       options.token, network.tls.enabled(), say});
   if (!listener) {
     fmt::print(stderr, "psgrad shard: --listen: {}\n", listener.error());
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);

@@ -402,7 +402,8 @@ case "$scenario" in
       --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
     start_server --set training.iterations=40 --set cluster.servers=3 --remote-shards \
       --save-weights "$work_dir/remote.bin" --no-metrics
-    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
+    # Shard 1 listens on every interface and names its address toward the server; shard 2 is told where.
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --listen 0.0.0.0 2>"$work_dir/shard1.log" & s1=$!
     "$psgrad" shard --index 2 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard2.log" & s2=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
