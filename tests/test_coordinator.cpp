@@ -1,6 +1,7 @@
 // The join handshake: who the Coordinator admits, who it refuses, and when it releases the workers.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <variant>
 
 #include "caf/all.hpp"
@@ -46,6 +47,17 @@ struct Handshake {
               [](stop_atom) { return true; },
               [](state_atom) { return WorkerStreamState{}; }};
     });
+  }
+  // The hosts of the workers "wait" answers with (one per worker), or nothing when it gives up first.
+  std::optional<std::vector<std::string>> wait_for_start(caf::timespan timeout) {
+    std::optional<std::vector<std::string>> started;
+    self->request(coordinator, timeout, wait_atom::value)
+        .receive(
+            [&](const std::vector<DataWorkerActor>& workers, const std::vector<std::string>& hosts) {
+              if (workers.size() == hosts.size()) started = hosts;
+            },
+            [](caf::error&) {});
+    return started;
   }
   JoinRequest request(std::uint32_t index) {
     return JoinRequest{index, fake_worker(), 0xabc, 784, 10, 100, "test"};
@@ -96,14 +108,7 @@ TEST_CASE("coordinator releases the workers once all have joined, then refuses l
   h.hello(protocol_version, "");
   CHECK(h.join(h.request(1)) == "joined");
   CHECK(h.join(h.request(0)) == "joined");
-  std::size_t released = 0;
-  h.self->request(h.coordinator, std::chrono::seconds(5), wait_atom::value)
-      .receive([&](const std::vector<DataWorkerActor>& workers, const std::vector<std::string>& hosts) {
-                 released = workers.size();
-                 CHECK(hosts == std::vector<std::string>{"test", "test"});
-               },
-               [&](caf::error&) {});
-  CHECK(released == 2);
+  CHECK(h.wait_for_start(std::chrono::seconds(5)) == std::vector<std::string>{"test", "test"});
   CHECK(contains(h.hello(protocol_version, ""), "training has already started"));
 }
 
@@ -111,22 +116,12 @@ TEST_CASE("coordinator answers a later ask with the workers a run started with w
   Handshake h(2);
   // The server asks in short slices: this ask gives up before anyone joins, but the coordinator still
   // holds its promise, and the run starts on it.
-  bool gave_up = false;
-  h.self->request(h.coordinator, std::chrono::milliseconds(1), wait_atom::value)
-      .receive([](const std::vector<DataWorkerActor>&, const std::vector<std::string>&) {},
-               [&](caf::error& error) { gave_up = error == caf::sec::request_timeout; });
-  REQUIRE(gave_up);
+  REQUIRE_FALSE(h.wait_for_start(std::chrono::milliseconds(1)));
   h.hello(protocol_version, "");
   h.hello(protocol_version, "");
   REQUIRE(h.join(h.request(0)) == "joined");
   REQUIRE(h.join(h.request(1)) == "joined");
-  std::size_t released = 0;
-  h.self->request(h.coordinator, std::chrono::seconds(5), wait_atom::value)
-      .receive([&](const std::vector<DataWorkerActor>& workers, const std::vector<std::string>&) {
-                 released = workers.size();
-               },
-               [&](caf::error&) {});
-  CHECK(released == 2);
+  CHECK(h.wait_for_start(std::chrono::seconds(5)) == std::vector<std::string>{"test", "test"});
 }
 
 TEST_CASE("coordinator tells workers where each shard process listens, and refuses a shard without an address") {
