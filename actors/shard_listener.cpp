@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <functional>
 #include <thread>
 
 #include <arpa/inet.h>
@@ -86,32 +88,60 @@ Result<std::vector<ShardAddress>> wait_for_shard_addresses(caf::actor_system& sy
 
 }  // namespace
 
+namespace {
+
+// One attempt at one shard: the actor its port publishes, or why not (and whether trying again can help).
+struct ShardDial {
+  Result<caf::actor_addr> reached = Error{"not dialled"};
+  bool refused = false;
+};
+
+ShardDial dial_shard(caf::actor_system& system, const ShardAddress& address, const std::string& token, bool tls) {
+  ShardDial dial;
+  if (tls) {
+    auto server = caf::openssl::remote_actor<ParameterServerActor>(system, address.host, address.port);
+    if (server) dial.reached = server->address();
+    else dial.reached = Error{connect_failure_text(system, server.error(), address.host, address.port)};
+    return dial;
+  }
+  auto gated = dial_through_gate(system, address.host, address.port, token, protocol_version,
+                                 system.message_types<ParameterServerActor>());
+  dial.refused = gated.refused;
+  if (gated.published) dial.reached = caf::actor_cast<caf::actor_addr>(*gated.published);
+  else dial.reached = Error{gated.published.error()};
+  return dial;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                             const std::string& token, bool tls) {
+                                             const std::string& token, bool tls,
+                                             const std::function<void(const std::string&)>& on_retry) {
   auto addresses = wait_for_shard_addresses(system, coordinator);
   if (!addresses) return Error{addresses.error()};
   std::sort(addresses->begin(), addresses->end(), [](const auto& a, const auto& b) { return a.shard < b.shard; });
   std::vector<std::string> lines;
   for (const auto& address : *addresses) {
     const auto where = fmt::format("shard {} at {}:{}", address.shard, address.host, address.port);
-    caf::actor_addr reached;
-    if (tls) {
-      auto server = caf::openssl::remote_actor<ParameterServerActor>(system, address.host, address.port);
-      if (!server)
-        return Error{fmt::format("cannot reach {}: {}; {}", where,
-                                 connect_failure_text(system, server.error(), address.host, address.port),
-                                 unreachable_hint)};
-      reached = server->address();
-    } else {
-      auto dial = dial_through_gate(system, address.host, address.port, token, protocol_version,
-                                    system.message_types<ParameterServerActor>());
-      if (!dial.published)
-        return Error{fmt::format("cannot reach {}: {}; {}", where, dial.published.error(), unreachable_hint)};
-      reached = caf::actor_cast<caf::actor_addr>(*dial.published);
+    // A shard that just opened its port on a busy machine may answer late: a few tries with backoff.
+    constexpr int attempts = 5;
+    auto delay = std::chrono::milliseconds(100);
+    ShardDial dial;
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+      dial = dial_shard(system, address, token, tls);
+      if (dial.reached || dial.refused || attempt == attempts) break;
+      if (on_retry)
+        on_retry(fmt::format("cannot reach {} yet ({}); retrying in {} ms (attempt {} of {})", where,
+                             dial.reached.error(), delay.count(), attempt, attempts));
+      std::this_thread::sleep_for(delay);
+      delay *= 2;
     }
+    if (!dial.reached)
+      return Error{fmt::format("cannot reach {}: {}{}; {}", where, dial.reached.error(),
+                               dial.refused ? "" : fmt::format(" (after {} attempts)", attempts), unreachable_hint)};
     // CAF routes a node's messages over a direct connection once it has one, so the handle the
     // server hands out later takes this path; the check makes sure it is that shard.
-    if (reached != address.server.address())
+    if (*dial.reached != address.server.address())
       return Error{fmt::format("{} is another process than the shard that joined the server", where)};
     lines.push_back(fmt::format("reached {} directly", where));
   }

@@ -47,8 +47,9 @@ Result<std::string> local_address_toward(const std::string& host, std::uint16_t 
 
 // Dials every shard process the coordinator names, through its gate (or TLS), once all have joined,
 // so that this process reaches them directly. Returns one line per shard for the log; a shard that
-// cannot be dialled is an error naming its address.
+// cannot be dialled after a few tries (each told to on_retry) is an error naming its address.
 Result<std::vector<std::string>> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                             const std::string& token, bool tls);
+                                             const std::string& token, bool tls,
+                                             const std::function<void(const std::string&)>& on_retry = {});
 
 }  // namespace psgrad

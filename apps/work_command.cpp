@@ -88,7 +88,7 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   }
   // Shard processes, dialled before joining: the run starts only once every worker has, so no gradient
   // of theirs detours through the server's process.
-  auto shard_routes = dial_shards(system, connection->coordinator, options.token, retry.tls);
+  auto shard_routes = dial_shards(system, connection->coordinator, options.token, retry.tls, say);
   if (!shard_routes) {
     fmt::print(stderr, "psgrad work: {}\n", shard_routes.error());
     caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);

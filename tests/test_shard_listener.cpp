@@ -17,7 +17,7 @@ TEST_CASE("a shard listens on the address this machine uses toward the server") 
   CHECK(unknown.error().find("no-such-host.invalid") != std::string::npos);
 }
 
-TEST_CASE("a worker that cannot dial a shard names the shard, its address and --listen") {
+TEST_CASE("a worker that cannot dial a shard tries again, then names the shard, its address and --listen") {
   ActorConfig config{2};
   caf::actor_system system{config};
   caf::scoped_actor self{system};
@@ -31,8 +31,13 @@ TEST_CASE("a worker that cannot dial a shard names the shard, its address and --
                 std::uint64_t{0xabc}, std::string("127.0.0.1"), std::uint16_t{1})
       .receive([&](std::uint32_t) { joined = true; }, [](caf::error&) {});
   REQUIRE(joined);
-  const auto dialled = dial_shards(system, coordinator, "", false);
+  std::vector<std::string> retries;
+  const auto dialled = dial_shards(system, coordinator, "", false,
+                                   [&](const std::string& line) { retries.push_back(line); });
   REQUIRE_FALSE(dialled.ok());
+  CHECK(dialled.error().find("(after 5 attempts)") != std::string::npos);
+  REQUIRE(retries.size() == 4);
+  CHECK(retries[0].find("cannot reach shard 1 at 127.0.0.1:1 yet") != std::string::npos);
   CHECK(dialled.error().find("cannot reach shard 1 at 127.0.0.1:1") != std::string::npos);
   CHECK(dialled.error().find("--listen") != std::string::npos);
   caf::anon_send_exit(stand_in, caf::exit_reason::user_shutdown);
