@@ -86,10 +86,6 @@ Result<std::vector<ShardAddress>> wait_for_shard_addresses(caf::actor_system& sy
   }
 }
 
-}  // namespace
-
-namespace {
-
 // One attempt at one shard: the actor its port publishes, or why not (and whether trying again can help).
 struct ShardDial {
   Result<caf::actor_addr> reached = Error{"not dialled"};
