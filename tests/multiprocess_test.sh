@@ -456,8 +456,12 @@ case "$scenario" in
          --set cluster.tls_ca="$work_dir/ca.pem")
     start_server --workers 1 --set training.iterations=20 --set cluster.servers=2 --remote-shards "${tls[@]}" \
       --no-metrics
-    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/plain-shard.log" &&
+    # A plain shard gets no answer from a TLS port and keeps retrying (about 47 s in all); 8 s of it show
+    # that it never joins.
+    timeout 8 "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/plain-shard.log" &&
       fail "a plain shard joined a TLS server"
+    grep -q "retrying in" "$work_dir/plain-shard.log" || fail "the plain shard did not retry: $(cat "$work_dir/plain-shard.log")"
+    grep -q "server shard 1 joined" "$work_dir/serve.log" && fail "a plain shard joined a TLS server"
     kill -0 $server_pid || fail "the TLS server died"
     "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --threads 2 --tls-cert "$work_dir/shard.pem" \
       --tls-key "$work_dir/shard.key" --tls-ca "$work_dir/ca.pem" 2>"$work_dir/shard1.log" & s1=$!
