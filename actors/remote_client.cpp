@@ -137,7 +137,7 @@ Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coor
 }
 
 Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
-                           const caf::actor_addr& served) {
+                           const caf::actor_addr& served, std::chrono::milliseconds linger) {
   self->monitor(coordinator);
   self->monitor(caf::actor_cast<caf::actor>(served));
   Status outcome = success();
@@ -153,6 +153,13 @@ Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coor
       }
     });
   }
+  if (!outcome || linger.count() <= 0) return outcome;
+  // The server goes away once it has our answer; if it stays, the answer has had `linger` to leave.
+  const auto deadline = std::chrono::steady_clock::now() + linger;
+  for (bool server_gone = false; !server_gone && std::chrono::steady_clock::now() < deadline;)
+    self->receive([&](const caf::down_msg& down) { server_gone = down.source == coordinator.address(); },
+                  caf::after(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())) >>
+                      [&] { server_gone = true; });
   return outcome;
 }
 

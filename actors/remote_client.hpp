@@ -46,8 +46,11 @@ Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinato
                      std::uint16_t port);
 
 // Blocks until `served` (our worker or shard) is stopped (success) or the server goes away (error).
+// With `linger` > 0, a stopped `served` then waits up to that long for the server to go away: the
+// server waits for the answer to its stop, and this process must not end before that answer has left.
 Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
-                           const caf::actor_addr& served);
+                           const caf::actor_addr& served,
+                           std::chrono::milliseconds linger = std::chrono::milliseconds(0));
 
 // Blocks until the server stops our worker (success) or the server goes away (error).
 Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,

@@ -146,7 +146,8 @@ int run_shard_command(const ShardOptions& given) {
   say(fmt::format("serving shard {} of {} for {}{}; workers reach it at {}:{}", shard, job.servers, options.connect,
                   resume ? fmt::format(", resumed at step {}", resume->version) : std::string(), listener->host(),
                   listener->port()));
-  if (auto done = serve_until_stopped(self, connection->coordinator, server.address()); !done) {
+  if (auto done = serve_until_stopped(self, connection->coordinator, server.address(), std::chrono::seconds(2));
+      !done) {
     fmt::print(stderr, "psgrad shard: {}\n", done.error());
     return 1;
   }
