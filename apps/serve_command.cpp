@@ -1,5 +1,6 @@
 // Serves a run to worker (and shard) processes, or to worker children it starts itself.
 #include "apps/serve_command.hpp"
+#include "apps/shutdown_deadline.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -140,6 +141,7 @@ int run_serve_command(const ServeOptions& given) {
   print_run_header(*run);
   ActorConfig actor_config(static_cast<std::size_t>(run->config.cluster.threads),
                            network_from_config(run->config));
+  ShutdownDeadline deadline(std::chrono::seconds(10));
   caf::actor_system system{actor_config};
 
   std::vector<pid_t> children;
@@ -190,7 +192,9 @@ int run_serve_command(const ServeOptions& given) {
   // Stopped by a signal before or while training: the shell sees which one.
   if (code != 0 && signals.flag()->load() != 0) code = exit_code_for_signal(signals.flag()->load());
   const int child_failures = wait_for(children);
-  return code != 0 ? code : (child_failures ? 1 : 0);
+  code = code != 0 ? code : (child_failures ? 1 : 0);
+  deadline.arm(code);
+  return code;
 }
 
 }  // namespace psgrad
