@@ -63,14 +63,11 @@ Status GradientSlicer::take(const std::vector<const Gradients*>& gradients, bool
 }
 
 Gradients GradientSlicer::part(const Gradients& whole, std::size_t shard) const {
-  Gradients part;
-  part.version = whole.version;
-  part.layout_hash = whole.layout_hash;
-  part.worker = whole.worker;
-  part.samples = whole.samples;
-  part.loss = whole.loss;
+  // Everything the whole carries, but only this shard's floats (and no sums of squares: the caller
+  // adds this shard's own).
+  Gradients part = whole;
   part.values = whole.values.slice(plans_[shard].begin, plans_[shard].end);
-  part.timing = whole.timing;
+  part.foreign_squares.clear();
   return part;
 }
 
