@@ -43,6 +43,7 @@ class Coordinator : public CoordinatorActor::base {
                                            setup_.remote_shards));
           if (shards_[shard - 1]) return refuse(who, fmt::format("shard {} has already joined", shard));
           JoinOffer offer{protocol_version, shard, setup_.remote_shards + 1, setup_.config};
+          offer.host_identity = setup_.host_identity;
           offer.input_width = setup_.input_width;
           offer.num_classes = setup_.num_classes;
           if (setup_.resume_server) {
@@ -52,7 +53,8 @@ class Coordinator : public CoordinatorActor::base {
           return offer;
         },
         [this](join_shard_atom, std::uint32_t shard, const ParameterServerActor& server, std::uint64_t layout_hash,
-               const std::string& host, std::uint16_t port) -> caf::result<std::uint32_t> {
+               const std::string& host, std::uint16_t port,
+               const std::string& host_identity) -> caf::result<std::uint32_t> {
           const auto who = fmt::format("shard process {}", shard);
           if (shard == 0 || shard > setup_.remote_shards || shards_[shard - 1] || !server)
             return refuse(who, fmt::format("shard {} was not expected", shard));
@@ -62,7 +64,7 @@ class Coordinator : public CoordinatorActor::base {
             return refuse(who, fmt::format("model layout {:016x} differs from the server's {:016x}", layout_hash,
                                            setup_.layout_hash));
           shards_[shard - 1] = server;
-          addresses_.push_back(ShardAddress{shard, host, port, server});
+          addresses_.push_back(ShardAddress{shard, host, port, server, host_identity});
           if (setup_.tally) ++setup_.tally->shards_joined;
           event(fmt::format("server shard {} joined; workers reach it at {}:{}", shard, host, port));
           maybe_start();
@@ -109,6 +111,7 @@ class Coordinator : public CoordinatorActor::base {
       slots_[k].host = host;
       monitor(caf::actor_cast<caf::actor>(current_sender()));
       JoinOffer offer{protocol_version, k, static_cast<std::uint32_t>(slots_.size()), setup_.config};
+      offer.host_identity = setup_.host_identity;
       for (const auto& stream : setup_.resume_streams)
         if (stream.worker == k) {
           offer.resume = true;

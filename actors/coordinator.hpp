@@ -36,6 +36,7 @@ struct CoordinatorSetup {
   std::shared_ptr<JoinTally> tally;  // null: nobody asks
   DataFingerprint data;  // the server's training set; empty: not checked
   std::optional<ServerState> resume_server;  // a resumed run's whole server state, for shard processes
+  std::string host_identity;  // the server process's, told to workers and shards; empty: no shared memory
 };
 
 CoordinatorActor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);

@@ -51,6 +51,7 @@ class DataWorker : public DataWorkerActor::base {
         [this](train_atom, Weights& weights, std::vector<ParameterServerActor>& servers,
                std::uint64_t credits) -> caf::result<bool> {
           servers_.emplace(std::move(servers));
+          servers_->use_shared_memory_with(setup_->shared_memory_nodes);
           credits_ = credits;
           training_ = make_response_promise<bool>();
           in_loop_ = true;

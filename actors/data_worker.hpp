@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "caf/actor_system.hpp"
+#include "caf/node_id.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/training_job.hpp"
 #include "model/dataset.hpp"
@@ -24,6 +26,9 @@ struct DataWorkerSetup {
   // worker process runs a single worker and keeps it scheduled: CAF 0.17 may keep a detached actor
   // that was sent over the network alive past the end, and the process would never exit.
   bool detached = true;
+  // The server processes (CAF nodes) on this host that take payloads through shared memory: pushes to
+  // them go that way (actors/shared_memory.hpp), and so come their answers.
+  std::vector<caf::node_id> shared_memory_nodes;
 };
 
 struct SpawnedDataWorker {

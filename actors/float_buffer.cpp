@@ -1,5 +1,7 @@
 #include "actors/float_buffer.hpp"
 
+#include <mutex>
+
 namespace psgrad {
 
 namespace wire_detail {
@@ -37,6 +39,19 @@ std::uint64_t wire_bytes(const FloatBuffer& buffer) {
     }
   }
   return header;
+}
+
+std::shared_ptr<AlignedFloats> received_buffer(std::size_t count) {
+  // Shared by the threads that deserialize (CAF's BASP workers); a run receives a few sizes only.
+  static std::mutex mutex;
+  static std::vector<std::shared_ptr<AlignedFloats>> kept;
+  constexpr std::size_t most_kept = 64;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (auto& buffer : kept)
+    if (buffer.use_count() == 1 && buffer->size() == count) return buffer;
+  auto fresh = std::make_shared<AlignedFloats>(count);
+  if (kept.size() < most_kept) kept.push_back(fresh);
+  return fresh;
 }
 
 std::shared_ptr<AlignedFloats> BufferPool::acquire() {

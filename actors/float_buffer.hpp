@@ -16,6 +16,7 @@
 #include "caf/meta/type_name.hpp"
 #include "caf/sec.hpp"
 #include "caf/serializer.hpp"
+#include "actors/shared_memory.hpp"
 #include "model/aligned_floats.hpp"
 #include "model/bf16.hpp"
 #include "model/wire_encoding.hpp"
@@ -27,7 +28,8 @@ namespace psgrad {
 // floats; the encoding says how they cross the network, and holds only for values that fit it
 // (bf16: every value a bf16 one; topk: any, mostly zeros, sent as the nonzero entries). A buffer may
 // be a slice of another (what a server shard receives): it shares the floats in this process, and only
-// its own floats cross the network, arriving as a buffer of their own.
+// its own floats cross the network, arriving as a buffer of their own. A handle marked for shared
+// memory (a peer on this host, actors/shared_memory.hpp) sends its floats through a slot of it instead.
 class FloatBuffer {
  public:
   FloatBuffer() = default;
@@ -52,6 +54,17 @@ class FloatBuffer {
   long use_count() const { return values_.use_count(); }
   WireEncoding encoding() const { return encoding_; }
 
+  // This handle, marked to cross to its receiver through this host's shared memory (as plain floats,
+  // whatever the encoding: the values already fit it) or, unmarked, over the network as encoded.
+  FloatBuffer through_shared_memory(bool marked = true) const {
+    FloatBuffer marked_copy = *this;
+    marked_copy.through_shared_memory_ = marked;
+    return marked_copy;
+  }
+  bool marked_for_shared_memory() const { return through_shared_memory_; }
+  // It came through shared memory: its sender is on this host and can take an answer the same way.
+  bool arrived_through_shared_memory() const { return arrived_through_shared_memory_; }
+
   // Byte-exact equality (NaN payloads included).
   bool operator==(const FloatBuffer& other) const {
     return size() == other.size() && (size() == 0 || std::memcmp(data(), other.data(), size() * 4) == 0);
@@ -62,6 +75,11 @@ class FloatBuffer {
   std::size_t offset_ = 0;  // of a slice, in values_
   std::size_t size_ = 0;
   WireEncoding encoding_ = WireEncoding::fp32;
+  bool through_shared_memory_ = false;
+  bool arrived_through_shared_memory_ = false;
+
+  template <class Deserializer>
+  friend caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count);
 };
 
 // The largest buffer a peer may send; a declared size beyond it is refused before any allocation.
@@ -70,9 +88,15 @@ constexpr std::uint64_t max_float_buffer_size = std::uint64_t{1} << 28;
 constexpr std::uint32_t float_buffer_magic = 0x70734642;   // "psFB": count fp32 values
 constexpr std::uint32_t bf16_buffer_magic = 0x70734648;    // "psFH": count bf16 values (2 bytes each)
 constexpr std::uint32_t sparse_buffer_magic = 0x70734653;  // "psFS": entries, their uint32 indices, fp32 values
+constexpr std::uint32_t shared_buffer_magic = 0x7073464d;  // "psFM": count fp32 values in a slot of shared memory
 
 // The bytes a buffer takes on the wire, header included (what the inspect below writes).
 std::uint64_t wire_bytes(const FloatBuffer& buffer);
+
+// A buffer of `count` floats for a payload arriving from another process, reused once nobody holds it
+// any more: a fresh 0.5 MB allocation each time would be fresh pages, faulted in and cleared by the
+// kernel for every message. Its contents are whatever it held last.
+std::shared_ptr<AlignedFloats> received_buffer(std::size_t count);
 
 namespace wire_detail {
 
@@ -87,9 +111,23 @@ inline std::vector<std::uint16_t>& bf16_scratch(std::size_t count) {
   return scratch;
 }
 
+template <class Inspector>
+caf::error inspect_reference(Inspector& f, std::uint8_t& encoding, SharedMemoryReference& where) {
+  return f(encoding, where.pid, where.fd, where.key, where.slot, where.sequence);
+}
+
 template <class Serializer>
 caf::error write(Serializer& f, const FloatBuffer& x) {
   std::uint64_t count = x.size();
+  if (count > 0 && x.marked_for_shared_memory()) {
+    // No free slot (the receiver is behind, or gone): the bytes go inline as usual.
+    if (auto where = put_in_shared_memory(x.data(), count * sizeof(float))) {
+      std::uint32_t magic = shared_buffer_magic;
+      auto encoding = static_cast<std::uint8_t>(x.encoding());
+      if (auto err = f(magic, count)) return err;
+      return inspect_reference(f, encoding, *where);
+    }
+  }
   switch (count == 0 ? WireEncoding::fp32 : x.encoding()) {
     case WireEncoding::fp32: {
       std::uint32_t magic = float_buffer_magic;
@@ -127,11 +165,34 @@ bool fits_message(Deserializer& f, std::uint64_t bytes) {
   return !binary || bytes <= binary->remaining();
 }
 
+}  // namespace wire_detail
+
+// The floats are copied out of the sender's slot, which is then free for its next payload.
+template <class Deserializer>
+caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
+  std::uint8_t encoding = 0;
+  SharedMemoryReference where;
+  if (auto err = wire_detail::inspect_reference(f, encoding, where)) return err;
+  if (count == 0 || count > max_float_buffer_size || encoding > static_cast<std::uint8_t>(WireEncoding::topk))
+    return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer header rejected");
+  auto values = received_buffer(count);
+  const auto refused = take_from_shared_memory(where, count * sizeof(float), [&](const void* floats) {
+    std::memcpy(values->data(), floats, count * sizeof(float));
+  });
+  if (refused) return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer refused: " + *refused);
+  x = FloatBuffer(std::move(values), static_cast<WireEncoding>(encoding));
+  x.arrived_through_shared_memory_ = true;
+  return caf::error{};
+}
+
+namespace wire_detail {
+
 template <class Deserializer>
 caf::error read(Deserializer& f, FloatBuffer& x) {
   std::uint32_t magic = 0;
   std::uint64_t count = 0;
   if (auto err = f(magic, count)) return err;
+  if (magic == shared_buffer_magic) return read_shared(f, x, count);
   const bool known = magic == float_buffer_magic || magic == bf16_buffer_magic || magic == sparse_buffer_magic;
   // An empty buffer is always written as fp32: one spelling per payload, so decoding and encoding
   // again gives the same bytes.
@@ -141,12 +202,12 @@ caf::error read(Deserializer& f, FloatBuffer& x) {
     const bool halves = magic == bf16_buffer_magic;
     if (!fits_message(f, count * (halves ? 2 : 4)))
       return caf::make_error(caf::sec::end_of_stream, "float buffer larger than its message");
-    // From the network's bytes straight into the new buffer: constructed from the byte range (a memmove
-    // in the library), so the floats are not zero-filled first only to be overwritten.
+    // From the network's bytes straight into a reused buffer.
     auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
     if (binary != nullptr && count > 0 && !halves) {
-      const auto* first = reinterpret_cast<const float*>(binary->remainder().data());
-      x = FloatBuffer(std::make_shared<AlignedFloats>(first, first + count), WireEncoding::fp32);
+      auto values = received_buffer(count);
+      std::memcpy(values->data(), binary->remainder().data(), count * sizeof(float));
+      x = FloatBuffer(std::move(values), WireEncoding::fp32);
       binary->skip(count * sizeof(float));
       return caf::error{};
     }

@@ -94,11 +94,12 @@ struct ShardAddress {
   std::string host;
   std::uint16_t port = 0;
   ParameterServerActor server;  // what the dialled port must publish
+  std::string host_identity;    // where the shard's process runs (JoinOffer::host_identity)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ShardAddress& x) {
-  return f(caf::meta::type_name("ShardAddress"), x.shard, x.host, x.port, x.server);
+  return f(caf::meta::type_name("ShardAddress"), x.shard, x.host, x.port, x.server, x.host_identity);
 }
 
 template <class Inspector>
@@ -123,11 +124,11 @@ using CoordinatorActor = caf::typed_actor<
     caf::replies_to<wait_atom>::with<std::vector<DataWorkerActor>, std::vector<std::string>>,
     caf::reacts_to<driver_atom, TrainingDriverActor>,
     // Shard processes (`psgrad shard --index i`): hello (protocol, token, shard index) gets the
-    // config; join hands over the shard's ParameterServer and where it listens for workers, after
-    // checking the layout hash.
+    // config; join hands over the shard's ParameterServer, where it listens for workers and its host
+    // identity (for workers on its host to use shared memory), after checking the layout hash.
     caf::replies_to<shard_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,
     caf::replies_to<join_shard_atom, std::uint32_t, ParameterServerActor, std::uint64_t, std::string,
-                    std::uint16_t>::with<std::uint32_t>,
+                    std::uint16_t, std::string>::with<std::uint32_t>,
     caf::replies_to<shards_atom>::with<std::vector<ParameterServerActor>>,
     // For worker processes: how many shard processes the run has, and the addresses of those that
     // joined so far (a worker asks until it has them all, then dials each).

@@ -47,12 +47,13 @@ using peers_atom = caf::atom_constant<caf::atom("peers")>;
 using squares_atom = caf::atom_constant<caf::atom("squares")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 11;  // 8: async push/pull loops, timings, clock probes, the gate, the training
+constexpr std::uint32_t protocol_version = 12;  // 8: async push/pull loops, timings, clock probes, the gate, the training
                                                 // data in the join, wire encodings; 9: sync barrier on the servers;
                                                 // 10: shards receive only their slice of a gradient (ShardPlan,
                                                 // Gradients::foreign_squares); sync shards exchange the sums of
                                                 // squares of their step's sum (peers, ShardSquares); 11: workers
-                                                // dial shard processes directly (ShardAddress)
+                                                // dial shard processes directly (ShardAddress); 12: payloads
+                                                // through shared memory on one host (host identities)
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -202,12 +203,15 @@ struct JoinOffer {
   // For a shard process when the run resumes a checkpoint: the whole server's state to take its
   // slice of (empty weights otherwise), so shard processes resume exactly as shards in one process.
   ServerState resume_server;
+  // Where the server's process runs (shared_memory_host_identity); a worker on the same host passes
+  // its payloads through shared memory. Empty: never (cluster.shared_memory off).
+  std::string host_identity;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, JoinOffer& x) {
   return f(caf::meta::type_name("JoinOffer"), x.protocol, x.worker_index, x.num_workers, x.config, x.resume,
-           x.stream, x.input_width, x.num_classes, x.resume_server);
+           x.stream, x.input_width, x.num_classes, x.resume_server, x.host_identity);
 }
 
 // Per worker (by index) so far: dropped gradients, mean compute and wait times; and how many applied

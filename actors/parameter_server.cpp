@@ -44,7 +44,7 @@ class ParameterServer : public ParameterServerActor::base {
           const float* values = gradients.values.data();  // this shard's floats
           if (auto error = step(&values, 1, gradients.foreign_squares, gradients.loss)) return error;
           tell(gradients, 1, started);
-          return snapshot();
+          return answer_to(gradients, snapshot());
         },
         [this](listen_atom, StepListener& listener, std::uint32_t shard) {
           listener_ = std::move(listener);
@@ -78,7 +78,7 @@ class ParameterServer : public ParameterServerActor::base {
           }
           if (auto error = step(gradient_slices_.data(), gradient_slices_.size(), all[0].foreign_squares, loss))
             return error;
-          return snapshot();
+          return answer_to(all[0], snapshot());
         },
         [this](weights_atom) -> Weights { return snapshot(); },
         [this](master_atom) -> Weights { return master(); },
@@ -143,7 +143,7 @@ class ParameterServer : public ParameterServerActor::base {
     // the shards exchange the squares of a sum that does not hold it (a worker that just joined).
     if (gradients.version != state_->version || !member(worker) || slot.waiting || exchanging_) {
       tell(gradients, 0, 0);
-      return snapshot();
+      return answer_to(gradients, snapshot());
     }
     slot.gradients = std::move(gradients);
     slot.promise = make_response_promise<Weights>();
@@ -155,7 +155,7 @@ class ParameterServer : public ParameterServerActor::base {
 
   void answer_dropped(Pending& slot) {
     tell(slot.gradients, 0, 0);
-    slot.promise.deliver(snapshot());
+    slot.promise.deliver(answer_to(slot.gradients, snapshot()));
     slot = Pending{};
   }
 
@@ -197,7 +197,7 @@ class ParameterServer : public ParameterServerActor::base {
         slot.promise.deliver(error);
       } else {
         tell(slot.gradients, static_cast<std::uint32_t>(gathered), started);
-        slot.promise.deliver(weights);
+        slot.promise.deliver(answer_to(slot.gradients, weights));
       }
       slot = Pending{};
     }
@@ -354,6 +354,11 @@ class ParameterServer : public ParameterServerActor::base {
   // The weights as workers get them (wire: encoded here), and the master weights themselves.
   Weights snapshot() {
     return Weights{state_->version, state_->layout.hash(), wire_.encode(current_)};
+  }
+  // A pusher on this host whose gradient came through shared memory gets its weights the same way.
+  static Weights answer_to(const Gradients& pushed, Weights weights) {
+    weights.values = weights.values.through_shared_memory(pushed.values.arrived_through_shared_memory());
+    return weights;
   }
   Weights master() const { return Weights{state_->version, state_->layout.hash(), FloatBuffer(current_)}; }
 

@@ -122,10 +122,11 @@ Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::st
 
 Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinator, std::uint32_t shard,
                      const ParameterServerActor& server, std::uint64_t layout_hash, const std::string& host,
-                     std::uint16_t port) {
+                     std::uint16_t port, const std::string& host_identity) {
   auto& system = self->system();
   Status outcome = Error{"no answer"};
-  self->request(coordinator, std::chrono::seconds(10), join_shard_atom::value, shard, server, layout_hash, host, port)
+  self->request(coordinator, std::chrono::seconds(10), join_shard_atom::value, shard, server, layout_hash, host, port,
+                host_identity)
       .receive([&](std::uint32_t) { outcome = success(); },
                [&](caf::error& error) { outcome = Error{"server refused this shard: " + error_text(system, error)}; });
   return outcome;

@@ -40,10 +40,11 @@ Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActo
 Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
                                           const std::string& token, std::uint32_t shard, const RetryPolicy& retry,
                                           const std::function<void(const std::string&)>& on_retry);
-// `host`:`port` is where the shard listens for workers (actors/shard_listener.hpp).
+// `host`:`port` is where the shard listens for workers (actors/shard_listener.hpp); `host_identity`
+// lets workers on its host use shared memory (empty: they never do).
 Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinator, std::uint32_t shard,
                      const ParameterServerActor& server, std::uint64_t layout_hash, const std::string& host,
-                     std::uint16_t port);
+                     std::uint16_t port, const std::string& host_identity);
 
 // Blocks until `served` (our worker or shard) is stopped (success) or the server goes away (error).
 // With `linger` > 0, a stopped `served` then waits up to that long for the server to go away: the

@@ -1,5 +1,6 @@
 // Publishes the Coordinator, gathers workers and shard processes, runs the driver, and stops
 // everything it started through one cleanup guard.
+#include "actors/shared_memory.hpp"
 #include "actors/remote_server.hpp"
 
 #include <algorithm>
@@ -183,6 +184,11 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                      setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
                                      shards_elsewhere ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
   coordinator_setup.data = setup.train_data;
+  // Workers and shard processes on this host pass their payloads through shared memory.
+  if (job.shared_memory) {
+    coordinator_setup.host_identity = shared_memory_host_identity();
+    accept_shared_memory(true);
+  }
   // A resumed run hands shard processes the checkpoint's whole server state; each takes its slice as
   // a shard in this process would.
   if (shards_elsewhere && setup.resume)

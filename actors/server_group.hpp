@@ -3,6 +3,7 @@
 // Slicer hide key ranges behind push and pull).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,6 +28,13 @@ class ServerGroup {
   explicit ServerGroup(std::vector<ParameterServerActor> servers) : servers_(std::move(servers)) {}
 
   std::size_t size() const { return servers_.size(); }
+
+  // Pushes to the servers on these nodes (processes on this host) go through shared memory.
+  void use_shared_memory_with(const std::vector<caf::node_id>& nodes) {
+    shared_memory_.assign(servers_.size(), false);
+    for (std::size_t i = 0; i < servers_.size(); ++i)
+      shared_memory_[i] = servers_[i] && std::find(nodes.begin(), nodes.end(), servers_[i].node()) != nodes.end();
+  }
 
   const ParameterServerActor& first() const { return servers_.front(); }
   const std::vector<ParameterServerActor>& handles() const { return servers_; }
@@ -72,9 +80,11 @@ class ServerGroup {
   template <class Self, class Timeout, class Payload>
   void apply(Self* self, Timeout timeout, std::function<void(Weights)> then, FailureHandler failed, Payload gradients) {
     static_assert(std::is_same_v<Payload, Gradients> || std::is_same_v<Payload, std::vector<Gradients>>);
-    if (servers_.size() == 1)
+    if (servers_.size() == 1) {
+      mark_for_shared_memory(gradients, 0);
       return gather(then, failed,
                     [&](std::size_t) { return self->request(servers_[0], timeout, apply_atom::value, std::move(gradients)); });
+    }
     if (!slicer_)
       return failed("parameter server shards",
                     caf::make_error(caf::sec::runtime_error, "gradients pushed before the shards said what they hold"));
@@ -84,6 +94,7 @@ class ServerGroup {
     }();
     if (!parts) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, parts.error()));
     gather(then, failed, [&](std::size_t i) {
+      mark_for_shared_memory((*parts)[i], i);
       return self->request(servers_[i], timeout, apply_atom::value, std::move((*parts)[i]));
     });
   }
@@ -139,10 +150,19 @@ class ServerGroup {
 
   Weights join(const std::vector<Weights>& parts);
 
+  void mark_for_shared_memory(Gradients& gradients, std::size_t server) const {
+    if (server < shared_memory_.size() && shared_memory_[server])
+      gradients.values = gradients.values.through_shared_memory();
+  }
+  void mark_for_shared_memory(std::vector<Gradients>& all, std::size_t server) const {
+    for (auto& gradients : all) mark_for_shared_memory(gradients, server);
+  }
+
   std::vector<ParameterServerActor> servers_;
   std::unique_ptr<BufferPool> pool_;  // joined weights
   std::optional<GradientSlicer> slicer_;  // shards: what each takes of a gradient, once prepared
   bool squares_ = true;  // pushes carry their foreign chunks' sums of squares
+  std::vector<bool> shared_memory_;  // per server: on this host, taking payloads through shared memory
 };
 
 }  // namespace psgrad

@@ -110,7 +110,7 @@ ShardDial dial_shard(caf::actor_system& system, const ShardAddress& address, con
 
 }  // namespace
 
-Result<std::vector<std::string>> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
+Result<DialledShards> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
                                              const std::string& token, bool tls,
                                              const std::function<void(const std::string&)>& on_retry) {
   auto addresses = wait_for_shard_addresses(system, coordinator);
@@ -141,7 +141,7 @@ Result<std::vector<std::string>> dial_shards(caf::actor_system& system, const Co
       return Error{fmt::format("{} is another process than the shard that joined the server", where)};
     lines.push_back(fmt::format("reached {} directly", where));
   }
-  return lines;
+  return DialledShards{std::move(lines), std::move(*addresses)};
 }
 
 }  // namespace psgrad

@@ -46,9 +46,13 @@ class ShardListener {
 Result<std::string> local_address_toward(const std::string& host, std::uint16_t port);
 
 // Dials every shard process the coordinator names, through its gate (or TLS), once all have joined,
-// so that this process reaches them directly. Returns one line per shard for the log; a shard that
-// cannot be dialled after a few tries (each told to on_retry) is an error naming its address.
-Result<std::vector<std::string>> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
+// so that this process reaches them directly. Returns one line per shard for the log, and the shards;
+// a shard that cannot be dialled after a few tries (each told to on_retry) is an error naming its address.
+struct DialledShards {
+  std::vector<std::string> lines;
+  std::vector<ShardAddress> shards;  // in shard order
+};
+Result<DialledShards> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
                                              const std::string& token, bool tls,
                                              const std::function<void(const std::string&)>& on_retry = {});
 

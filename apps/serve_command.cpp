@@ -16,6 +16,7 @@
 #include "caf/actor_system.hpp"
 #include "apps/signal_watch.hpp"
 #include "actors/remote_server.hpp"
+#include "actors/shared_memory.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/connect_options.hpp"
 #include "apps/job_from_config.hpp"
@@ -189,6 +190,7 @@ int run_serve_command(const ServeOptions& given) {
   };
   const auto summary = serve_training(system, setup);
   int code = finish_run(summary, *run, options);
+  if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
   // Stopped by a signal before or while training: the shell sees which one.
   if (code != 0 && signals.flag()->load() != 0) code = exit_code_for_signal(signals.flag()->load());
   const int child_failures = wait_for(children);

@@ -14,6 +14,7 @@
 #include "actors/parameter_server.hpp"
 #include "actors/remote_client.hpp"
 #include "actors/shard_listener.hpp"
+#include "actors/shared_memory.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
@@ -136,8 +137,11 @@ int run_shard_command(const ShardOptions& given) {
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
     return 1;
   }
+  // Workers on this host pass their payloads through shared memory, and get their answers that way.
+  const auto host_identity = job.shared_memory ? shared_memory_host_identity() : std::string();
+  accept_shared_memory(!host_identity.empty());
   if (auto joined = join_as_shard(self, connection->coordinator, shard, server, layout_hash, listener->host(),
-                                  listener->port());
+                                  listener->port(), host_identity);
       !joined) {
     fmt::print(stderr, "psgrad shard: {}\n", joined.error());
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
@@ -151,10 +155,13 @@ int run_shard_command(const ShardOptions& given) {
     fmt::print(stderr, "psgrad shard: {}\n", done.error());
     return 1;
   }
+  const auto note = shared_memory_note();
+  const auto through_memory = note.empty() ? note : "; " + note;
   if (listener->counts_known())
-    say(fmt::format("training finished; {} worker(s) reached this shard directly", listener->admitted()));
+    say(fmt::format("training finished; {} worker(s) reached this shard directly{}", listener->admitted(),
+                    through_memory));
   else
-    say("training finished");
+    say("training finished" + through_memory);
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "actors/data_worker.hpp"
 #include "actors/remote_client.hpp"
 #include "actors/shard_listener.hpp"
+#include "actors/shared_memory.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
@@ -43,6 +44,20 @@ Result<DataSplit> load_worker_data(const Config& config, const std::string& data
     return load_data_shared(source, "");
   }
   return load_data_shared(source, data_option);
+}
+
+// The server processes this worker reaches through shared memory: those on this host (the same boot,
+// user and namespaces) when the run allows it (cluster.shared_memory).
+std::vector<caf::node_id> shared_memory_peers(const TrainingJob& job, const JoinOffer& offer,
+                                              const CoordinatorActor& coordinator,
+                                              const std::vector<ShardAddress>& shards) {
+  std::vector<caf::node_id> peers;
+  const auto here = job.shared_memory ? shared_memory_host_identity() : std::string();
+  if (here.empty()) return peers;
+  if (offer.host_identity == here) peers.push_back(coordinator.node());
+  for (const auto& shard : shards)
+    if (shard.host_identity == here) peers.push_back(shard.server.node());
+  return peers;
 }
 
 // One session with a server: hello, build, join, serve. Returns the exit code, and whether the
@@ -79,22 +94,26 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   const auto job = job_from_config(*config);
   std::optional<WorkerStreamState> resume;
   if (offer.resume) resume = offer.stream;
-  auto worker = spawn_data_worker(system, DataWorkerSetup{job, offer.worker_index, data->train,
-                                                          worker_delay(job, offer.worker_index), resume,
-                                                          /*detached=*/false});
-  if (!worker) {
-    fmt::print(stderr, "psgrad work: {}\n", worker.error());
-    return {1, false};
-  }
   // Shard processes, dialled before joining: the run starts only once every worker has, so no gradient
   // of theirs detours through the server's process.
   auto shard_routes = dial_shards(system, connection->coordinator, options.token, retry.tls, say);
   if (!shard_routes) {
     fmt::print(stderr, "psgrad work: {}\n", shard_routes.error());
-    caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
     return {1, false};
   }
-  for (const auto& line : *shard_routes) say(line);
+  for (const auto& line : shard_routes->lines) say(line);
+  DataWorkerSetup setup{job, offer.worker_index, data->train, worker_delay(job, offer.worker_index), resume,
+                        /*detached=*/false};
+  setup.shared_memory_nodes = shared_memory_peers(job, offer, connection->coordinator, shard_routes->shards);
+  accept_shared_memory(!setup.shared_memory_nodes.empty());
+  if (!setup.shared_memory_nodes.empty())
+    say(fmt::format("gradients and weights go through shared memory to the {} server process(es) on this host",
+                    setup.shared_memory_nodes.size()));
+  auto worker = spawn_data_worker(system, std::move(setup));
+  if (!worker) {
+    fmt::print(stderr, "psgrad work: {}\n", worker.error());
+    return {1, false};
+  }
   JoinRequest request{offer.worker_index, worker->actor,          worker->layout_hash,
                       data->train->width, data->train->num_classes, data->train->count,
                       host_name(),        data->train_fingerprint};
@@ -111,7 +130,8 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     fmt::print(stderr, "psgrad work: {}\n", done.error());
     return {1, true};
   }
-  say("training finished");
+  const auto through_memory = shared_memory_note();
+  say(through_memory.empty() ? std::string("training finished") : "training finished; " + through_memory);
   return {0, false};
 }
 

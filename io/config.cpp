@@ -225,6 +225,10 @@ const SectionTable<ClusterSection>& cluster_table() {
           "Async/ssp: a worker computes its next gradient while the last one is on its way, from the newest "
           "weights it has (one more step of staleness; sync ignores it: every gradient of a step starts from "
           "the same weights)."),
+      key("shared_memory", &S::shared_memory,
+          "Processes on one host (same boot, user and network namespace) pass gradients and weights through "
+          "shared memory instead of their TCP connection, which carries only a reference; off: always the "
+          "connection."),
       key("elastic", &S::elastic,
           "Let workers join a running job (from the next iteration); num_workers is then the minimum to start."),
       key("rejoin_timeout_ms", &S::rejoin_timeout_ms,

@@ -77,6 +77,8 @@ case "$scenario" in
       fail "worker 0's lines did not come back from 10.77.0.2"
     grep -q "^\[10.77.0.3 worker 1\] psgrad work: training finished" "$work_dir/logs/launch.log" ||
       fail "worker 1's lines did not come back from 10.77.0.3"
+    # Simulated hosts are network namespaces of one machine: their payloads must cross the links.
+    ! grep -q "shared memory" "$work_dir/logs/launch.log" || fail "simulated hosts passed payloads through shared memory"
     # The same weights as one process: the run really trained across the hosts.
     "$psgrad" train --config "$source_dir/configs/mnist.toml" --set training.iterations=20 --no-metrics \
       >"$work_dir/local.out" 2>/dev/null || fail "local run failed"

@@ -84,6 +84,27 @@ case "$scenario" in
       fail "printed accuracies differ"
     [ "$(grep -cP "\taccuracy" "$work_dir/serve.out")" -eq 7 ] || fail "expected 6 evaluation lines and the final one"
     grep -q "training finished" "$work_dir/work0.log" || fail "worker 0 did not report the end"
+    # On one host the payloads go through shared memory, and the weights are still bit for bit local.
+    for k in 0 1; do
+      grep -q "gradients and weights go through shared memory to the 1 server process(es) on this host" \
+        "$work_dir/work$k.log" || fail "worker $k did not use shared memory"
+      grep -Eq "training finished; through shared memory: [1-9][0-9]* payloads sent, [1-9][0-9]* received" \
+        "$work_dir/work$k.log" || fail "worker $k sent or received no payload through shared memory"
+    done
+    grep -Eq "^psgrad serve: through shared memory: [1-9][0-9]* payloads sent" "$work_dir/serve.log" ||
+      fail "the server sent no payload through shared memory"
+    ;;
+  shared-memory-off)
+    # cluster.shared_memory = false: every payload crosses the TCP connection, with the same result.
+    "$psgrad" train --config "$config" --set training.iterations=40 --save-weights "$work_dir/local.bin" \
+      >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
+    start_server --set training.iterations=40 --set cluster.shared_memory=false --save-weights "$work_dir/remote.bin"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "weights over TCP differ from the local run"
+    ! grep -q "shared memory" "$work_dir/work0.log" "$work_dir/work1.log" "$work_dir/serve.log" ||
+      fail "a process used shared memory although the run turned it off"
     ;;
   async-finishes)
     start_server --mode async --set training.iterations=60
@@ -418,7 +439,12 @@ case "$scenario" in
       done
     done
     for s in 1 2; do
-      grep -q "2 worker(s) reached this shard directly" "$work_dir/shard$s.log" || fail "shard $s saw no direct workers"
+      grep -q "2 worker(s) reached this shard directly; through shared memory: [1-9]" "$work_dir/shard$s.log" ||
+        fail "shard $s saw no direct workers, or no payload through shared memory"
+    done
+    for k in 0 1; do
+      grep -q "through shared memory to the 3 server process(es)" "$work_dir/work$k.log" ||
+        fail "worker $k does not reach the server and both shards through shared memory"
     done
     "$psgrad" shard --index 1 --connect 127.0.0.1:1 2>"$work_dir/lonely.log" && fail "a shard without a server succeeded"
     "$psgrad" shard --index 1 --connect 127.0.0.1:1 --listen 127.0.0.1:port 2>"$work_dir/listen.log" &&

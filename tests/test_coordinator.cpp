@@ -145,7 +145,7 @@ TEST_CASE("coordinator tells workers where each shard process listens, and refus
                         std::uint16_t port) {
     std::string outcome = "no answer";
     h.self->request(h.coordinator, std::chrono::seconds(5), join_shard_atom::value, shard, server,
-                    std::uint64_t{0xabc}, host, port)
+                    std::uint64_t{0xabc}, host, port, std::string("host identity"))
         .receive([&](std::uint32_t) { outcome = "joined"; },
                  [&](caf::error& error) { outcome = error_text(h.system, error); });
     return outcome;
@@ -162,6 +162,7 @@ TEST_CASE("coordinator tells workers where each shard process listens, and refus
   CHECK(told.second[0].host == "10.0.0.2");
   CHECK(told.second[0].port == 4100);
   CHECK(told.second[0].server == first);
+  CHECK(told.second[0].host_identity == "host identity");
   const auto second = stand_in();
   REQUIRE(join_shard(2, second, "10.0.0.3", 4200) == "joined");
   told = addresses();

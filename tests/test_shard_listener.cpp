@@ -28,7 +28,8 @@ TEST_CASE("a worker that cannot dial a shard tries again, then names the shard, 
   // Port 1 on loopback: nothing listens there, so the dial is refused at once.
   bool joined = false;
   self->request(coordinator, std::chrono::seconds(5), join_shard_atom::value, std::uint32_t{1}, stand_in,
-                std::uint64_t{0xabc}, std::string("127.0.0.1"), std::uint16_t{1})
+                std::uint64_t{0xabc}, std::string("127.0.0.1"), std::uint16_t{1},
+                std::string())
       .receive([&](std::uint32_t) { joined = true; }, [](caf::error&) {});
   REQUIRE(joined);
   std::vector<std::string> retries;

@@ -1,0 +1,302 @@
+// Segments are memfds: they vanish with the last process that maps them, so a killed process leaves
+// nothing behind in /dev/shm. A receiver opens a sender's segment once through /proc/PID/fd/FD.
+#include "actors/shared_memory.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace psgrad {
+
+namespace {
+
+constexpr std::uint64_t segment_magic = 0x70736772'61645348;  // "psgradSH"
+constexpr const char* segment_name = "psgrad-payloads";
+constexpr std::uint32_t slots_per_segment = 32;
+constexpr std::size_t max_segments = 8;
+constexpr std::size_t page = 4096;
+// A slot still taken after this long belongs to a message that was never read (its receiver died):
+// it is reused, and a reader that comes after all sees the sequence change and refuses it.
+constexpr std::chrono::seconds abandoned_after{60};
+
+struct SegmentHeader {
+  std::uint64_t magic;
+  std::uint64_t key;
+  std::uint64_t slots;
+  std::uint64_t slot_bytes;
+};
+
+// One per slot, in the segment after the header; lock-free atomics work across processes.
+struct alignas(64) SlotState {
+  std::atomic<std::uint64_t> sequence;  // bumped before and after each write, and when taken
+  std::atomic<std::uint32_t> busy;      // 1 from put until taken
+  std::atomic<std::int64_t> claimed_ns;
+};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std::uint32_t>::is_always_lock_free);
+
+std::size_t round_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
+
+std::size_t states_offset() { return round_up(sizeof(SegmentHeader), 64); }
+std::size_t data_offset(std::size_t slots) { return round_up(states_offset() + slots * sizeof(SlotState), page); }
+std::size_t segment_bytes(std::size_t slots, std::size_t slot_bytes) { return data_offset(slots) + slots * slot_bytes; }
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A mapped segment, ours or a peer's; unmapped when the last user lets go.
+struct Mapping {
+  void* base = nullptr;
+  std::size_t length = 0;
+  ~Mapping() {
+    if (base != nullptr) munmap(base, length);
+  }
+  SegmentHeader& header() const { return *static_cast<SegmentHeader*>(base); }
+  SlotState& state(std::size_t slot) const {
+    return reinterpret_cast<SlotState*>(static_cast<char*>(base) + states_offset())[slot];
+  }
+  char* slot_data(std::size_t slot) const {
+    return static_cast<char*>(base) + data_offset(header().slots) + slot * header().slot_bytes;
+  }
+};
+
+struct OwnSegment {
+  int fd = -1;
+  std::shared_ptr<Mapping> mapping;
+};
+
+std::atomic<bool> accepting{false};
+std::atomic<std::uint64_t> put_count{0}, taken_count{0}, fallback_count{0};
+
+std::uint64_t random_key() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+// This process's segments, each with slots of one size (made as payloads of new sizes come).
+class Outbox {
+ public:
+  std::optional<SharedMemoryReference> put(const void* data, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& segment : segments_)
+      if (segment.mapping->header().slot_bytes >= bytes)
+        if (auto reference = put_into(segment, data, bytes)) return reference;
+    if (segments_.size() >= max_segments && !retire_idle_segment()) return std::nullopt;
+    auto segment = make_segment(round_up(bytes, page));
+    if (!segment) return std::nullopt;
+    segments_.push_back(std::move(*segment));
+    return put_into(segments_.back(), data, bytes);
+  }
+
+ private:
+  // Makes room for a segment of another size: one with no payload waiting in it goes (peers that
+  // mapped it keep their own mapping; no reference to it is outstanding).
+  bool retire_idle_segment() {
+    for (auto at = segments_.begin(); at != segments_.end(); ++at) {
+      const auto& mapping = *at->mapping;
+      bool idle = true;
+      for (std::uint32_t slot = 0; slot < mapping.header().slots && idle; ++slot)
+        idle = mapping.state(slot).busy.load(std::memory_order_acquire) == 0;
+      if (!idle) continue;
+      close(at->fd);
+      segments_.erase(at);
+      return true;
+    }
+    return false;
+  }
+
+  static std::optional<OwnSegment> make_segment(std::size_t slot_bytes) {
+    const int fd = memfd_create(segment_name, MFD_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    const auto length = segment_bytes(slots_per_segment, slot_bytes);
+    if (ftruncate(fd, static_cast<off_t>(length)) != 0) {
+      close(fd);
+      return std::nullopt;
+    }
+    void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+      close(fd);
+      return std::nullopt;
+    }
+    auto mapping = std::make_shared<Mapping>();
+    mapping->base = base;
+    mapping->length = length;
+    // A fresh memfd reads as zeros: every slot free, sequence 0.
+    auto& header = mapping->header();
+    header.key = random_key();
+    header.slots = slots_per_segment;
+    header.slot_bytes = slot_bytes;
+    std::atomic_thread_fence(std::memory_order_release);
+    header.magic = segment_magic;
+    return OwnSegment{fd, std::move(mapping)};
+  }
+
+  static std::optional<SharedMemoryReference> put_into(OwnSegment& segment, const void* data, std::size_t bytes) {
+    const auto& mapping = *segment.mapping;
+    const auto now = now_ns();
+    const auto abandoned = std::chrono::duration_cast<std::chrono::nanoseconds>(abandoned_after).count();
+    for (std::uint32_t slot = 0; slot < mapping.header().slots; ++slot) {
+      auto& state = mapping.state(slot);
+      std::uint32_t free = 0;
+      const bool claimed = state.busy.compare_exchange_strong(free, 1, std::memory_order_acq_rel) ||
+                           now - state.claimed_ns.load(std::memory_order_relaxed) > abandoned;
+      if (!claimed) continue;
+      state.claimed_ns.store(now, std::memory_order_relaxed);
+      state.sequence.fetch_add(1, std::memory_order_acq_rel);  // writing: a late reader sees it changed
+      std::memcpy(mapping.slot_data(slot), data, bytes);
+      const auto written = state.sequence.fetch_add(1, std::memory_order_acq_rel) + 1;
+      return SharedMemoryReference{static_cast<std::uint32_t>(getpid()), static_cast<std::uint32_t>(segment.fd),
+                                   mapping.header().key, slot, written};
+    }
+    return std::nullopt;
+  }
+
+  std::mutex mutex_;
+  std::vector<OwnSegment> segments_;  // kept open for the process's life: peers open them by fd
+};
+
+Outbox& outbox() {
+  static Outbox box;
+  return box;
+}
+
+// Peers' segments this process has mapped, by (pid, fd, key).
+class PeerSegments {
+ public:
+  std::variant<std::shared_ptr<Mapping>, std::string> open(const SharedMemoryReference& reference) {
+    const auto id = std::make_tuple(reference.pid, reference.fd, reference.key);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto found = mapped_.find(id); found != mapped_.end()) return found->second;
+    auto opened = map_peer(reference);
+    if (auto* mapping = std::get_if<std::shared_ptr<Mapping>>(&opened)) {
+      // Peers come and go over a long run; keep the newest few.
+      if (mapped_.size() >= 64) mapped_.erase(mapped_.begin());
+      mapped_.emplace(id, *mapping);
+    }
+    return opened;
+  }
+
+ private:
+  static std::variant<std::shared_ptr<Mapping>, std::string> map_peer(const SharedMemoryReference& reference) {
+    const auto path = fmt::format("/proc/{}/fd/{}", reference.pid, reference.fd);
+    // Only ever a psgrad memfd: opening an arbitrary file of another process could have effects.
+    char target[256] = {};
+    const auto length = readlink(path.c_str(), target, sizeof target - 1);
+    const std::string expected = fmt::format("/memfd:{}", segment_name);
+    if (length < 0 || std::strncmp(target, expected.c_str(), expected.size()) != 0)
+      return fmt::format("{} is not a psgrad shared-memory segment on this host", path);
+    const int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return fmt::format("cannot open {}: {}", path, std::strerror(errno));
+    struct stat status {};
+    std::shared_ptr<Mapping> mapping;
+    if (fstat(fd, &status) == 0 && S_ISREG(status.st_mode) &&
+        static_cast<std::size_t>(status.st_size) >= data_offset(1)) {
+      void* base = mmap(nullptr, static_cast<std::size_t>(status.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (base != MAP_FAILED) {
+        mapping = std::make_shared<Mapping>();
+        mapping->base = base;
+        mapping->length = static_cast<std::size_t>(status.st_size);
+      }
+    }
+    close(fd);
+    if (!mapping) return fmt::format("cannot map {}", path);
+    const auto& header = mapping->header();
+    if (header.magic != segment_magic || header.key != reference.key)
+      return fmt::format("{} is not the segment the reference names (key differs)", path);
+    if (header.slots == 0 || header.slots > slots_per_segment ||
+        segment_bytes(header.slots, header.slot_bytes) > mapping->length)
+      return fmt::format("{} has a malformed header", path);
+    return mapping;
+  }
+
+  std::mutex mutex_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::shared_ptr<Mapping>> mapped_;
+};
+
+PeerSegments& peer_segments() {
+  static PeerSegments segments;
+  return segments;
+}
+
+std::string first_line(const char* path) {
+  std::ifstream file(path);
+  std::string line;
+  std::getline(file, line);
+  return line;
+}
+
+std::string namespace_inode(const char* path) {
+  struct stat status {};
+  return stat(path, &status) == 0 ? std::to_string(status.st_ino) : std::string();
+}
+
+}  // namespace
+
+std::string shared_memory_host_identity() {
+  const auto boot = first_line("/proc/sys/kernel/random/boot_id");
+  const auto network = namespace_inode("/proc/self/ns/net");
+  const auto processes = namespace_inode("/proc/self/ns/pid");
+  if (boot.empty() || network.empty() || processes.empty()) return {};
+  return fmt::format("{}/{}/{}/{}", boot, getuid(), network, processes);
+}
+
+std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std::size_t bytes) {
+  auto reference = outbox().put(data, bytes);
+  (reference ? put_count : fallback_count).fetch_add(1, std::memory_order_relaxed);
+  return reference;
+}
+
+std::optional<std::string> take_from_shared_memory(const SharedMemoryReference& reference, std::size_t bytes,
+                                                   const std::function<void(const void*)>& read) {
+  if (!accepts_shared_memory()) return std::string("this process does not take payloads through shared memory");
+  auto opened = peer_segments().open(reference);
+  if (auto* why = std::get_if<std::string>(&opened)) return *why;
+  const auto& mapping = *std::get<std::shared_ptr<Mapping>>(opened);
+  if (reference.slot >= mapping.header().slots || bytes > mapping.header().slot_bytes)
+    return fmt::format("slot {} of {} bytes is outside the segment", reference.slot, bytes);
+  auto& state = mapping.state(reference.slot);
+  if (state.sequence.load(std::memory_order_acquire) != reference.sequence)
+    return std::string("the slot was already taken or written again");
+  read(mapping.slot_data(reference.slot));
+  std::atomic_thread_fence(std::memory_order_acquire);
+  auto expected = reference.sequence;
+  // Taken: the sequence moves on, so the same reference is refused the next time.
+  if (!state.sequence.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel))
+    return std::string("the slot was written again while it was read");
+  state.busy.store(0, std::memory_order_release);
+  taken_count.fetch_add(1, std::memory_order_relaxed);
+  return std::nullopt;
+}
+
+void accept_shared_memory(bool accept) { accepting.store(accept); }
+bool accepts_shared_memory() { return accepting.load(); }
+
+SharedMemoryCounts shared_memory_counts() {
+  return SharedMemoryCounts{put_count.load(), taken_count.load(), fallback_count.load()};
+}
+
+std::string shared_memory_note() {
+  const auto counts = shared_memory_counts();
+  if (counts.put + counts.taken + counts.inline_fallbacks == 0) return {};
+  auto note = fmt::format("through shared memory: {} payloads sent, {} received", counts.put, counts.taken);
+  if (counts.inline_fallbacks > 0) note += fmt::format(", {} sent inline (no slot free)", counts.inline_fallbacks);
+  return note;
+}
+
+}  // namespace psgrad

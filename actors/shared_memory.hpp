@@ -1,0 +1,58 @@
+// Payloads between processes on one host through shared memory: the sender copies a buffer into a
+// slot of its own memfd and the message carries only the slot's reference; the receiver copies the
+// floats out and frees the slot. Over loopback TCP the same buffer is copied six or seven times (by
+// CAF's serializer, the kernel twice, CAF's read buffer, its BASP worker, the deserializer); here twice.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace psgrad {
+
+// Where a payload waits: slot `slot` of segment `fd` of process `pid`, written as `sequence`. `key`
+// is the segment's random key, so a reference to any other file is refused.
+struct SharedMemoryReference {
+  std::uint32_t pid = 0;
+  std::uint32_t fd = 0;
+  std::uint64_t key = 0;
+  std::uint32_t slot = 0;
+  std::uint64_t sequence = 0;
+};
+
+// What two processes must share to reach each other's memory this way: the boot, the user, and the
+// network and process namespaces (a simulated host is its own network namespace, and its traffic must
+// cross its simulated link). Empty when this process cannot tell (then it never uses shared memory).
+std::string shared_memory_host_identity();
+
+// Copies `bytes` into a free slot of this process's shared memory. Empty when no slot is free (a
+// receiver slow to take its payloads, or gone) or the memory cannot be made: the caller then sends
+// the bytes inline.
+std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std::size_t bytes);
+
+// Hands `read` the referenced slot's first `bytes` (it copies them out), then frees the slot. A
+// reference that is not this host's, names no psgrad segment, or whose slot was taken or reused is
+// refused with the reason, and `read` is not called (or, if the slot changed while it read, its copy
+// must be discarded).
+std::optional<std::string> take_from_shared_memory(const SharedMemoryReference& reference, std::size_t bytes,
+                                                   const std::function<void(const void*)>& read);
+
+// Whether this process takes payloads by reference at all: off until a command that talks to peers
+// on this host turns it on (cluster.shared_memory), so a process that never offered it refuses a
+// forged reference without touching another process's files.
+void accept_shared_memory(bool accept);
+bool accepts_shared_memory();
+
+// Payloads this process put into or took from shared memory so far (for the run's log and tests).
+struct SharedMemoryCounts {
+  std::uint64_t put = 0;
+  std::uint64_t taken = 0;
+  std::uint64_t inline_fallbacks = 0;  // put asked for, no slot free
+};
+SharedMemoryCounts shared_memory_counts();
+// Those counts for a process's last log line ("through shared memory: ..."), empty when none.
+std::string shared_memory_note();
+
+}  // namespace psgrad

@@ -1,0 +1,238 @@
+// Payloads through shared memory: a reference is taken once, byte for byte, also from another
+// process; forged or stale references are refused; a FloatBuffer marked for it crosses as a reference.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/actor_config.hpp"
+#include "actors/float_buffer.hpp"
+#include "actors/messages.hpp"
+#include "actors/shared_memory.hpp"
+#include "message_bytes.hpp"
+
+namespace psgrad {
+namespace {
+
+std::vector<float> awkward_floats(std::size_t count) {
+  std::vector<float> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<float>(i) * 0.25f - 3.0f;
+  values[0] = std::numeric_limits<float>::quiet_NaN();
+  values[1] = -0.0f;
+  values[2] = std::numeric_limits<float>::infinity();
+  values[3] = std::numeric_limits<float>::denorm_min();
+  return values;
+}
+
+// What take_from_shared_memory copied out, or why it refused.
+struct Taken {
+  std::vector<float> values;
+  std::optional<std::string> refused;
+  bool read = false;
+};
+
+Taken take(const SharedMemoryReference& reference, std::size_t count) {
+  Taken taken;
+  taken.values.resize(count);
+  taken.refused = take_from_shared_memory(reference, count * sizeof(float), [&](const void* floats) {
+    taken.read = true;
+    std::memcpy(taken.values.data(), floats, count * sizeof(float));
+  });
+  return taken;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+struct Accepting {
+  Accepting() { accept_shared_memory(true); }
+  ~Accepting() { accept_shared_memory(false); }
+};
+
+}  // namespace
+
+TEST_CASE("a payload put in shared memory is taken once, bit for bit") {
+  const Accepting accepting;
+  const auto values = awkward_floats(1000);
+  const auto before = shared_memory_counts();
+  const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+  REQUIRE(reference.has_value());
+  const auto first = take(*reference, values.size());
+  REQUIRE_FALSE(first.refused.has_value());
+  CHECK(same_bits(first.values, values));
+  const auto second = take(*reference, values.size());
+  REQUIRE(second.refused.has_value());
+  CHECK(second.refused->find("already taken") != std::string::npos);
+  CHECK_FALSE(second.read);
+  const auto after = shared_memory_counts();
+  CHECK(after.put == before.put + 1);
+  CHECK(after.taken == before.taken + 1);
+}
+
+TEST_CASE("a slot taken is reused, so steady traffic needs no new memory") {
+  const Accepting accepting;
+  const auto values = awkward_floats(50000);
+  std::optional<SharedMemoryReference> first;
+  for (int round = 0; round < 200; ++round) {
+    const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+    REQUIRE(reference.has_value());
+    if (!first) first = reference;
+    CHECK(reference->fd == first->fd);  // the same segment all along
+    const auto taken = take(*reference, values.size());
+    REQUIRE_FALSE(taken.refused.has_value());
+  }
+}
+
+TEST_CASE("a forged or mistaken shared-memory reference is refused without reading") {
+  const Accepting accepting;
+  const auto values = awkward_floats(64);
+  const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+  REQUIRE(reference.has_value());
+  auto forged = *reference;
+  forged.key ^= 1;
+  auto refused = take(forged, values.size());
+  CHECK(refused.refused.has_value());
+  CHECK_FALSE(refused.read);
+  forged = *reference;
+  forged.slot = 1000;
+  CHECK(take(forged, values.size()).refused.has_value());
+  forged = *reference;
+  forged.sequence += 2;
+  CHECK(take(forged, values.size()).refused.has_value());
+  CHECK(take(*reference, std::size_t{1} << 26).refused.has_value());  // larger than its slot
+  forged = *reference;
+  forged.pid = 0x7ffffff0;  // no such process
+  CHECK(take(forged, values.size()).refused.has_value());
+  // A file that is not a psgrad segment, though this process holds it open.
+  const int other = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  REQUIRE(other >= 0);
+  forged = *reference;
+  forged.fd = static_cast<std::uint32_t>(other);
+  refused = take(forged, values.size());
+  REQUIRE(refused.refused.has_value());
+  CHECK(refused.refused->find("not a psgrad shared-memory segment") != std::string::npos);
+  close(other);
+  // The genuine reference still works after all that.
+  const auto taken = take(*reference, values.size());
+  REQUIRE_FALSE(taken.refused.has_value());
+  CHECK(same_bits(taken.values, values));
+}
+
+TEST_CASE("a process that does not take shared memory refuses every reference") {
+  const auto values = awkward_floats(16);
+  const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+  REQUIRE(reference.has_value());
+  accept_shared_memory(false);
+  const auto refused = take(*reference, values.size());
+  CHECK(refused.refused.has_value());
+  CHECK_FALSE(refused.read);
+  const Accepting accepting;
+  CHECK_FALSE(take(*reference, values.size()).refused.has_value());
+}
+
+TEST_CASE("with every slot waiting to be taken, a put gives nothing and the payload goes inline") {
+  const Accepting accepting;
+  const std::vector<float> values(8, 1.5f);
+  std::vector<SharedMemoryReference> waiting;
+  const auto before = shared_memory_counts();
+  bool ran_out = false;
+  for (int k = 0; k < 2000 && !ran_out; ++k) {
+    auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+    if (reference) waiting.push_back(*reference);
+    else ran_out = true;
+  }
+  CHECK(ran_out);
+  CHECK(shared_memory_counts().inline_fallbacks == before.inline_fallbacks + 1);
+  // A FloatBuffer marked for shared memory then still arrives, as bytes in the message.
+  ActorConfig config{1};
+  caf::actor_system system{config};
+  const auto buffer = FloatBuffer::copy_of(values.data(), values.size()).through_shared_memory();
+  const auto bytes = testing::serialize(system, buffer);
+  CHECK(bytes.size() >= values.size() * sizeof(float));
+  FloatBuffer arrived;
+  REQUIRE_FALSE(testing::deserialize(system, bytes, arrived));
+  CHECK(arrived == buffer);
+  CHECK_FALSE(arrived.arrived_through_shared_memory());
+  for (const auto& reference : waiting) CHECK_FALSE(take(reference, values.size()).refused.has_value());
+}
+
+TEST_CASE("a float buffer marked for shared memory crosses as a reference and arrives equal") {
+  const Accepting accepting;
+  ActorConfig config{1};
+  caf::actor_system system{config};
+  const auto values = awkward_floats(118282);
+  for (const auto wire : {WireEncoding::fp32, WireEncoding::bf16}) {
+    CAPTURE(wire_name(wire));
+    const Weights weights{7, 0xabc, FloatBuffer(std::make_shared<const AlignedFloats>(values.begin(), values.end()), wire)
+                                        .through_shared_memory()};
+    const auto bytes = testing::serialize(system, weights);
+    CHECK(bytes.size() < 100);  // the reference, not 473 KB of floats
+    Weights arrived;
+    REQUIRE_FALSE(testing::deserialize(system, bytes, arrived));
+    CHECK(arrived.version == 7);
+    CHECK(arrived.values == weights.values);
+    CHECK(arrived.values.encoding() == wire);
+    CHECK(arrived.values.arrived_through_shared_memory());
+    CHECK_FALSE(arrived.values.marked_for_shared_memory());  // an answer is marked by whoever sends it
+    // The same bytes once more: the slot was taken, so the message is refused, not read stale.
+    Weights again;
+    CHECK(testing::deserialize(system, bytes, again));
+  }
+  // Unmarked, the floats travel in the message as before.
+  const auto inline_bytes = testing::serialize(system, FloatBuffer::copy_of(values.data(), values.size()));
+  CHECK(inline_bytes.size() >= values.size() * sizeof(float));
+}
+
+TEST_CASE("a payload another process put in shared memory is taken here, bit for bit") {
+  const Accepting accepting;
+  const auto values = awkward_floats(30000);
+  int to_parent[2], to_child[2];
+  REQUIRE(pipe(to_parent) == 0);
+  REQUIRE(pipe(to_child) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The child puts the payload, says where, and lives until the parent has taken it.
+    const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+    const SharedMemoryReference where = reference.value_or(SharedMemoryReference{});
+    const bool written = write(to_parent[1], &where, sizeof where) == static_cast<ssize_t>(sizeof where);
+    char done = 0;
+    const bool heard = read(to_child[0], &done, 1) == 1;
+    _exit(reference && written && heard ? 0 : 1);
+  }
+  SharedMemoryReference where;
+  REQUIRE(read(to_parent[0], &where, sizeof where) == static_cast<ssize_t>(sizeof where));
+  CHECK(where.pid == static_cast<std::uint32_t>(child));
+  const auto taken = take(where, values.size());
+  CHECK_FALSE(taken.refused.has_value());
+  CHECK(same_bits(taken.values, values));
+  const char done = 1;
+  CHECK(write(to_child[1], &done, 1) == 1);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  for (int fd : {to_parent[0], to_parent[1], to_child[0], to_child[1]}) close(fd);
+}
+
+TEST_CASE("processes share memory only with the same boot, user and namespaces") {
+  const auto here = shared_memory_host_identity();
+  REQUIRE_FALSE(here.empty());
+  CHECK(here == shared_memory_host_identity());
+  // boot id / uid / network namespace / process namespace
+  CHECK(std::count(here.begin(), here.end(), '/') == 3);
+  CHECK(here.find(std::to_string(getuid())) != std::string::npos);
+}
+
+}  // namespace psgrad
