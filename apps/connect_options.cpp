@@ -10,7 +10,8 @@ namespace psgrad {
 
 void add_connect_options(CLI::App& command, ConnectOptions& options) {
   command.add_option("--connect", options.connect, "server address HOST:PORT")->required();
-  command.add_option("--threads", options.threads, "CAF scheduler threads (default: cores)")
+  command.add_option("--threads", options.threads, "CAF scheduler threads (default 1: the process runs one actor, and CAF's network layer has a "
+                     "thread of its own; 0: one per core)")
       ->check(CLI::Range(std::int64_t{0}, max_scheduler_threads));
   command.add_option("--token", options.token, fmt::format("join token the server expects (default ${})",
                                                            join_token_variable))

@@ -17,7 +17,9 @@ inline constexpr const char* join_token_variable = "PSGRAD_JOIN_TOKEN";
 struct ConnectOptions {
   std::string connect;  // the server's HOST:PORT
   std::string token;    // the join token the server expects
-  int threads = 0;      // CAF scheduler threads; 0: one per core
+  // CAF scheduler threads; 0: one per core. One carries the process's single actor: measured over loopback
+  // (async, pipelined, 2 workers), 111-117k samples/s against 103-110k with one per core.
+  int threads = 1;
   std::string tls_certificate, tls_key, tls_ca;  // connect over TLS with this identity
   bool launched = false;  // started by `psgrad launch`: the token comes on standard input
 };
