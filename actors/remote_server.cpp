@@ -1,6 +1,5 @@
 // Publishes the Coordinator, gathers workers and shard processes, runs the driver, and stops
 // everything it started through one cleanup guard.
-#include "actors/shared_memory.hpp"
 #include "actors/remote_server.hpp"
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include "actors/network_words.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
+#include "actors/shared_memory.hpp"
 #include "actors/training_driver.hpp"
 
 namespace psgrad {

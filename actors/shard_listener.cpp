@@ -111,8 +111,8 @@ ShardDial dial_shard(caf::actor_system& system, const ShardAddress& address, con
 }  // namespace
 
 Result<DialledShards> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                             const std::string& token, bool tls,
-                                             const std::function<void(const std::string&)>& on_retry) {
+                                  const std::string& token, bool tls,
+                                  const std::function<void(const std::string&)>& on_retry) {
   auto addresses = wait_for_shard_addresses(system, coordinator);
   if (!addresses) return Error{addresses.error()};
   std::sort(addresses->begin(), addresses->end(), [](const auto& a, const auto& b) { return a.shard < b.shard; });

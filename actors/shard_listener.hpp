@@ -53,7 +53,7 @@ struct DialledShards {
   std::vector<ShardAddress> shards;  // in shard order
 };
 Result<DialledShards> dial_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                             const std::string& token, bool tls,
-                                             const std::function<void(const std::string&)>& on_retry = {});
+                                  const std::string& token, bool tls,
+                                  const std::function<void(const std::string&)>& on_retry = {});
 
 }  // namespace psgrad

@@ -60,10 +60,13 @@ std::int64_t now_ns() {
       .count();
 }
 
-// A mapped segment, ours or a peer's; unmapped when the last user lets go.
+// A mapped segment, ours or a peer's; unmapped when the last user lets go. Its geometry is kept here
+// once checked, not read again from the header a peer could rewrite.
 struct Mapping {
   void* base = nullptr;
   std::size_t length = 0;
+  std::size_t slots = 0;
+  std::size_t slot_bytes = 0;
   ~Mapping() {
     if (base != nullptr) munmap(base, length);
   }
@@ -72,7 +75,7 @@ struct Mapping {
     return reinterpret_cast<SlotState*>(static_cast<char*>(base) + states_offset())[slot];
   }
   char* slot_data(std::size_t slot) const {
-    return static_cast<char*>(base) + data_offset(header().slots) + slot * header().slot_bytes;
+    return static_cast<char*>(base) + data_offset(slots) + slot * slot_bytes;
   }
 };
 
@@ -95,7 +98,7 @@ class Outbox {
   std::optional<SharedMemoryReference> put(const void* data, std::size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& segment : segments_)
-      if (segment.mapping->header().slot_bytes >= bytes)
+      if (segment.mapping->slot_bytes >= bytes)
         if (auto reference = put_into(segment, data, bytes)) return reference;
     if (segments_.size() >= max_segments && !retire_idle_segment()) return std::nullopt;
     auto segment = make_segment(round_up(bytes, page));
@@ -111,7 +114,7 @@ class Outbox {
     for (auto at = segments_.begin(); at != segments_.end(); ++at) {
       const auto& mapping = *at->mapping;
       bool idle = true;
-      for (std::uint32_t slot = 0; slot < mapping.header().slots && idle; ++slot)
+      for (std::size_t slot = 0; slot < mapping.slots && idle; ++slot)
         idle = mapping.state(slot).busy.load(std::memory_order_acquire) == 0;
       if (!idle) continue;
       close(at->fd);
@@ -137,6 +140,8 @@ class Outbox {
     auto mapping = std::make_shared<Mapping>();
     mapping->base = base;
     mapping->length = length;
+    mapping->slots = slots_per_segment;
+    mapping->slot_bytes = slot_bytes;
     // A fresh memfd reads as zeros: every slot free, sequence 0.
     auto& header = mapping->header();
     header.key = random_key();
@@ -151,7 +156,7 @@ class Outbox {
     const auto& mapping = *segment.mapping;
     const auto now = now_ns();
     const auto abandoned = std::chrono::duration_cast<std::chrono::nanoseconds>(abandoned_after).count();
-    for (std::uint32_t slot = 0; slot < mapping.header().slots; ++slot) {
+    for (std::uint32_t slot = 0; slot < mapping.slots; ++slot) {
       auto& state = mapping.state(slot);
       std::uint32_t free = 0;
       const bool claimed = state.busy.compare_exchange_strong(free, 1, std::memory_order_acq_rel) ||
@@ -185,7 +190,7 @@ class PeerSegments {
     if (auto found = mapped_.find(id); found != mapped_.end()) return found->second;
     auto opened = map_peer(reference);
     if (auto* mapping = std::get_if<std::shared_ptr<Mapping>>(&opened)) {
-      // Peers come and go over a long run; keep the newest few.
+      // Peers come and go over a long run: at most 64 stay mapped (a dropped one is mapped again if used).
       if (mapped_.size() >= 64) mapped_.erase(mapped_.begin());
       mapped_.emplace(id, *mapping);
     }
@@ -219,9 +224,11 @@ class PeerSegments {
     const auto& header = mapping->header();
     if (header.magic != segment_magic || header.key != reference.key)
       return fmt::format("{} is not the segment the reference names (key differs)", path);
-    if (header.slots == 0 || header.slots > slots_per_segment ||
+    if (header.slots == 0 || header.slots > slots_per_segment || header.slot_bytes > mapping->length ||
         segment_bytes(header.slots, header.slot_bytes) > mapping->length)
       return fmt::format("{} has a malformed header", path);
+    mapping->slots = header.slots;
+    mapping->slot_bytes = header.slot_bytes;
     return mapping;
   }
 
@@ -268,7 +275,7 @@ std::optional<std::string> take_from_shared_memory(const SharedMemoryReference& 
   auto opened = peer_segments().open(reference);
   if (auto* why = std::get_if<std::string>(&opened)) return *why;
   const auto& mapping = *std::get<std::shared_ptr<Mapping>>(opened);
-  if (reference.slot >= mapping.header().slots || bytes > mapping.header().slot_bytes)
+  if (reference.slot >= mapping.slots || bytes > mapping.slot_bytes)
     return fmt::format("slot {} of {} bytes is outside the segment", reference.slot, bytes);
   auto& state = mapping.state(reference.slot);
   if (state.sequence.load(std::memory_order_acquire) != reference.sequence)
@@ -297,6 +304,11 @@ std::string shared_memory_note() {
   auto note = fmt::format("through shared memory: {} payloads sent, {} received", counts.put, counts.taken);
   if (counts.inline_fallbacks > 0) note += fmt::format(", {} sent inline (no slot free)", counts.inline_fallbacks);
   return note;
+}
+
+std::string with_shared_memory_note(const std::string& line) {
+  const auto note = shared_memory_note();
+  return note.empty() ? line : line + "; " + note;
 }
 
 }  // namespace psgrad

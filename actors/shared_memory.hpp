@@ -54,5 +54,7 @@ struct SharedMemoryCounts {
 SharedMemoryCounts shared_memory_counts();
 // Those counts for a process's last log line ("through shared memory: ..."), empty when none.
 std::string shared_memory_note();
+// `line`, followed by "; " and that note when there is one.
+std::string with_shared_memory_note(const std::string& line);
 
 }  // namespace psgrad

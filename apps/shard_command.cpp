@@ -155,13 +155,11 @@ int run_shard_command(const ShardOptions& given) {
     fmt::print(stderr, "psgrad shard: {}\n", done.error());
     return 1;
   }
-  const auto note = shared_memory_note();
-  const auto through_memory = note.empty() ? note : "; " + note;
   if (listener->counts_known())
-    say(fmt::format("training finished; {} worker(s) reached this shard directly{}", listener->admitted(),
-                    through_memory));
+    say(with_shared_memory_note(
+        fmt::format("training finished; {} worker(s) reached this shard directly", listener->admitted())));
   else
-    say("training finished" + through_memory);
+    say(with_shared_memory_note("training finished"));
   return 0;
 }
 

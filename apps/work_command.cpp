@@ -130,8 +130,7 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     fmt::print(stderr, "psgrad work: {}\n", done.error());
     return {1, true};
   }
-  const auto through_memory = shared_memory_note();
-  say(through_memory.empty() ? std::string("training finished") : "training finished; " + through_memory);
+  say(with_shared_memory_note("training finished"));
   return {0, false};
 }
 
