@@ -34,7 +34,7 @@ class FloatBuffer {
  public:
   FloatBuffer() = default;
   explicit FloatBuffer(std::shared_ptr<const AlignedFloats> values, WireEncoding encoding = WireEncoding::fp32)
-      : values_(values, values ? values->data() : nullptr), size_(values ? values->size() : 0), encoding_(encoding) {}
+      : values_(std::move(values)), size_(values_ ? values_->size() : 0), encoding_(encoding) {}
   static FloatBuffer copy_of(const float* data, std::size_t size) {
     return FloatBuffer(std::make_shared<const AlignedFloats>(data, data + size));
   }
@@ -48,7 +48,7 @@ class FloatBuffer {
   }
 
   std::size_t size() const { return size_; }
-  const float* data() const { return values_ ? values_.get() + offset_ : nullptr; }
+  const float* data() const { return values_ ? values_->data() + offset_ : nullptr; }
   bool empty() const { return size() == 0; }
   // How many holders share the buffer (messages, actors, slices): 0 for an empty buffer.
   long use_count() const { return values_.use_count(); }
@@ -71,8 +71,7 @@ class FloatBuffer {
   }
 
  private:
-  // Aliases its owner: an AlignedFloats, or a held slot of another process's shared memory.
-  std::shared_ptr<const float> values_;
+  std::shared_ptr<const AlignedFloats> values_;
   std::size_t offset_ = 0;  // of a slice, in values_
   std::size_t size_ = 0;
   WireEncoding encoding_ = WireEncoding::fp32;
@@ -168,8 +167,7 @@ bool fits_message(Deserializer& f, std::uint64_t bytes) {
 
 }  // namespace wire_detail
 
-// The floats stay in the sender's slot, held (not copied) until the last handle to them goes; the
-// slot is then free for the sender's next payload.
+// The floats are copied out of the sender's slot, which is then free for its next payload.
 template <class Deserializer>
 caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
   std::uint8_t encoding = 0;
@@ -177,14 +175,12 @@ caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
   if (auto err = wire_detail::inspect_reference(f, encoding, where)) return err;
   if (count == 0 || count > max_float_buffer_size || encoding > static_cast<std::uint8_t>(WireEncoding::topk))
     return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer header rejected");
-  auto held = hold_in_shared_memory(where, count * sizeof(float));
-  if (auto* refused = std::get_if<std::string>(&held))
-    return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer refused: " + *refused);
-  const auto& slot = std::get<std::shared_ptr<const void>>(held);
-  x = FloatBuffer();
-  x.values_ = std::shared_ptr<const float>(slot, static_cast<const float*>(slot.get()));
-  x.size_ = count;
-  x.encoding_ = static_cast<WireEncoding>(encoding);
+  auto values = received_buffer(count);
+  const auto refused = take_from_shared_memory(where, count * sizeof(float), [&](const void* floats) {
+    std::memcpy(values->data(), floats, count * sizeof(float));
+  });
+  if (refused) return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer refused: " + *refused);
+  x = FloatBuffer(std::move(values), static_cast<WireEncoding>(encoding));
   x.arrived_through_shared_memory_ = true;
   return caf::error{};
 }

@@ -3,7 +3,6 @@
 #include "actors/shared_memory.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,13 +30,9 @@ constexpr const char* segment_name = "psgrad-payloads";
 constexpr std::uint32_t slots_per_segment = 32;
 constexpr std::size_t max_segments = 8;
 constexpr std::size_t page = 4096;
-// A slot still in flight after this long belongs to a message that was never read (its receiver
-// died): it is reused, and a reader that comes after all sees the sequence change and refuses it.
+// A slot still taken after this long belongs to a message that was never read (its receiver died):
+// it is reused, and a reader that comes after all sees the sequence change and refuses it.
 constexpr std::chrono::seconds abandoned_after{60};
-
-// A slot's life: free -> in flight (written, its reference on its way) -> held (a receiver computes
-// on it in place) -> free (the receiver let go of it).
-constexpr std::uint32_t free_slot = 0, in_flight = 1, held = 2;
 
 struct SegmentHeader {
   std::uint64_t magic;
@@ -48,9 +43,8 @@ struct SegmentHeader {
 
 // One per slot, in the segment after the header; lock-free atomics work across processes.
 struct alignas(64) SlotState {
-  std::atomic<std::uint64_t> sequence;  // bumped before and after each write, and when let go
-  std::atomic<std::uint32_t> busy;      // free_slot, in_flight or held
-  std::atomic<std::uint32_t> holder;    // the pid holding it
+  std::atomic<std::uint64_t> sequence;  // bumped before and after each write, and when taken
+  std::atomic<std::uint32_t> busy;      // 1 from put until taken
   std::atomic<std::int64_t> claimed_ns;
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std::uint32_t>::is_always_lock_free);
@@ -91,9 +85,6 @@ struct OwnSegment {
 };
 
 std::atomic<bool> accepting{false};
-
-// A receiver that died holding a slot never lets go of it.
-bool holder_gone(std::uint32_t pid) { return pid != 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
 std::atomic<std::uint64_t> put_count{0}, taken_count{0}, fallback_count{0};
 
 std::uint64_t random_key() {
@@ -124,7 +115,7 @@ class Outbox {
       const auto& mapping = *at->mapping;
       bool idle = true;
       for (std::size_t slot = 0; slot < mapping.slots && idle; ++slot)
-        idle = mapping.state(slot).busy.load(std::memory_order_acquire) == free_slot;
+        idle = mapping.state(slot).busy.load(std::memory_order_acquire) == 0;
       if (!idle) continue;
       close(at->fd);
       segments_.erase(at);
@@ -167,13 +158,11 @@ class Outbox {
     const auto abandoned = std::chrono::duration_cast<std::chrono::nanoseconds>(abandoned_after).count();
     for (std::uint32_t slot = 0; slot < mapping.slots; ++slot) {
       auto& state = mapping.state(slot);
-      auto was = state.busy.load(std::memory_order_acquire);
-      const bool reusable = was == free_slot ||
-                            (was == in_flight && now - state.claimed_ns.load(std::memory_order_relaxed) > abandoned) ||
-                            (was == held && holder_gone(state.holder.load(std::memory_order_relaxed)));
-      if (!reusable || !state.busy.compare_exchange_strong(was, in_flight, std::memory_order_acq_rel)) continue;
+      std::uint32_t free = 0;
+      const bool claimed = state.busy.compare_exchange_strong(free, 1, std::memory_order_acq_rel) ||
+                           now - state.claimed_ns.load(std::memory_order_relaxed) > abandoned;
+      if (!claimed) continue;
       state.claimed_ns.store(now, std::memory_order_relaxed);
-      state.holder.store(0, std::memory_order_relaxed);
       state.sequence.fetch_add(1, std::memory_order_acq_rel);  // writing: a late reader sees it changed
       std::memcpy(mapping.slot_data(slot), data, bytes);
       const auto written = state.sequence.fetch_add(1, std::memory_order_acq_rel) + 1;
@@ -280,34 +269,26 @@ std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std:
   return reference;
 }
 
-std::variant<std::shared_ptr<const void>, std::string> hold_in_shared_memory(const SharedMemoryReference& reference,
-                                                                              std::size_t bytes) {
+std::optional<std::string> take_from_shared_memory(const SharedMemoryReference& reference, std::size_t bytes,
+                                                   const std::function<void(const void*)>& read) {
   if (!accepts_shared_memory()) return std::string("this process does not take payloads through shared memory");
   auto opened = peer_segments().open(reference);
   if (auto* why = std::get_if<std::string>(&opened)) return *why;
-  auto mapping = std::get<std::shared_ptr<Mapping>>(std::move(opened));
-  if (reference.slot >= mapping->slots || bytes > mapping->slot_bytes)
+  const auto& mapping = *std::get<std::shared_ptr<Mapping>>(opened);
+  if (reference.slot >= mapping.slots || bytes > mapping.slot_bytes)
     return fmt::format("slot {} of {} bytes is outside the segment", reference.slot, bytes);
-  auto& state = mapping->state(reference.slot);
+  auto& state = mapping.state(reference.slot);
   if (state.sequence.load(std::memory_order_acquire) != reference.sequence)
     return std::string("the slot was already taken or written again");
-  auto expected = in_flight;
-  if (!state.busy.compare_exchange_strong(expected, held, std::memory_order_acq_rel))
-    return std::string("the slot is already held");
-  state.holder.store(static_cast<std::uint32_t>(getpid()), std::memory_order_relaxed);
-  // A sender reusing an abandoned slot got there first: the slot is its, in flight again.
-  if (state.sequence.load(std::memory_order_acquire) != reference.sequence) {
-    state.busy.store(in_flight, std::memory_order_release);
-    return std::string("the slot was written again while it was taken");
-  }
+  read(mapping.slot_data(reference.slot));
+  std::atomic_thread_fence(std::memory_order_acquire);
+  auto expected = reference.sequence;
+  // Taken: the sequence moves on, so the same reference is refused the next time.
+  if (!state.sequence.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel))
+    return std::string("the slot was written again while it was read");
+  state.busy.store(0, std::memory_order_release);
   taken_count.fetch_add(1, std::memory_order_relaxed);
-  const void* data = mapping->slot_data(reference.slot);
-  // Let go: the sequence moves on, so the same reference is refused from then on, and the slot is free.
-  return std::shared_ptr<const void>(data, [mapping = std::move(mapping), slot = reference.slot](const void*) {
-    auto& state = mapping->state(slot);
-    state.sequence.fetch_add(1, std::memory_order_acq_rel);
-    state.busy.store(free_slot, std::memory_order_release);
-  });
+  return std::nullopt;
 }
 
 void accept_shared_memory(bool accept) { accepting.store(accept); }

@@ -1,16 +1,14 @@
 // Payloads between processes on one host through shared memory: the sender copies a buffer into a
-// slot of its own memfd and the message carries only the slot's reference; the receiver computes on
-// the floats in place and frees the slot when it lets go of them. Over loopback TCP the same buffer
-// is copied six or seven times (by CAF's serializer, the kernel twice, CAF's read buffer, its BASP
-// worker, the deserializer); here once.
+// slot of its own memfd and the message carries only the slot's reference; the receiver copies the
+// floats out and frees the slot. Over loopback TCP the same buffer is copied six or seven times (by
+// CAF's serializer, the kernel twice, CAF's read buffer, its BASP worker, the deserializer); here twice.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <functional>
 #include <optional>
 #include <string>
-#include <variant>
 
 namespace psgrad {
 
@@ -34,11 +32,12 @@ std::string shared_memory_host_identity();
 // the bytes inline.
 std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std::size_t bytes);
 
-// The referenced slot's first `bytes`, in place (64-byte aligned), held until the last copy of the
-// pointer goes; then the slot is free for its sender again. A reference that is not this host's,
-// names no psgrad segment, or whose slot is held already or was reused is refused with the reason.
-std::variant<std::shared_ptr<const void>, std::string> hold_in_shared_memory(const SharedMemoryReference& reference,
-                                                                              std::size_t bytes);
+// Hands `read` the referenced slot's first `bytes` (it copies them out), then frees the slot. A
+// reference that is not this host's, names no psgrad segment, or whose slot was taken or reused is
+// refused with the reason, and `read` is not called (or, if the slot changed while it read, its copy
+// must be discarded).
+std::optional<std::string> take_from_shared_memory(const SharedMemoryReference& reference, std::size_t bytes,
+                                                   const std::function<void(const void*)>& read);
 
 // Whether this process takes payloads by reference at all: off until a command that talks to peers
 // on this host turns it on (cluster.shared_memory), so a process that never offered it refuses a
@@ -49,7 +48,7 @@ bool accepts_shared_memory();
 // Payloads this process put into or took from shared memory so far (for the run's log and tests).
 struct SharedMemoryCounts {
   std::uint64_t put = 0;
-  std::uint64_t taken = 0;  // held, then let go or still held
+  std::uint64_t taken = 0;
   std::uint64_t inline_fallbacks = 0;  // put asked for, no slot free
 };
 SharedMemoryCounts shared_memory_counts();

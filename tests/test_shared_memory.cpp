@@ -1,6 +1,5 @@
-// Payloads through shared memory: a reference is held once, bit for bit, also from another process;
-// a held slot is not written again until let go; forged or stale references are refused; a
-// FloatBuffer marked for it crosses as a reference.
+// Payloads through shared memory: a reference is taken once, byte for byte, also from another
+// process; forged or stale references are refused; a FloatBuffer marked for it crosses as a reference.
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
@@ -12,10 +11,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "actors/actor_config.hpp"
@@ -37,26 +34,20 @@ std::vector<float> awkward_floats(std::size_t count) {
   return values;
 }
 
-// What hold_in_shared_memory gave: the floats it holds (copied here for comparing) and the hold
-// itself, or why it refused.
+// What take_from_shared_memory copied out, or why it refused.
 struct Taken {
   std::vector<float> values;
   std::optional<std::string> refused;
-  std::shared_ptr<const void> hold;
   bool read = false;
 };
 
 Taken take(const SharedMemoryReference& reference, std::size_t count) {
   Taken taken;
-  auto held = hold_in_shared_memory(reference, count * sizeof(float));
-  if (auto* why = std::get_if<std::string>(&held)) {
-    taken.refused = *why;
-    return taken;
-  }
-  taken.hold = std::get<std::shared_ptr<const void>>(held);
-  taken.read = true;
-  const auto* floats = static_cast<const float*>(taken.hold.get());
-  taken.values.assign(floats, floats + count);
+  taken.values.resize(count);
+  taken.refused = take_from_shared_memory(reference, count * sizeof(float), [&](const void* floats) {
+    taken.read = true;
+    std::memcpy(taken.values.data(), floats, count * sizeof(float));
+  });
   return taken;
 }
 
@@ -71,47 +62,25 @@ struct Accepting {
 
 }  // namespace
 
-TEST_CASE("a payload put in shared memory is held once, bit for bit, and refused once let go") {
+TEST_CASE("a payload put in shared memory is taken once, bit for bit") {
   const Accepting accepting;
   const auto values = awkward_floats(1000);
   const auto before = shared_memory_counts();
   const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
   REQUIRE(reference.has_value());
-  auto first = take(*reference, values.size());
+  const auto first = take(*reference, values.size());
   REQUIRE_FALSE(first.refused.has_value());
   CHECK(same_bits(first.values, values));
-  CHECK(reinterpret_cast<std::uintptr_t>(first.hold.get()) % 64 == 0);  // as the model's own buffers
-  const auto while_held = take(*reference, values.size());
-  REQUIRE(while_held.refused.has_value());
-  CHECK(while_held.refused->find("already held") != std::string::npos);
-  first.hold.reset();
-  const auto after_release = take(*reference, values.size());
-  REQUIRE(after_release.refused.has_value());
-  CHECK(after_release.refused->find("already taken") != std::string::npos);
+  const auto second = take(*reference, values.size());
+  REQUIRE(second.refused.has_value());
+  CHECK(second.refused->find("already taken") != std::string::npos);
+  CHECK_FALSE(second.read);
   const auto after = shared_memory_counts();
   CHECK(after.put == before.put + 1);
   CHECK(after.taken == before.taken + 1);
 }
 
-TEST_CASE("a slot its receiver holds is not written again until it lets go") {
-  const Accepting accepting;
-  const auto values = awkward_floats(20000);
-  const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
-  REQUIRE(reference.has_value());
-  const auto kept = take(*reference, values.size());
-  REQUIRE_FALSE(kept.refused.has_value());
-  const std::vector<float> other(values.size(), 42.0f);
-  for (int round = 0; round < 100; ++round) {
-    const auto next = put_in_shared_memory(other.data(), other.size() * sizeof(float));
-    REQUIRE(next.has_value());
-    CHECK_FALSE((next->fd == reference->fd && next->slot == reference->slot));
-    CHECK_FALSE(take(*next, other.size()).refused.has_value());  // held and let go at once
-  }
-  const auto* floats = static_cast<const float*>(kept.hold.get());
-  CHECK(same_bits(std::vector<float>(floats, floats + values.size()), values));
-}
-
-TEST_CASE("a slot let go is reused, so steady traffic needs no new memory") {
+TEST_CASE("a slot taken is reused, so steady traffic needs no new memory") {
   const Accepting accepting;
   const auto values = awkward_floats(50000);
   std::optional<SharedMemoryReference> first;
@@ -122,7 +91,7 @@ TEST_CASE("a slot let go is reused, so steady traffic needs no new memory") {
     CHECK(reference->fd == first->fd);  // the same segment all along
     const auto taken = take(*reference, values.size());
     REQUIRE_FALSE(taken.refused.has_value());
-  }  // each hold is let go at the end of its round
+  }
 }
 
 TEST_CASE("a forged or mistaken shared-memory reference is refused without reading") {
@@ -196,8 +165,6 @@ TEST_CASE("with every slot waiting to be taken, a put gives nothing and the payl
   CHECK(arrived == buffer);
   CHECK_FALSE(arrived.arrived_through_shared_memory());
   for (const auto& reference : waiting) CHECK_FALSE(take(reference, values.size()).refused.has_value());
-  // Each was let go again: there is room once more.
-  CHECK(put_in_shared_memory(values.data(), values.size() * sizeof(float)).has_value());
 }
 
 TEST_CASE("a float buffer marked for shared memory crosses as a reference and arrives equal") {
@@ -218,10 +185,8 @@ TEST_CASE("a float buffer marked for shared memory crosses as a reference and ar
     CHECK(arrived.values.encoding() == wire);
     CHECK(arrived.values.arrived_through_shared_memory());
     CHECK_FALSE(arrived.values.marked_for_shared_memory());  // an answer is marked by whoever sends it
-    // The same bytes once more, while held and after: refused, never read stale.
+    // The same bytes once more: the slot was taken, so the message is refused, not read stale.
     Weights again;
-    CHECK(testing::deserialize(system, bytes, again));
-    arrived = Weights{};
     CHECK(testing::deserialize(system, bytes, again));
   }
   // Unmarked, the floats travel in the message as before.
