@@ -1,11 +1,13 @@
 #include "actors/actor_config.hpp"
 
+#include <stdexcept>
 #include <thread>
 
 #include "caf/io/middleman.hpp"
 #include "caf/openssl/manager.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/messages.hpp"
+#include "actors/tls_error_queue.hpp"
 
 namespace psgrad {
 
@@ -36,6 +38,8 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<std::vector<ShardAddress>>("std::vector<psgrad::ShardAddress>");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {
+    // Without it, one TLS connection's error closes the next one CAF reads (see tls_error_queue.cpp).
+    if (!tls_error_queue_isolated()) throw std::logic_error("psgrad was linked without actors/tls_error_queue.cpp");
     load<caf::openssl::manager>();
     openssl_certificate = network.tls.certificate;
     openssl_key = network.tls.key;

@@ -36,14 +36,8 @@ class ServingCleanup {
   ~ServingCleanup() {
     if (!remote_shards_.empty()) {
       caf::scoped_actor self{system_};
-      // Asked again when unanswered: over TLS, a stop at the end of a run has been seen to go
-      // unanswered now and then (the shard's answer or the stop itself never arrived).
-      for (const auto& shard : remote_shards_) {
-        bool stopped = false;
-        for (int attempt = 0; attempt < 3 && !stopped; ++attempt)
-          self->request(shard, std::chrono::seconds(2), stop_atom::value)
-              .receive([&](bool) { stopped = true; }, [](caf::error&) {});
-      }
+      for (const auto& shard : remote_shards_)
+        self->request(shard, std::chrono::seconds(5), stop_atom::value).receive([](bool) {}, [](caf::error&) {});
     }
     // A plain port is the gate's, closed with it. CAF 0.17.6's openssl::unpublish does not compile (it
     // uses a 0.18 atom); a TLS port closes when the actor system shuts down instead.

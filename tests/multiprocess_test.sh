@@ -391,6 +391,23 @@ case "$scenario" in
     wait_ok $server_pid serve; wait_ok $good "TLS worker"
     grep -q "Final" "$work_dir/serve.out" || fail "the TLS run did not finish"
     ;;
+  tls-peer-trouble)
+    # What goes wrong on one TLS connection stays on it: a worker killed without a TLS goodbye and a
+    # client sending bytes that are not TLS, mid-run, cost the server that worker only.
+    make_identity ca; make_signed server ca; make_signed worker ca
+    tls=(--set cluster.tls_certificate="$work_dir/server.pem" --set cluster.tls_key="$work_dir/server.key"
+         --set cluster.tls_ca="$work_dir/ca.pem")
+    worker_tls=(--tls-cert "$work_dir/worker.pem" --tls-key "$work_dir/worker.key" --tls-ca "$work_dir/ca.pem")
+    start_server --workers 3 --set training.iterations=150 --set cluster.worker_delay_ms=10 "${tls[@]}" --no-metrics
+    worker_pids=()
+    for k in 0 1 2; do "$psgrad" work --connect "127.0.0.1:$port" "${worker_tls[@]}" 2>"$work_dir/work$k.log" & worker_pids+=($!); done
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    kill -9 "${worker_pids[2]}"
+    for _ in 1 2 3; do printf 'GET / HTTP/1.0\r\n\r\n' >/dev/tcp/127.0.0.1/$port; sleep 0.1; done
+    wait_ok $server_pid serve; wait_ok "${worker_pids[0]}" "worker 0"; wait_ok "${worker_pids[1]}" "worker 1"
+    grep -qP "summary: .*, 2 of 3 workers finished, 1 lost \(worker [0-2] on .* \(pid ${worker_pids[2]}\) at step" \
+      "$work_dir/serve.out" || fail "expected exactly the killed worker to be lost: $(grep summary "$work_dir/serve.out")"
+    ;;
   forged-header-plain|forged-header-tls)
     # One 32-byte BASP header declaring a 1 GiB client handshake: plain mode's gate closes the
     # connection at its first byte, TLS mode's handshake never completes.
