@@ -12,27 +12,41 @@ namespace psgrad {
 
 namespace {
 
-// The moment updates and the step for one array; restrict-qualified so the loop vectorizes (with
-// -fno-math-errno, sqrt is a vector instruction). In place, and from one buffer into another.
-void adam_update(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
-                 std::size_t size, float scale, float b1, float b2, float eps, float lr_t) {
+// The moment updates, the step and (Decay) decoupled weight decay for one chunk, in one pass that
+// also returns the new weights' largest exponent field (non_finite_exponent when one is NaN or
+// infinite). Restrict-qualified so the loop vectorizes (with -fno-math-errno, sqrt is a vector
+// instruction); the arithmetic per weight is that of a separate decay pass after the step.
+template <bool Decay>
+std::uint32_t adam_update(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
+                          std::size_t size, float scale, float b1, float b2, float eps, float lr_t, float decay) {
+  std::uint32_t exponents = 0;
   for (std::size_t i = 0; i < size; ++i) {
     const float gi = g[i] * scale;
     m[i] = b1 * m[i] + (1.0f - b1) * gi;
     v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-    w[i] -= lr_t * m[i] / (std::sqrt(v[i]) + eps);
+    float x = w[i] - lr_t * m[i] / (std::sqrt(v[i]) + eps);
+    if (Decay) x -= decay * x;
+    w[i] = x;
+    exponents = std::max(exponents, exponent_bits(x));
   }
+  return exponents;
 }
 
-void adam_update(const float* __restrict source, float* __restrict target, const float* __restrict g,
-                 float* __restrict m, float* __restrict v, std::size_t size, float scale, float b1, float b2,
-                 float eps, float lr_t) {
+template <bool Decay>
+std::uint32_t adam_update(const float* __restrict source, float* __restrict target, const float* __restrict g,
+                          float* __restrict m, float* __restrict v, std::size_t size, float scale, float b1,
+                          float b2, float eps, float lr_t, float decay) {
+  std::uint32_t exponents = 0;
   for (std::size_t i = 0; i < size; ++i) {
     const float gi = g[i] * scale;
     m[i] = b1 * m[i] + (1.0f - b1) * gi;
     v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-    target[i] = source[i] - lr_t * m[i] / (std::sqrt(v[i]) + eps);
+    float x = source[i] - lr_t * m[i] / (std::sqrt(v[i]) + eps);
+    if (Decay) x -= decay * x;
+    target[i] = x;
+    exponents = std::max(exponents, exponent_bits(x));
   }
+  return exponents;
 }
 
 }  // namespace
@@ -55,7 +69,7 @@ Adam::Adam(const AdamSettings& settings, const ParameterLayout& layout)
 void Adam::make_chunks() {
   chunks_ = norm_chunks(layout_, begin_, end_);
   chunk_squares_.assign(chunks_.size(), 0.0);
-  chunk_probes_.assign(chunks_.size(), 0.0f);
+  chunk_exponents_.assign(chunks_.size(), 0);
 }
 
 bool Adam::restrict_to(std::size_t begin, std::size_t end) {
@@ -127,13 +141,15 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
     float* out = target + at;
     const float scale = scale_[chunk.array];
     const float lr_t = learn_rate_[chunk.array];
-    if (out == w) adam_update(out, g, m, v, size, scale, b1, b2, eps, lr_t);
-    else adam_update(w, out, g, m, v, size, scale, b1, b2, eps, lr_t);
-    if (settings_.L2 != 0.0 && settings_.L2_is_weight_decay) {
-      const auto decay = static_cast<float>(learn_rate * settings_.L2);
-      for (std::size_t i = 0; i < size; ++i) out[i] -= decay * out[i];
+    const bool decays = settings_.L2 != 0.0 && settings_.L2_is_weight_decay;
+    const auto decay = static_cast<float>(learn_rate * settings_.L2);
+    if (out == w) {
+      chunk_exponents_[c] = decays ? adam_update<true>(out, g, m, v, size, scale, b1, b2, eps, lr_t, decay)
+                                   : adam_update<false>(out, g, m, v, size, scale, b1, b2, eps, lr_t, decay);
+    } else {
+      chunk_exponents_[c] = decays ? adam_update<true>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, decay)
+                                   : adam_update<false>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, decay);
     }
-    chunk_probes_[c] = finite_probe(out, size);  // the chunk is still in L1
     if (settings_.use_averages) {
       const auto t = static_cast<double>(steps_[chunk.array]);
       const double decay = std::min((1.0 + t) / (10.0 + t), 0.9999);
@@ -147,7 +163,7 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   for (std::size_t c = 0; c < chunks_.size(); ++c) update(c);
   finite_ = true;
   for (std::size_t c = 0; c < chunks_.size(); ++c)
-    finite_ = finite_ && std::isfinite(chunk_squares_[c]) && chunk_probes_[c] == 0.0f;
+    finite_ = finite_ && std::isfinite(chunk_squares_[c]) && chunk_exponents_[c] != non_finite_exponent;
 }
 
 OptimizerState Adam::state() const {

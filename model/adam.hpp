@@ -61,7 +61,7 @@ class Adam final : public Optimizer {
   std::vector<NormChunk> chunks_;
   std::vector<double> chunk_squares_;
   std::vector<float> scale_, learn_rate_;  // per array, for the step under way
-  std::vector<float> chunk_probes_;        // per chunk: sum of new weights x 0, NaN when any is not finite
+  std::vector<std::uint32_t> chunk_exponents_;  // per chunk: the new weights' largest exponent field
   bool finite_ = true;
 };
 

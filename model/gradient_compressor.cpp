@@ -34,7 +34,7 @@ void TopKCompressor::compress(float* gradient) {
     for (std::size_t i = 0; i < size; ++i) g[i] += r[i];
     const std::size_t k = keep_[a];
     // Selection needs an ordering, which NaN breaks; the server refuses such a gradient anyway.
-    if (k >= size || finite_probe(g, size) != 0.0f) {
+    if (k >= size || !all_finite(g, size)) {
       std::fill(r, r + size, 0.0f);
       continue;
     }
