@@ -142,13 +142,13 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
     const float scale = scale_[chunk.array];
     const float lr_t = learn_rate_[chunk.array];
     const bool decays = settings_.L2 != 0.0 && settings_.L2_is_weight_decay;
-    const auto decay = static_cast<float>(learn_rate * settings_.L2);
+    const auto weight_decay = static_cast<float>(learn_rate * settings_.L2);
     if (out == w) {
-      chunk_exponents_[c] = decays ? adam_update<true>(out, g, m, v, size, scale, b1, b2, eps, lr_t, decay)
-                                   : adam_update<false>(out, g, m, v, size, scale, b1, b2, eps, lr_t, decay);
+      chunk_exponents_[c] = decays ? adam_update<true>(out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
+                                   : adam_update<false>(out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
     } else {
-      chunk_exponents_[c] = decays ? adam_update<true>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, decay)
-                                   : adam_update<false>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, decay);
+      chunk_exponents_[c] = decays ? adam_update<true>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
+                                   : adam_update<false>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
     }
     if (settings_.use_averages) {
       const auto t = static_cast<double>(steps_[chunk.array]);

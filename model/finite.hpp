@@ -8,7 +8,6 @@
 #include <cstring>
 #include <optional>
 
-
 namespace psgrad {
 
 // The exponent field of a float, 0x7f800000 exactly for NaN and infinity. The largest over a buffer

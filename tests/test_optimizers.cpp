@@ -2,6 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <vector>
 
 #include "model/adam.hpp"
 #include "model/finite.hpp"
@@ -220,4 +224,16 @@ TEST_CASE("first_non_finite finds the first NaN or infinity") {
   values[900] = NAN;
   REQUIRE(first_non_finite(values.data(), values.size()));
   CHECK(*first_non_finite(values.data(), values.size()) == 700);
+}
+
+TEST_CASE("all_finite accepts every finite float and refuses NaN and both infinities") {
+  const float finite[] = {0.0f, -0.0f, std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest(),
+                          std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::min(), 1e-30f};
+  CHECK(all_finite(finite, std::size(finite)));
+  for (const float bad : {INFINITY, -INFINITY, NAN, -NAN}) {
+    std::vector<float> values(37, 2.0f);  // not a multiple of a vector's width
+    values[36] = bad;
+    CHECK_FALSE(all_finite(values.data(), values.size()));
+    CHECK(first_non_finite(values.data(), values.size()) == std::optional<std::size_t>{36});
+  }
 }
