@@ -129,6 +129,8 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   const auto b1 = static_cast<float>(settings_.beta1);
   const auto b2 = static_cast<float>(settings_.beta2);
   const auto eps = static_cast<float>(settings_.eps);
+  const bool decays = settings_.L2 != 0.0 && settings_.L2_is_weight_decay;
+  const auto weight_decay = static_cast<float>(learn_rate * settings_.L2);
   auto update = [&](std::size_t c) {
     const auto& chunk = chunks_[c];
     if (!chunk.owned) return;
@@ -141,8 +143,6 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
     float* out = target + at;
     const float scale = scale_[chunk.array];
     const float lr_t = learn_rate_[chunk.array];
-    const bool decays = settings_.L2 != 0.0 && settings_.L2_is_weight_decay;
-    const auto weight_decay = static_cast<float>(learn_rate * settings_.L2);
     if (out == w) {
       chunk_exponents_[c] = decays ? adam_update<true>(out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
                                    : adam_update<false>(out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
