@@ -118,6 +118,10 @@ TEST_CASE("a pipelined worker computes its next gradient before the last is answ
   const auto plain = train(job, data, data);
   CHECK(plain.staleness_max == 0.0);
   job.pipeline = true;
+  // A gradient of this small model takes microseconds, so a driver held up for three of them (a busy
+  // host) left the worker without credits: it then drained its pipeline and restarted from the newest
+  // weights, one gradient with staleness 0. At 10 ms a gradient the driver has 30 ms to hand them out.
+  job.worker_delays.assign(1, std::chrono::milliseconds{10});
   const auto pipelined = train(job, data, data);
   // One worker: its second gradient starts from the weights its first did, and so on, each one
   // applied one step after the weights it was computed from, and every gradient applied once.
