@@ -47,13 +47,15 @@ using peers_atom = caf::atom_constant<caf::atom("peers")>;
 using squares_atom = caf::atom_constant<caf::atom("squares")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 12;  // 8: async push/pull loops, timings, clock probes, the gate, the training
+constexpr std::uint32_t protocol_version = 13;  // 8: async push/pull loops, timings, clock probes, the gate, the training
                                                 // data in the join, wire encodings; 9: sync barrier on the servers;
                                                 // 10: shards receive only their slice of a gradient (ShardPlan,
                                                 // Gradients::foreign_squares); sync shards exchange the sums of
                                                 // squares of their step's sum (peers, ShardSquares); 11: workers
                                                 // dial shard processes directly (ShardAddress); 12: payloads
-                                                // through shared memory on one host (host identities)
+                                                // through shared memory on one host (host identities); 13:
+                                                // sync shards agree on the workers a step sums
+                                                // (ShardSquares::workers)
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -141,19 +143,21 @@ typename Inspector::result_type inspect(Inspector& f, ShardPlan& x) {
   return f(caf::meta::type_name("ShardPlan"), x.begin, x.end, x.foreign_chunks);
 }
 
-// What a shard tells another of a sync step (the weights of `version` plus the summed gradients): the
-// sums of squares of the summed gradients' chunks it holds that the other's clip norms need, in the
-// order of the other's ShardPlan::foreign_chunks (those within the sender's range). Raw bits, so a
-// diverging step's NaN or infinity arrives as it was.
+// What a shard tells every other of a sync step (the weights of `version` plus the summed gradients):
+// which workers' gradients its sum holds, so that all shards step with the same ones, and the sums
+// of squares of the summed gradients' chunks it holds that the other's clip norms need, in the order
+// of the other's ShardPlan::foreign_chunks (those within the sender's range; none when they share no
+// array). Raw bits, so a diverging step's NaN or infinity arrives as it was.
 struct ShardSquares {
   std::uint64_t version = 0;
   std::uint32_t shard = 0;  // the sender
   std::vector<double> squares;
+  std::vector<std::uint32_t> workers;  // ascending
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ShardSquares& x) {
-  return f(caf::meta::type_name("ShardSquares"), x.version, x.shard, RawDoubles{x.squares});
+  return f(caf::meta::type_name("ShardSquares"), x.version, x.shard, RawDoubles{x.squares}, RawWorkers{x.workers});
 }
 
 // What a server tells the driver of each gradient a worker pushed to it (async/ssp): the driver keeps

@@ -1,6 +1,8 @@
 #include "actors/parameter_server.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <iterator>
 #include <cmath>
 #include <limits>
 
@@ -162,32 +164,40 @@ class ParameterServer : public ParameterServerActor::base {
   // With backup workers the step takes the first `needed` gradients to arrive; they are summed in
   // worker order so that the result does not depend on the order they came in.
   //
-  // On shards that share an array, the step's clip norm is of the whole array's summed gradient: once a
-  // shard has its step's gradients, it tells the shards that need them the sums of squares of its own
-  // chunks of that sum, and steps once it has the others' (exchange_squares, take_squares).
+  // Several shards step together: once a shard has its step's gradients, it tells every other shard
+  // which workers they came from, and the sums of squares of its own chunks of their sum that the
+  // other's clip norms need (a cut array's norm is of the whole array); it steps once every other
+  // shard has told it the same workers (exchange_squares, take_squares, agree).
   void take_step_if_ready() {
-    std::size_t gathered = 0;
-    for (const auto& slot : pending_) gathered += slot.waiting ? 1 : 0;
     if (!barrier_ || broken_) return;
-    if (!exchanging_ && (needed_ == 0 || gathered < needed_)) return;
-    gradient_slices_.clear();
-    float loss = 0.0f;  // the first non-finite loss, if any: the one a divergence message names
-    for (const auto& slot : pending_) {
-      if (!slot.waiting) continue;
-      gradient_slices_.push_back(slot.gradients.values.data());
-      if (std::isfinite(loss)) loss = slot.gradients.loss;
+    if (!exchanging_) {
+      std::size_t gathered = 0;
+      for (const auto& slot : pending_) gathered += slot.waiting ? 1 : 0;
+      if (needed_ == 0 || gathered < needed_) return;
+      if (sharded()) {
+        if (!peers_known_)
+          return fail_step(caf::make_error(
+              caf::sec::runtime_error,
+              fmt::format("a sync step on server shard {} must agree with the other shards, but it was not told "
+                          "its peers",
+                          shard_)));
+        summed_workers_.clear();
+        for (std::size_t k = 0; k < pending_.size(); ++k)
+          if (pending_[k].waiting) summed_workers_.push_back(static_cast<std::uint32_t>(k));
+        exchange_squares();
+      }
     }
-    if (!plan_.foreign_chunks.empty() && !peers_known_)
-      return fail_step(caf::make_error(
-          caf::sec::runtime_error,
-          fmt::format("a sync step on server shard {} needs the sums of squares other shards hold, but it was "
-                      "not told its peers",
-                      shard_)));
-    if (!exchanging_ && peers_known_ && !own_cut_chunks_.empty()) exchange_squares();
-    exchanging_ = received_ < expected_;
-    if (exchanging_) return;  // the step waits for the other shards' squares
+    if (exchanging_ && !agree()) return;  // the step waits for the other shards
+    const auto summed = collect_gradients();
+    exchanging_ = false;
     received_ = 0;
     std::fill(told_.begin(), told_.end(), false);
+    // The shards agreed on no gradient at all (each dropped its own): no step; they gather again.
+    if (summed == 0) return;
+    float loss = 0.0f;  // the first non-finite loss, if any: the one a divergence message names
+    for (const auto& slot : pending_)
+      if (slot.waiting && std::isfinite(loss)) loss = slot.gradients.loss;
+    for (std::size_t f = 0; f < from_.size(); ++f) incoming_[f] = peer_squares_[from_[f]][position_[f]];
     const auto started = steady_now_ns();
     const auto error = step(gradient_slices_.data(), gradient_slices_.size(), incoming_, loss);
     const auto weights = error ? Weights{} : snapshot();
@@ -196,11 +206,22 @@ class ParameterServer : public ParameterServerActor::base {
       if (error) {
         slot.promise.deliver(error);
       } else {
-        tell(slot.gradients, static_cast<std::uint32_t>(gathered), started);
+        tell(slot.gradients, static_cast<std::uint32_t>(summed), started);
         slot.promise.deliver(answer_to(slot.gradients, weights));
       }
       slot = Pending{};
     }
+  }
+
+  // One of several shards (a single server holds every float).
+  bool sharded() const { return plan_.begin != 0 || plan_.end != state_->layout.total_size(); }
+
+  // The waiting gradients, in worker order; returns how many.
+  std::size_t collect_gradients() {
+    gradient_slices_.clear();
+    for (const auto& slot : pending_)
+      if (slot.waiting) gradient_slices_.push_back(slot.gradients.values.data());
+    return gradient_slices_.size();
   }
 
   // The listener hears of every gradient; `summed` 0 is a dropped one.
@@ -230,16 +251,15 @@ class ParameterServer : public ParameterServerActor::base {
     std::vector<GradientRange> own_cut_chunks;
     std::vector<std::vector<std::size_t>> sends(plans.size());
     std::vector<std::size_t> from(plan_.foreign_chunks.size(), 0);
-    std::vector<bool> sender(plans.size(), false);
-    std::size_t expected = 0;
+    std::vector<std::size_t> position(plan_.foreign_chunks.size(), 0);
+    std::vector<std::size_t> count_from(plans.size(), 0);
     for (std::size_t f = 0; f < plan_.foreign_chunks.size(); ++f) {
       const auto& range = plan_.foreign_chunks[f];
       const auto j = holder(range);
       if (j == plans.size() || j == index)
         return refuse(fmt::format("no other shard holds floats [{}, {})", range.begin, range.begin + range.size));
       from[f] = j;
-      if (!sender[j]) ++expected;
-      sender[j] = true;
+      position[f] = count_from[j]++;
     }
     for (std::size_t j = 0; j < plans.size(); ++j) {
       if (j == index) continue;
@@ -256,28 +276,34 @@ class ParameterServer : public ParameterServerActor::base {
     own_cut_chunks_ = std::move(own_cut_chunks);
     sends_ = std::move(sends);
     from_ = std::move(from);
-    expected_ = expected;
+    position_ = std::move(position);
+    squares_from_ = std::move(count_from);
+    expected_ = plans.size() - 1;  // every other shard, if only to say which workers its sum holds
     std::uint64_t largest = 0;
     for (const auto& chunk : own_cut_chunks_) largest = std::max(largest, chunk.size);
     scratch_.assign(largest, 0.0f);
     own_squares_.assign(own_cut_chunks_.size(), 0.0);
     incoming_.assign(plan_.foreign_chunks.size(), 0.0);
     told_.assign(plans.size(), false);
+    peer_squares_.assign(plans.size(), {});
+    peer_workers_.assign(plans.size(), {});
     received_ = 0;
     peers_known_ = true;
     return caf::error{};
   }
 
   // The sums of squares of this shard's cut chunks of the gathered gradients' sum, with the very
-  // arithmetic one server's optimizer uses for them (range_squares), to each peer that needs them.
+  // arithmetic one server's optimizer uses for them (range_squares), and the workers they came from, to
+  // every peer. Told again whenever this shard drops a gradient to agree with the others.
   void exchange_squares() {
+    collect_gradients();
     for (std::size_t c = 0; c < own_cut_chunks_.size(); ++c)
       own_squares_[c] = range_squares(gradient_slices_.data(), gradient_slices_.size(),
                                       own_cut_chunks_[c].begin - plan_.begin, own_cut_chunks_[c].size,
                                       scratch_.data());
     for (std::size_t j = 0; j < sends_.size(); ++j) {
-      if (sends_[j].empty()) continue;
-      ShardSquares told{state_->version, index_, {}};
+      if (j == index_) continue;
+      ShardSquares told{state_->version, index_, {}, summed_workers_};
       told.squares.reserve(sends_[j].size());
       for (const auto c : sends_[j]) told.squares.push_back(own_squares_[c]);
       send(peers_[j], squares_atom::value, std::move(told));
@@ -285,8 +311,41 @@ class ParameterServer : public ParameterServerActor::base {
     exchanging_ = true;
   }
 
-  // A peer's squares of the step under way (it may have gathered its gradients first).
-  void take_squares(const ShardSquares& told) {
+  // Brings this shard's workers in line with those its peers told: a peer whose sum lacks one of this
+  // shard's gradients (a worker lost or joined while the shards gathered) makes this shard drop it and
+  // tell its peers again; a peer whose sum holds one this shard lacks will do the same once it hears
+  // from this shard, so what it told is set aside until then. Sets only shrink, so they meet. True
+  // once every peer told squares of the very gradients this shard sums.
+  bool agree() {
+    for (bool dropped = true; dropped;) {
+      dropped = false;
+      for (std::size_t j = 0; j < told_.size(); ++j) {
+        if (!told_[j] || peer_workers_[j] == summed_workers_) continue;
+        const auto& theirs = peer_workers_[j];
+        if (std::includes(theirs.begin(), theirs.end(), summed_workers_.begin(), summed_workers_.end())) {
+          told_[j] = false;
+          --received_;
+          continue;
+        }
+        std::vector<std::uint32_t> both;
+        std::set_intersection(summed_workers_.begin(), summed_workers_.end(), theirs.begin(), theirs.end(),
+                              std::back_inserter(both));
+        summed_workers_ = std::move(both);
+        dropped = true;
+      }
+      if (!dropped) break;
+      for (std::size_t k = 0; k < pending_.size(); ++k)
+        if (pending_[k].waiting &&
+            !std::binary_search(summed_workers_.begin(), summed_workers_.end(), static_cast<std::uint32_t>(k)))
+          answer_dropped(pending_[k]);
+      exchange_squares();
+    }
+    return received_ == expected_;
+  }
+
+  // A peer's squares of the step under way (it may have gathered its gradients first), or of a smaller
+  // set of gradients than it told before.
+  void take_squares(ShardSquares& told) {
     if (broken_) return;
     const auto refuse = [&](const std::string& why) {
       fail_step(caf::make_error(caf::sec::runtime_error,
@@ -298,16 +357,20 @@ class ParameterServer : public ParameterServerActor::base {
       return refuse(fmt::format("they are of the step from version {}, and this shard is at version {}; the "
                                 "shards are out of step",
                                 told.version, state_->version));
-    if (told.shard >= told_.size() || told_[told.shard])
-      return refuse(told.shard >= told_.size() ? "no such shard" : "it already told them for this step");
-    std::size_t expected = 0;
-    for (const auto j : from_) expected += j == told.shard ? 1 : 0;
-    if (expected == 0 || told.squares.size() != expected)
-      return refuse(fmt::format("{} sums where {} were expected", told.squares.size(), expected));
-    for (std::size_t f = 0, i = 0; f < from_.size(); ++f)
-      if (from_[f] == told.shard) incoming_[f] = told.squares[i++];
+    if (told.shard >= told_.size() || told.shard == index_) return refuse("no such peer");
+    const auto& workers = told.workers;
+    if (std::adjacent_find(workers.begin(), workers.end(), std::greater_equal<std::uint32_t>()) != workers.end())
+      return refuse("its workers are not in ascending order");
+    const auto& before = peer_workers_[told.shard];
+    const bool fewer = workers.size() < before.size() &&
+                       std::includes(before.begin(), before.end(), workers.begin(), workers.end());
+    if (told_[told.shard] && !fewer) return refuse("it already told them for this step");
+    if (told.squares.size() != squares_from_[told.shard])
+      return refuse(fmt::format("{} sums where {} were expected", told.squares.size(), squares_from_[told.shard]));
+    peer_squares_[told.shard] = std::move(told.squares);
+    peer_workers_[told.shard] = std::move(told.workers);
+    if (!told_[told.shard]) ++received_;
     told_[told.shard] = true;
-    ++received_;
     if (exchanging_) take_step_if_ready();
   }
 
@@ -382,13 +445,18 @@ class ParameterServer : public ParameterServerActor::base {
   std::vector<GradientRange> own_cut_chunks_;    // this shard's chunks other shards need, each once
   std::vector<std::vector<std::size_t>> sends_;  // per peer: its needs, as indices in own_cut_chunks_
   std::vector<std::size_t> from_;                // per foreign chunk: the peer that holds it
-  std::size_t expected_ = 0;                     // peers that tell this shard squares each step
+  std::vector<std::size_t> position_;            // per foreign chunk: its place in that peer's squares
+  std::vector<std::size_t> squares_from_;        // per peer: how many squares it tells
+  std::size_t expected_ = 0;                     // peers that tell this shard each step: all others
   std::vector<double> own_squares_;              // per own cut chunk, of the step under way
   std::vector<float> scratch_;                   // one own cut chunk of summed gradients
   // the step under way: its squares told to the peers, and the peers' squares received
   bool exchanging_ = false;
-  std::vector<double> incoming_;  // per foreign chunk
-  std::vector<bool> told_;        // per peer
+  std::vector<std::uint32_t> summed_workers_;  // whose gradients this shard's step sums, ascending
+  std::vector<std::vector<double>> peer_squares_;           // per peer, as told
+  std::vector<std::vector<std::uint32_t>> peer_workers_;    // per peer: whose gradients its sum holds
+  std::vector<double> incoming_;  // per foreign chunk, of the step being taken
+  std::vector<bool> told_;        // per peer: it told squares of this shard's workers, or may still agree
   std::size_t received_ = 0;
   caf::error broken_;  // the shards fell out of step: the run ends
 };

@@ -1,6 +1,7 @@
 // A vector of doubles sent as raw bits (a count, then 8 bytes each), for fields like
 // Gradients::foreign_squares: CAF 0.17 writes doubles with its own pack754, which garbles NaN and
-// infinity, and a diverging gradient's sum of squares is one of them.
+// infinity, and a diverging gradient's sum of squares is one of them. Worker lists travel the same way
+// (4 bytes each): CAF's own sequence count is a variable-length integer with more than one spelling.
 #pragma once
 
 #include <cstdint>
@@ -15,27 +16,31 @@
 
 namespace psgrad {
 
-struct RawDoubles {
-  std::vector<double>& values;
+template <class Value>
+struct RawVector {
+  std::vector<Value>& values;
 };
+using RawDoubles = RawVector<double>;
+using RawWorkers = RawVector<std::uint32_t>;
 
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, RawDoubles x) {
+template <class Inspector, class Value>
+typename Inspector::result_type inspect(Inspector& f, RawVector<Value> x) {
+  static_assert(std::is_arithmetic<Value>::value, "raw values are numbers");
   static_assert(sizeof(double) == 8, "doubles cross the wire as 8 bytes");
   if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
     std::uint64_t count = x.values.size();
     if (auto err = f(count)) return err;
     if (count == 0) return caf::error{};
-    return f.apply_raw(count * sizeof(double), x.values.data());
+    return f.apply_raw(count * sizeof(Value), x.values.data());
   } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
     std::uint64_t count = 0;
     if (auto err = f(count)) return err;
     // Refused before allocating, as for float buffers.
-    if (count > max_float_buffer_size || !wire_detail::fits_message(f, count * sizeof(double)))
-      return caf::make_error(caf::sec::invalid_argument, "double vector larger than its message");
+    if (count > max_float_buffer_size || !wire_detail::fits_message(f, count * sizeof(Value)))
+      return caf::make_error(caf::sec::invalid_argument, "vector larger than its message");
     x.values.resize(count);
     if (count == 0) return caf::error{};
-    return f.apply_raw(count * sizeof(double), x.values.data());
+    return f.apply_raw(count * sizeof(Value), x.values.data());
   } else {
     return f(x.values);
   }

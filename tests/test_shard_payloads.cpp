@@ -3,6 +3,7 @@
 // every wire encoding; a gradient that is not its part is refused.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -471,7 +472,7 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
     auto answer = push(version);
     wait_for_squares(version + 1);
     caf::anon_send(server, squares_atom::value,
-                   ShardSquares{version, 0, std::vector<double>(plans[1].foreign_chunks.size(), 4.0)});
+                   ShardSquares{version, 0, std::vector<double>(plans[1].foreign_chunks.size(), 4.0), {0}});
     answer.receive([&](Weights& weights) { CHECK(weights.version == version + 1); },
                    [](caf::error& error) { FAIL(to_string(error)); });
   }
@@ -482,12 +483,13 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
       CHECK(told->squares[version].version == version);
       CHECK(told->squares[version].shard == 1);
       CHECK(told->squares[version].squares.size() == plans[0].foreign_chunks.size());
+      CHECK(told->squares[version].workers == std::vector<std::uint32_t>{0});
     }
   }
   // Squares of a step the shard is not at: the shards are out of step, and the run ends.
   auto answer = push(3);
   caf::anon_send(server, squares_atom::value,
-                 ShardSquares{7, 0, std::vector<double>(plans[1].foreign_chunks.size(), 4.0)});
+                 ShardSquares{7, 0, std::vector<double>(plans[1].foreign_chunks.size(), 4.0), {0}});
   refusal.clear();
   answer.receive([](Weights&) { FAIL("stepped with squares of another step"); },
                  [&](caf::error& error) { refusal = error_text(system, error); });
@@ -496,4 +498,86 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
                      "and this shard is at version 3; the shards are out of step") != std::string::npos);
   caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(peer, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("sync shards step with the same workers' gradients when a worker is lost after reaching only one shard") {
+  auto job = cut_job(TrainingMode::sync, 1);
+  job.num_workers = 2;
+  const auto kept = random_values(118282, 11);
+  const auto lost = random_values(118282, 12);
+  // The lost worker's gradient reached shard `reached` and not the other; then the driver dropped it.
+  for (std::size_t reached : {0, 1}) {
+    CAPTURE(reached);
+    ActorConfig config(2);
+    caf::actor_system system{config};
+    const auto [whole, shards] = two_shards(job);
+    const auto& layout = whole->layout;
+    REQUIRE(layout.total_size() == kept.size());
+    std::vector<ShardPlan> plans;
+    for (const auto& state : shards)
+      plans.push_back(ShardPlan{state->begin, state->end, state->optimizer->foreign_norm_ranges()});
+    REQUIRE(!plans[0].foreign_chunks.empty());  // the clip norm of a cut array needs both shards
+    auto gradients_of = [&](const std::vector<float>& values, std::uint32_t worker, std::size_t begin,
+                            std::size_t end) {
+      Gradients gradients;
+      gradients.layout_hash = layout.hash();
+      gradients.worker = worker;
+      gradients.samples = 8;
+      gradients.values = FloatBuffer::copy_of(values.data(), values.size()).slice(begin, end);
+      return gradients;
+    };
+    caf::scoped_actor self{system};
+    // One server stepping with the kept worker's gradient alone.
+    auto one = spawn_parameter_server(system, whole);
+    self->request(one, caf::infinite, apply_atom::value,
+                  std::vector<Gradients>{gradients_of(kept, 0, 0, kept.size())})
+        .receive([](Weights& weights) { CHECK(weights.version == 1); },
+                 [&](caf::error& error) { FAIL(error_text(system, error)); });
+    FloatBuffer expected;
+    self->request(one, caf::infinite, master_atom::value)
+        .receive([&](Weights& weights) { expected = weights.values; }, [](caf::error&) { FAIL("no master"); });
+
+    std::vector<ParameterServerActor> servers;
+    std::vector<ShardPeer> peers;
+    for (const auto& state : shards) {
+      servers.push_back(spawn_parameter_server(system, state));
+      peers.push_back(caf::actor_cast<ShardPeer>(servers.back()));
+    }
+    auto barrier = [&](std::vector<std::uint32_t> members) {
+      const auto needed = static_cast<std::uint32_t>(members.size());
+      for (const auto& server : servers)
+        self->request(server, caf::infinite, barrier_atom::value, members, needed)
+            .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
+    };
+    for (std::uint32_t i = 0; i < 2; ++i)
+      self->request(servers[i], caf::infinite, peers_atom::value, i, peers, plans)
+          .receive([](bool) {}, [&](caf::error& error) { FAIL(error_text(system, error)); });
+    barrier({0, 1});
+    auto kept_to_0 = self->request(servers[0], caf::infinite, apply_atom::value,
+                                   gradients_of(kept, 0, plans[0].begin, plans[0].end));
+    auto kept_to_1 = self->request(servers[1], caf::infinite, apply_atom::value,
+                                   gradients_of(kept, 0, plans[1].begin, plans[1].end));
+    auto lost_to_one = self->request(servers[reached], caf::infinite, apply_atom::value,
+                                     gradients_of(lost, 1, plans[reached].begin, plans[reached].end));
+    barrier({0});  // the shard that has both gradients is already telling the other its squares of both
+    for (auto* answer : {&kept_to_0, &kept_to_1})
+      answer->receive([](Weights& weights) { CHECK(weights.version == 1); },
+                      [&](caf::error& error) { FAIL(error_text(system, error)); });
+    // The lost worker's gradient is dropped: answered with the weights it came from.
+    lost_to_one.receive([](Weights& weights) { CHECK(weights.version == 0); },
+                        [&](caf::error& error) { FAIL(error_text(system, error)); });
+    std::vector<float> stepped;
+    for (const auto& server : servers)
+      self->request(server, caf::infinite, master_atom::value)
+          .receive([&](Weights& weights) {
+                     CHECK(weights.version == 1);
+                     stepped.insert(stepped.end(), weights.values.data(),
+                                    weights.values.data() + weights.values.size());
+                   },
+                   [](caf::error&) { FAIL("no master"); });
+    REQUIRE(stepped.size() == expected.size());
+    CHECK(std::memcmp(stepped.data(), expected.data(), stepped.size() * sizeof(float)) == 0);
+    for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(one, caf::exit_reason::user_shutdown);
+  }
 }

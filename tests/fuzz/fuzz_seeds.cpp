@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   ok = ok && write_payload(system, root / "payload/gradients-shard.bin", part);
   // What a sync shard tells another of its step's sum.
   ok = ok && write_payload(system, root / "payload/shard-squares.bin",
-                           psgrad::ShardSquares{4, 1, {0.5, std::numeric_limits<double>::infinity()}});
+                           psgrad::ShardSquares{4, 1, {0.5, std::numeric_limits<double>::infinity()}, {0, 2, 3}});
 
   psgrad::TrainingCheckpoint checkpoint;
   checkpoint.config = "[model]\nhidden = [4]\n";
