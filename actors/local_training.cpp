@@ -126,7 +126,7 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   // compute into pieces (a sync step waits for the last piece), and the server's step runs on the
   // thread of the worker that pushed instead of waking another. With 2 workers on 2 cores, alternating
   // the two in one sitting, sharing gave 7-13% more samples/s in sync (4 of 4 pairs) and 4-22% in
-  // async (3 of 4); with 1 worker the detached one was as fast or faster (4-16%).
+  // async (3 of 4); with 1 worker the detached one was as fast or faster (6 of 7 pairs).
   const bool detached = job.num_workers < system.scheduler().num_workers();
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.num_workers; ++k) {
