@@ -175,8 +175,10 @@ caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
   if (auto err = wire_detail::inspect_reference(f, encoding, where)) return err;
   if (count == 0 || count > max_float_buffer_size || encoding > static_cast<std::uint8_t>(WireEncoding::topk))
     return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer header rejected");
-  auto values = received_buffer(count);
+  // Allocated only once the reference names a real slot that large: a forged one costs nothing.
+  std::shared_ptr<AlignedFloats> values;
   const auto refused = take_from_shared_memory(where, count * sizeof(float), [&](const void* floats) {
+    values = received_buffer(count);
     std::memcpy(values->data(), floats, count * sizeof(float));
   });
   if (refused) return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer refused: " + *refused);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,6 +128,46 @@ TEST_CASE("a forged or mistaken shared-memory reference is refused without readi
   const auto taken = take(*reference, values.size());
   REQUIRE_FALSE(taken.refused.has_value());
   CHECK(same_bits(taken.values, values));
+}
+
+TEST_CASE("a forged shared-memory reference to 2^28 floats is refused before anything is allocated") {
+  ActorConfig config{1};
+  caf::actor_system system{config};
+  const auto values = awkward_floats(64);
+  std::optional<SharedMemoryReference> genuine;
+  {
+    const Accepting accepting;
+    genuine = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+  }
+  REQUIRE(genuine.has_value());
+  // A 49-byte message naming a 1 GiB payload: in a process that takes no shared memory, in a slot
+  // too small, and in a process that does not exist.
+  auto forged_bytes = [&](SharedMemoryReference where) {
+    std::vector<char> bytes;
+    caf::binary_serializer sink{system, bytes};
+    std::uint32_t magic = shared_buffer_magic;
+    std::uint64_t count = max_float_buffer_size;
+    std::uint8_t encoding = 0;
+    REQUIRE_FALSE(sink(magic, count, encoding, where.pid, where.fd, where.key, where.slot, where.sequence));
+    return bytes;
+  };
+  auto nowhere = *genuine;
+  nowhere.pid = 0x7ffffff0;
+  const auto before = mallinfo2();
+  for (const bool accepting : {false, true}) {
+    accept_shared_memory(accepting);
+    for (const auto& where : {*genuine, nowhere}) {
+      FloatBuffer arrived;
+      CHECK(testing::deserialize(system, forged_bytes(where), arrived));
+      CHECK(arrived.empty());
+    }
+  }
+  accept_shared_memory(false);
+  const auto after = mallinfo2();
+  const auto held = [](const struct mallinfo2& info) { return info.uordblks + info.hblkhd; };
+  CHECK(held(after) < held(before) + (std::size_t{64} << 20));
+  const Accepting accepting;
+  CHECK_FALSE(take(*genuine, values.size()).refused.has_value());  // still there, untouched
 }
 
 TEST_CASE("a process that does not take shared memory refuses every reference") {

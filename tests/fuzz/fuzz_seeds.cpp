@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
   psgrad::Gradients part{3, 0xabcdef, 1, 32, 2.25f, FloatBuffer(shared).slice(2, 5)};
   part.foreign_squares = {0.75, 12.5};
   ok = ok && write_payload(system, root / "payload/gradients-shard.bin", part);
+  // Weights that name a slot of this (seed-writing) process's shared memory: the decoder must refuse
+  // the reference, whatever count a mutation gives it, before allocating anything.
+  ok = ok && write_payload(system, root / "payload/weights-shared-memory.bin",
+                           psgrad::Weights{3, 0xabcdef, FloatBuffer(shared).through_shared_memory()});
   // What a sync shard tells another of its step's sum.
   ok = ok && write_payload(system, root / "payload/shard-squares.bin",
                            psgrad::ShardSquares{4, 1, {0.5, std::numeric_limits<double>::infinity()}, {0, 2, 3}});
