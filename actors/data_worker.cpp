@@ -212,13 +212,15 @@ Result<SpawnedDataWorker> spawn_data_worker(caf::actor_system& system, DataWorke
   if (!model) return Error{model.error()};
   auto shared_model = std::make_shared<Model>(std::move(model).value());
   const auto layout_hash = shared_model->layout().hash();
+  const auto parameters = shared_model->layout().total_size();
   const bool detached = setup.detached;
   auto shared_setup = std::make_shared<DataWorkerSetup>(std::move(setup));
   // Detached: each worker computes on its own thread, so a busy scheduler thread never holds one
   // worker's request back while the others run ahead.
   if (detached)
-    return SpawnedDataWorker{system.spawn<DataWorker, caf::detached>(shared_setup, std::move(shared_model)), layout_hash};
-  return SpawnedDataWorker{system.spawn<DataWorker>(shared_setup, std::move(shared_model)), layout_hash};
+    return SpawnedDataWorker{system.spawn<DataWorker, caf::detached>(shared_setup, std::move(shared_model)), layout_hash,
+                             parameters};
+  return SpawnedDataWorker{system.spawn<DataWorker>(shared_setup, std::move(shared_model)), layout_hash, parameters};
 }
 
 }  // namespace psgrad

@@ -34,6 +34,7 @@ struct DataWorkerSetup {
 struct SpawnedDataWorker {
   DataWorkerActor actor;
   std::uint64_t layout_hash = 0;  // of the model it built, for joining a server
+  std::uint64_t parameters = 0;   // the model's float count: no payload of its run is larger
 };
 
 // Fails when the job's architecture cannot be built for the data set.

@@ -1,5 +1,7 @@
 #include "actors/float_buffer.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
 
 namespace psgrad {
@@ -20,6 +22,15 @@ void nonzero_entries(const FloatBuffer& buffer, std::vector<std::uint32_t>& indi
 }
 
 }  // namespace wire_detail
+
+namespace {
+std::atomic<std::uint64_t> largest_payload{max_float_buffer_size};
+}  // namespace
+
+void limit_payload_floats(std::uint64_t floats) {
+  largest_payload.store(std::min(std::max<std::uint64_t>(floats, 1), max_float_buffer_size));
+}
+std::uint64_t payload_floats_limit() { return largest_payload.load(); }
 
 std::uint64_t wire_bytes(const FloatBuffer& buffer) {
   const std::uint64_t header = 4 + 8;  // magic, count

@@ -84,6 +84,13 @@ class FloatBuffer {
 
 // The largest buffer a peer may send; a declared size beyond it is refused before any allocation.
 constexpr std::uint64_t max_float_buffer_size = std::uint64_t{1} << 28;
+
+// The largest buffer this process takes: max_float_buffer_size until a process that serves or joins a
+// run sets it to its model's parameter count (no payload of a run is larger). A top-k header of a few
+// bytes names a dense size the receiver must allocate, so without it one forged message could cost a
+// gibibyte.
+void limit_payload_floats(std::uint64_t floats);
+std::uint64_t payload_floats_limit();
 // Guard against a peer with another float format or byte order, and say how the values follow.
 constexpr std::uint32_t float_buffer_magic = 0x70734642;   // "psFB": count fp32 values
 constexpr std::uint32_t bf16_buffer_magic = 0x70734648;    // "psFH": count bf16 values (2 bytes each)
@@ -173,7 +180,7 @@ caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
   std::uint8_t encoding = 0;
   SharedMemoryReference where;
   if (auto err = wire_detail::inspect_reference(f, encoding, where)) return err;
-  if (count == 0 || count > max_float_buffer_size || encoding > static_cast<std::uint8_t>(WireEncoding::topk))
+  if (count == 0 || count > payload_floats_limit() || encoding > static_cast<std::uint8_t>(WireEncoding::topk))
     return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer header rejected");
   // Allocated only once the reference names a real slot that large: a forged one costs nothing.
   std::shared_ptr<AlignedFloats> values;
@@ -198,7 +205,7 @@ caf::error read(Deserializer& f, FloatBuffer& x) {
   const bool known = magic == float_buffer_magic || magic == bf16_buffer_magic || magic == sparse_buffer_magic;
   // An empty buffer is always written as fp32: one spelling per payload, so decoding and encoding
   // again gives the same bytes.
-  if (!known || count > max_float_buffer_size || (count == 0 && magic != float_buffer_magic))
+  if (!known || count > payload_floats_limit() || (count == 0 && magic != float_buffer_magic))
     return caf::make_error(caf::sec::invalid_argument, "float buffer header rejected");
   if (magic == float_buffer_magic || magic == bf16_buffer_magic) {
     const bool halves = magic == bf16_buffer_magic;

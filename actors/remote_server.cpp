@@ -13,6 +13,7 @@
 #include "actors/connection_gate.hpp"
 #include "actors/coordinator.hpp"
 #include "actors/error_text.hpp"
+#include "actors/float_buffer.hpp"
 #include "actors/network_words.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
@@ -178,6 +179,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
                                      setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
                                      shards_elsewhere ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
   coordinator_setup.data = setup.train_data;
+  limit_payload_floats(state.value()->layout.total_size());
   // Workers and shard processes on this host pass their payloads through shared memory.
   if (job.shared_memory) {
     coordinator_setup.host_identity = shared_memory_host_identity();

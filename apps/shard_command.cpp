@@ -13,6 +13,7 @@
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/remote_client.hpp"
+#include "actors/float_buffer.hpp"
 #include "actors/shard_listener.hpp"
 #include "actors/shared_memory.hpp"
 #include "apps/host_port.hpp"
@@ -121,6 +122,7 @@ int run_shard_command(const ShardOptions& given) {
     fmt::print(stderr, "psgrad shard: {}\n", whole.error());
     return 1;
   }
+  limit_payload_floats(whole.value()->layout.total_size());
   auto shards = shard_server_state(job, *whole.value(), job.servers);
   if (!shards || shard >= shards->size()) {
     fmt::print(stderr, "psgrad shard: {}\n", shards ? fmt::format("the run has only {} shards", job.servers)

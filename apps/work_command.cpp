@@ -16,6 +16,7 @@
 #include "caf/send.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/data_worker.hpp"
+#include "actors/float_buffer.hpp"
 #include "actors/remote_client.hpp"
 #include "actors/shard_listener.hpp"
 #include "actors/shared_memory.hpp"
@@ -114,6 +115,7 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     fmt::print(stderr, "psgrad work: {}\n", worker.error());
     return {1, false};
   }
+  limit_payload_floats(worker->parameters);
   JoinRequest request{offer.worker_index, worker->actor,          worker->layout_hash,
                       data->train->width, data->train->num_classes, data->train->count,
                       host_name(),        data->train_fingerprint};

@@ -217,6 +217,43 @@ TEST_CASE("a sparse payload with indices out of order, out of range or a zero en
   CHECK(deserialize(system, zero, copy));
 }
 
+TEST_CASE("a process that knows its model refuses a payload larger than the model before allocating it") {
+  struct Restore {
+    ~Restore() { limit_payload_floats(max_float_buffer_size); }  // the limit is the process's
+  } restore;
+  ActorConfig config(1);
+  caf::actor_system system{config};
+  std::vector<float> values(1000, 0.0f);
+  values[10] = 1.0f;
+  for (const auto wire : {WireEncoding::topk, WireEncoding::fp32, WireEncoding::bf16}) {
+    CAPTURE(wire_name(wire));
+    Gradients original;
+    original.values = buffer_of(values, wire);
+    const auto bytes = serialize(system, original);
+    Gradients copy;
+    limit_payload_floats(999);
+    CHECK(deserialize(system, bytes, copy));
+    CHECK(copy.values.empty());
+    limit_payload_floats(1000);
+    CHECK_FALSE(deserialize(system, bytes, copy));
+    CHECK(copy.values == original.values);
+  }
+  // A top-k header of a few bytes that names 2^28 floats, with one entry: 1 GiB to allocate, refused
+  // by a process whose model is smaller; a process that knows no model takes up to that cap.
+  Gradients original;
+  original.values = buffer_of(values, WireEncoding::topk);
+  auto bytes = serialize(system, original);
+  const std::size_t count_at = 8 + 8 + 4 + 4 + 4 + 4;  // version, layout hash, worker, samples, loss, magic
+  const std::uint64_t huge = max_float_buffer_size;
+  caf::binary_serializer sink{system, bytes};
+  sink.seek(count_at);
+  REQUIRE_FALSE(sink(huge));
+  Gradients copy;
+  limit_payload_floats(118282);
+  CHECK(deserialize(system, bytes, copy));
+  CHECK(payload_floats_limit() == 118282);
+}
+
 TEST_CASE("top-k keeps ceil(fraction x size) entries of largest magnitude in every array") {
   const auto layout = tutorial_layout();
   TopKCompressor compressor(layout, 0.01);
