@@ -581,3 +581,50 @@ TEST_CASE("sync shards step with the same workers' gradients when a worker is lo
     caf::anon_send_exit(one, caf::exit_reason::user_shutdown);
   }
 }
+
+TEST_CASE("a sync shard takes a peer's second word only for fewer workers, in ascending order") {
+  auto job = cut_job(TrainingMode::sync, 1);
+  job.num_workers = 2;
+  const auto gradient = random_values(118282, 21);
+  // Shard 1 for real, told squares by a stand-in for shard 0; the answer to worker 0's push, or why the
+  // shard refused.
+  auto run = [&](const std::vector<std::vector<std::uint32_t>>& told_workers) {
+    ActorConfig config(1);
+    caf::actor_system system{config};
+    const auto [whole, shards] = two_shards(job);
+    std::vector<ShardPlan> plans;
+    for (const auto& state : shards)
+      plans.push_back(ShardPlan{state->begin, state->end, state->optimizer->foreign_norm_ranges()});
+    auto server = spawn_parameter_server(system, shards[1]);
+    auto peer = system.spawn([]() -> ShardPeer::behavior_type { return {[](squares_atom, const ShardSquares&) {}}; });
+    caf::scoped_actor self{system};
+    const std::vector<ShardPeer> peers = {peer, caf::actor_cast<ShardPeer>(server)};
+    self->request(server, caf::infinite, peers_atom::value, std::uint32_t{1}, peers, plans)
+        .receive([](bool) {}, [&](caf::error& error) { FAIL(error_text(system, error)); });
+    for (const auto& workers : told_workers)
+      self->send(server, squares_atom::value,
+                 ShardSquares{0, 0, std::vector<double>(plans[1].foreign_chunks.size(), 1.0), workers});
+    self->request(server, caf::infinite, barrier_atom::value, std::vector<std::uint32_t>{0}, std::uint32_t{1})
+        .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
+    Gradients gradients;
+    gradients.layout_hash = whole->layout.hash();
+    gradients.values = FloatBuffer::copy_of(gradient.data(), gradient.size()).slice(plans[1].begin, plans[1].end);
+    std::string outcome;
+    self->request(server, caf::infinite, apply_atom::value, std::move(gradients))
+        .receive([&](Weights& weights) { outcome = fmt::format("version {}", weights.version); },
+                 [&](caf::error& error) { outcome = error_text(system, error); });
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(peer, caf::exit_reason::user_shutdown);
+    return outcome;
+  };
+  CHECK(run({{0}}) == "version 1");
+  // Told again for fewer workers (it dropped worker 1's gradient to agree with a third shard).
+  CHECK(run({{0, 1}, {0}}) == "version 1");
+  const auto twice = run({{0}, {0}});
+  CHECK(twice.find("server shard 1 refused the sums of squares from shard 0: it already told them for this step") !=
+        std::string::npos);
+  const auto more = run({{0}, {0, 1}});
+  CHECK(more.find("it already told them for this step") != std::string::npos);
+  const auto unordered = run({{1, 0}});
+  CHECK(unordered.find("its workers are not in ascending order") != std::string::npos);
+}
