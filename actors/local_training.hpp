@@ -32,6 +32,10 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
 Result<std::vector<ParameterServerActor>> spawn_parameter_servers(
     caf::actor_system& system, const TrainingJob& job, std::shared_ptr<ParameterServerState> whole);
 
+// Whether a local run gives each of its `workers` a thread of its own (fewer workers than the
+// scheduler's `threads`) or runs them on the scheduler's threads (local_training.cpp says why).
+bool workers_detached(std::size_t workers, std::size_t threads);
+
 // The stream a resumed worker continues, if the checkpoint has one for it.
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
                                                 std::size_t worker);

@@ -31,7 +31,7 @@ class ParameterServer : public ParameterServerActor::base {
         pool_(shard_size(*state_)),
         wire_(state_->wire, shard_size(*state_)) {
     if (state_->end == 0) state_->end = state_->layout.total_size();
-    plan_ = ShardPlan{state_->begin, state_->end, state_->optimizer->foreign_norm_ranges()};
+    plan_ = plan_of(*state_);
     current_ = pool_.acquire();
     current_->assign(state_->weights.begin(), state_->weights.end());
   }
@@ -485,6 +485,11 @@ std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t c
   }
   cuts.push_back(layout.total_size());
   return cuts;
+}
+
+ShardPlan plan_of(const ParameterServerState& state) {
+  const auto end = state.end == 0 ? state.layout.total_size() : state.end;
+  return ShardPlan{state.begin, end, state.optimizer->foreign_norm_ranges()};
 }
 
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,

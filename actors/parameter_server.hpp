@@ -36,6 +36,10 @@ struct ParameterServerState {
 // allowed points than shards.
 std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t count, std::size_t grain);
 
+// What a server holding `state` receives of each gradient: its floats, and the foreign chunks whose
+// sums of squares its clip norms need.
+ShardPlan plan_of(const ParameterServerState& state);
+
 // The server keeps running until it receives an exit message (or its last handle goes away).
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,
                                             std::shared_ptr<ParameterServerState> state);

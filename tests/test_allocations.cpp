@@ -316,8 +316,8 @@ TEST_CASE("a push/pull training step allocates only what CAF's own messages allo
   // Differences between a short and a long run leave the per-step cost alone (set-up and shut-down
   // cancel out).
   const std::size_t few = 40, many = 440;
-  // Two workers on the two scheduler threads below share those threads (actors/local_training.cpp).
-  const bool detached_workers = false;
+  // Where training_allocations' workers run: 2 workers on its 2 scheduler threads.
+  const bool detached_workers = workers_detached(2, 2);
   const double caf_per_exchange = static_cast<double>(caf_exchange_allocations(many, values, detached_workers) -
                                                       caf_exchange_allocations(few, values, detached_workers)) /
                                   static_cast<double>(many - few);

@@ -420,8 +420,7 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
   const auto [whole, shards] = two_shards(job);
   const auto& layout = whole->layout;
   std::vector<ShardPlan> plans;
-  for (const auto& state : shards)
-    plans.push_back(ShardPlan{state->begin, state->end, state->optimizer->foreign_norm_ranges()});
+  for (const auto& state : shards) plans.push_back(plan_of(*state));
   REQUIRE(!plans[0].foreign_chunks.empty());
   REQUIRE(!plans[1].foreign_chunks.empty());
   // Shard 1 for real; shard 0 only notes what it is told.
@@ -514,8 +513,7 @@ TEST_CASE("sync shards step with the same workers' gradients when a worker is lo
     const auto& layout = whole->layout;
     REQUIRE(layout.total_size() == kept.size());
     std::vector<ShardPlan> plans;
-    for (const auto& state : shards)
-      plans.push_back(ShardPlan{state->begin, state->end, state->optimizer->foreign_norm_ranges()});
+    for (const auto& state : shards) plans.push_back(plan_of(*state));
     REQUIRE(!plans[0].foreign_chunks.empty());  // the clip norm of a cut array needs both shards
     auto gradients_of = [&](const std::vector<float>& values, std::uint32_t worker, std::size_t begin,
                             std::size_t end) {
@@ -593,8 +591,7 @@ TEST_CASE("a sync shard takes a peer's second word only for fewer workers, in as
     caf::actor_system system{config};
     const auto [whole, shards] = two_shards(job);
     std::vector<ShardPlan> plans;
-    for (const auto& state : shards)
-      plans.push_back(ShardPlan{state->begin, state->end, state->optimizer->foreign_norm_ranges()});
+    for (const auto& state : shards) plans.push_back(plan_of(*state));
     auto server = spawn_parameter_server(system, shards[1]);
     auto peer = system.spawn([]() -> ShardPeer::behavior_type { return {[](squares_atom, const ShardSquares&) {}}; });
     caf::scoped_actor self{system};
