@@ -91,6 +91,7 @@ constexpr std::uint64_t max_float_buffer_size = std::uint64_t{1} << 28;
 // gibibyte.
 void limit_payload_floats(std::uint64_t floats);
 std::uint64_t payload_floats_limit();
+
 // Guard against a peer with another float format or byte order, and say how the values follow.
 constexpr std::uint32_t float_buffer_magic = 0x70734642;   // "psFB": count fp32 values
 constexpr std::uint32_t bf16_buffer_magic = 0x70734648;    // "psFH": count bf16 values (2 bytes each)

@@ -1,9 +1,9 @@
 #include "actors/parameter_server.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <iterator>
-#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>

@@ -1,7 +1,8 @@
-// A vector of doubles sent as raw bits (a count, then 8 bytes each), for fields like
-// Gradients::foreign_squares: CAF 0.17 writes doubles with its own pack754, which garbles NaN and
-// infinity, and a diverging gradient's sum of squares is one of them. Worker lists travel the same way
-// (4 bytes each): CAF's own sequence count is a variable-length integer with more than one spelling.
+// A vector of numbers sent as raw bits (a fixed-size count, then the values' bytes). Doubles, for fields
+// like Gradients::foreign_squares: CAF 0.17 writes doubles with its own pack754, which garbles NaN and
+// infinity, and a diverging gradient's sum of squares is one of them. Worker lists: CAF's own sequence
+// count is a variable-length integer with more than one spelling, so a payload would not re-encode to
+// the bytes it came from.
 #pragma once
 
 #include <cstdint>
