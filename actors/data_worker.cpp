@@ -18,11 +18,15 @@ namespace psgrad {
 
 namespace {
 
-class DataWorker : public DataWorkerActor::base {
+// To itself: time to check that no server owes an answer for too long (see watch_servers).
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
+using DataWorkerSelf = DataWorkerActor::extend<caf::reacts_to<watch_atom>>;
+
+class DataWorker : public DataWorkerSelf::base {
  public:
   DataWorker(caf::actor_config& config, std::shared_ptr<DataWorkerSetup> setup,
              std::shared_ptr<Model> model)
-      : DataWorkerActor::base(config),
+      : DataWorkerSelf::base(config),
         setup_(std::move(setup)),
         model_(std::move(model)),
         batches_(setup_->train, setup_->job.batch_size,
@@ -55,6 +59,7 @@ class DataWorker : public DataWorkerActor::base {
           credits_ = credits;
           training_ = make_response_promise<bool>();
           in_loop_ = true;
+          watch_servers();
           // Shards first say what they hold, so each push sends each only its part.
           if (setup_->job.mode == TrainingMode::sync) servers_->push_without_squares();
           servers_->prepare(
@@ -77,6 +82,10 @@ class DataWorker : public DataWorkerActor::base {
               this, setup_->job.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
               weights_atom::value);
+        },
+        [this](watch_atom) {
+          watching_ = false;
+          watch_servers();
         },
         [](clock_atom) { return steady_now_ns(); },
         [this](state_atom) -> WorkerStreamState {
@@ -127,10 +136,9 @@ class DataWorker : public DataWorkerActor::base {
       auto gradients = gradients_from(from);
       if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
       ++pushes_out_;
-      // Sync: the answer waits for every worker's gradient, and for the driver to drop a frozen one
-      // (after request_timeout), so the push allows that much more before giving up on the servers.
+      // No CAF timeout: watch_servers times the answer.
       servers_->apply(
-          this, sync ? 3 * setup_->job.request_timeout : setup_->job.request_timeout,
+          this, caf::infinite,
           [this](Weights next) {
             --pushes_out_;
             on_weights(std::move(next));
@@ -138,6 +146,20 @@ class DataWorker : public DataWorkerActor::base {
           [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, std::move(*gradients));
       prefetch();
     }
+  }
+
+  // While the loop runs, a tick every quarter of the push timeout ends it once a server has owed an
+  // answer for longer. Sync: the answer waits for every worker's gradient, and for the driver to drop a
+  // frozen one (after request_timeout), so a push allows three times that before giving up.
+  void watch_servers() {
+    if (!in_loop_ || !servers_ || watching_) return;
+    const auto timeout = setup_->job.mode == TrainingMode::sync ? 3 * setup_->job.request_timeout
+                                                                 : setup_->job.request_timeout;
+    if (const auto silent = servers_->silent_server(timeout))
+      return end_loop(*silent, caf::make_error(caf::sec::request_timeout,
+                                               fmt::format("no answer within {} ms", timeout.count())));
+    watching_ = true;
+    delayed_send(this, std::max(timeout / 4, std::chrono::milliseconds(1)), watch_atom::value);
   }
 
   // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.
@@ -200,6 +222,7 @@ class DataWorker : public DataWorkerActor::base {
   std::size_t pushes_out_ = 0;     // gradients pushed and not yet answered
   bool in_loop_ = false;
   bool waiting_for_credit_ = false;
+  bool watching_ = false;  // a watch tick is on its way
   std::int64_t previous_answered_ = 0;  // for the timings sent with each gradient
   std::int64_t idle_since_ = 0;
 };

@@ -15,17 +15,20 @@
 #include <fmt/format.h>
 
 #include "caf/error.hpp"
+#include "actors/answer_watch.hpp"
 #include "actors/countdown.hpp"
 #include "actors/float_buffer.hpp"
 #include "actors/gradient_slicer.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/shard_state.hpp"
+#include "actors/steady_time.hpp"
 
 namespace psgrad {
 
 class ServerGroup {
  public:
-  explicit ServerGroup(std::vector<ParameterServerActor> servers) : servers_(std::move(servers)) {}
+  explicit ServerGroup(std::vector<ParameterServerActor> servers)
+      : servers_(std::move(servers)), watch_(std::make_shared<AnswerWatch>(servers_.size())) {}
 
   std::size_t size() const { return servers_.size(); }
 
@@ -99,6 +102,17 @@ class ServerGroup {
     });
   }
 
+  // Who owes an answer to apply or request and has said nothing for longer than `timeout`
+  // ("parameter server", "parameter server shard 1"). A worker pushes every step without a CAF
+  // timeout and asks this from a periodic tick instead: each timed request costs CAF's clock thread
+  // two wake-ups (the timeout set, then cancelled), and with every core computing those wake-ups
+  // pre-empted a worker about once per step.
+  std::optional<std::string> silent_server(std::chrono::nanoseconds timeout) const {
+    const auto silent = watch_->silent(steady_now_ns(), timeout);
+    if (!silent) return std::nullopt;
+    return servers_.size() == 1 ? std::string("parameter server") : fmt::format("parameter server shard {}", *silent);
+  }
+
   // Sends the message (e.g. weights_atom) to every server from `self` and hands `then` the whole
   // weights: with one server its answer, with shards their slices joined in layout order.
   template <class Self, class Timeout, class... Ts>
@@ -132,20 +146,35 @@ class ServerGroup {
   // Sends with `send(i)` to every server and joins their answers (see request).
   template <class Send>
   void gather(std::function<void(Weights)> then, FailureHandler failed, Send send) {
+    const auto now = steady_now_ns();
     if (servers_.size() == 1) {
-      send(0).then([then](Weights& weights) { then(std::move(weights)); },
-          [failed](caf::error& error) { failed("parameter server", error); });
+      watch_->asked(0, now);
+      send(0).then(
+          [then, watch = watch_](Weights& weights) {
+            watch->answered(0, steady_now_ns());
+            then(std::move(weights));
+          },
+          [failed, watch = watch_](caf::error& error) {
+            watch->answered(0, steady_now_ns());
+            failed("parameter server", error);
+          });
       return;
     }
     auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
     const Countdown joined(servers_.size(), [this, parts, then] { then(join(*parts)); });
-    for (std::size_t i = 0; i < servers_.size(); ++i)
+    for (std::size_t i = 0; i < servers_.size(); ++i) {
+      watch_->asked(i, now);
       send(i).then(
-          [parts, joined, i](Weights& slice) {
+          [parts, joined, i, watch = watch_](Weights& slice) {
+            watch->answered(i, steady_now_ns());
             (*parts)[i] = std::move(slice);
             joined();
           },
-          [failed, i](caf::error& error) { failed(fmt::format("parameter server shard {}", i), error); });
+          [failed, i, watch = watch_](caf::error& error) {
+            watch->answered(i, steady_now_ns());
+            failed(fmt::format("parameter server shard {}", i), error);
+          });
+    }
   }
 
   Weights join(const std::vector<Weights>& parts);
@@ -162,6 +191,7 @@ class ServerGroup {
   std::unique_ptr<BufferPool> pool_;  // joined weights
   std::optional<GradientSlicer> slicer_;  // shards: what each takes of a gradient, once prepared
   bool squares_ = true;  // pushes carry their foreign chunks' sums of squares
+  std::shared_ptr<AnswerWatch> watch_;  // shared with the answer handlers, which may outlive the group
   std::vector<bool> shared_memory_;  // per server: on this host, taking payloads through shared memory
 };
 

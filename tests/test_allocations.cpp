@@ -242,7 +242,7 @@ std::size_t allocations_during(Run&& run) {
 }
 
 // The per-gradient cost of what psgrad's push/pull loop asks of CAF, with nothing of psgrad's own: a
-// client requests (with a timeout) a server that answers through a response promise and tells a
+// client requests (without a timeout, as a worker pushes) a server that answers through a response promise and tells a
 // listener, `exchanges` times, the payloads psgrad's loop sends. The client runs where a local run puts
 // its workers: on the scheduler's threads once there are as many workers as threads (CAF's work-sharing
 // queue then allocates a list node each time the client is scheduled), otherwise detached.
@@ -267,7 +267,7 @@ std::size_t caf_exchange_allocations(std::size_t exchanges, const FloatBuffer& v
       auto push = std::make_shared<std::function<void()>>();
       *push = [=] {
         if ((*left)-- == 0) return client->quit();
-        client->request(server, std::chrono::seconds(10), apply_atom::value, Gradients{0, 0, 0, 1, 0.0f, values})
+        client->request(server, caf::infinite, apply_atom::value, Gradients{0, 0, 0, 1, 0.0f, values})
             .then([=](Weights&) { (*push)(); });
       };
       (*push)();
@@ -323,7 +323,7 @@ TEST_CASE("a push/pull training step allocates only what CAF's own messages allo
                                   static_cast<double>(many - few);
   const double caf_per_send =
       static_cast<double>(caf_send_allocations(many) - caf_send_allocations(few)) / static_cast<double>(many - few);
-  MESSAGE("CAF: " << caf_per_exchange << " allocations per request with a timeout, its promised answer and a note; "
+  MESSAGE("CAF: " << caf_per_exchange << " allocations per request, its promised answer and a note; "
                   << caf_per_send << " per plain message");
   for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
     CAPTURE(mode_name(mode));

@@ -1,0 +1,38 @@
+// Which server owes an answer and has been silent for too long: the timeout of the requests a worker
+// sends every step, which carry no CAF timeout (see ServerGroup).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace psgrad {
+
+class AnswerWatch {
+ public:
+  explicit AnswerWatch(std::size_t servers) : owed_(servers, 0), since_(servers, 0) {}
+
+  void asked(std::size_t server, std::int64_t now_ns) {
+    if (owed_[server]++ == 0) since_[server] = now_ns;
+  }
+  // An answer or an error: either way the server (or CAF on its behalf) said something.
+  void answered(std::size_t server, std::int64_t now_ns) {
+    if (owed_[server] > 0) --owed_[server];
+    since_[server] = now_ns;
+  }
+
+  // The first server that owes an answer and has said nothing for longer than `timeout`: nothing since
+  // it was asked with nothing owed, or since its last answer.
+  std::optional<std::size_t> silent(std::int64_t now_ns, std::chrono::nanoseconds timeout) const {
+    for (std::size_t i = 0; i < owed_.size(); ++i)
+      if (owed_[i] > 0 && now_ns - since_[i] > timeout.count()) return i;
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<std::uint32_t> owed_;  // requests not answered yet, per server
+  std::vector<std::int64_t> since_;  // steady ns of the last ask with nothing owed, or the last answer
+};
+
+}  // namespace psgrad

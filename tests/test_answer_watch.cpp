@@ -1,0 +1,100 @@
+// AnswerWatch and the worker's push timeout built on it: a server that owes an answer for too long
+// ends the worker's loop with one line naming it, without a CAF timeout on every push.
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/answer_watch.hpp"
+#include "actors/data_worker.hpp"
+#include "actors/error_text.hpp"
+#include "actors/training_job.hpp"
+#include "tests/actor_fixtures.hpp"
+
+using namespace psgrad;
+using namespace psgrad::testing;
+using std::chrono::nanoseconds;
+
+TEST_CASE("a server that owes an answer turns silent only once the timeout has passed since it last spoke") {
+  AnswerWatch watch(1);
+  watch.asked(0, 1000);
+  CHECK_FALSE(watch.silent(1000 + 500, nanoseconds(500)).has_value());
+  CHECK(watch.silent(1000 + 501, nanoseconds(500)) == std::optional<std::size_t>(0));
+  // A second request while one is owed does not restart the clock; an answer does.
+  watch.asked(0, 1400);
+  CHECK(watch.silent(1000 + 501, nanoseconds(500)) == std::optional<std::size_t>(0));
+  watch.answered(0, 1450);
+  CHECK_FALSE(watch.silent(1450 + 500, nanoseconds(500)).has_value());
+  CHECK(watch.silent(1450 + 501, nanoseconds(500)) == std::optional<std::size_t>(0));
+  // Nothing owed: never silent, however long it has been.
+  watch.answered(0, 2000);
+  CHECK_FALSE(watch.silent(1'000'000'000, nanoseconds(500)).has_value());
+}
+
+TEST_CASE("the first shard that owes an answer too long is the one named") {
+  AnswerWatch watch(3);
+  for (std::size_t shard = 0; shard < 3; ++shard) watch.asked(shard, 0);
+  watch.answered(0, 100);
+  watch.answered(1, 100);
+  CHECK(watch.silent(200, nanoseconds(150)) == std::optional<std::size_t>(2));
+  watch.answered(2, 200);
+  CHECK_FALSE(watch.silent(300, nanoseconds(150)).has_value());
+}
+
+namespace {
+
+// A server that takes every push and never answers it (a frozen process with its socket open).
+ParameterServerActor::behavior_type silent_server(ParameterServerActor::stateful_pointer<std::vector<caf::response_promise>> self) {
+  return {[self](apply_atom, Gradients&) -> caf::result<Weights> {
+            self->state.push_back(self->make_response_promise());
+            return caf::delegated<Weights>();
+          },
+          [](listen_atom, StepListener, std::uint32_t) {},
+          [](barrier_atom, std::vector<std::uint32_t>& members, std::uint32_t) { return members; },
+          [self](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> {
+            self->state.push_back(self->make_response_promise());
+            return caf::delegated<Weights>();
+          },
+          [](weights_atom) { return Weights{}; },
+          [](master_atom) { return Weights{}; },
+          [](state_atom) { return ServerState{}; },
+          [](plan_atom) { return ShardPlan{}; },
+          [](peers_atom, std::uint32_t, std::vector<ShardPeer>&, std::vector<ShardPlan>&) { return true; },
+          [](squares_atom, ShardSquares&) {},
+          [](stop_atom) { return true; }};
+}
+
+}  // namespace
+
+TEST_CASE("a worker whose server never answers a push ends its loop naming the server after request_timeout") {
+  for (auto mode : {TrainingMode::async, TrainingMode::sync}) {
+    CAPTURE(mode_name(mode));
+    ActorConfig config(2);
+    caf::actor_system system{config};
+    const auto data = synthetic_data(64, 12, 4, 1);
+    auto job = small_job(mode, 1, 10);
+    job.request_timeout = std::chrono::milliseconds(100);
+    auto worker = spawn_data_worker(system, DataWorkerSetup{job, 0, data});
+    REQUIRE(worker.ok());
+    auto model = build_initialized_model(job, data->width, data->num_classes).value();
+    const Weights weights{0, model.layout().hash(), FloatBuffer::copy_of(model.weights().data(), model.parameter_count())};
+    auto server = system.spawn(silent_server);
+    caf::scoped_actor self{system};
+    self->send(worker->actor, until_atom::value, std::uint64_t{5});  // sync: it may compute up to version 5
+    std::string outcome = "answered";
+    const auto start = std::chrono::steady_clock::now();
+    self->request(worker->actor, std::chrono::seconds(30), train_atom::value, weights,
+                  std::vector<ParameterServerActor>{server}, std::uint64_t{5})
+        .receive([&](bool) { outcome = "the loop ended without an error"; },
+                 [&](caf::error& error) { outcome = error_text(system, error); });
+    const auto waited = std::chrono::steady_clock::now() - start;
+    const auto timeout = (mode == TrainingMode::sync ? 3 : 1) * job.request_timeout;
+    CHECK(outcome == fmt::format("parameter server: no answer within {} ms", timeout.count()));
+    CHECK(waited >= timeout);
+    caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  }
+}
