@@ -2,6 +2,9 @@
 // u drawn in steps of 1/65536.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "model/layer.hpp"
 
 namespace psgrad {
@@ -23,6 +26,7 @@ class Dropout final : public Layer {
   bool masked_ = false;  // whether the last forward applied a mask
   std::size_t rows_ = 0;
   Matrix mask_, output_, d_input_;
+  std::vector<std::uint16_t> uniforms_;  // the 16-bit draws of one forward, four per generator call
 };
 
 }  // namespace psgrad
