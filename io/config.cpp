@@ -219,7 +219,8 @@ const SectionTable<ClusterSection>& cluster_table() {
           "Milliseconds without any traffic (heartbeats included) after which a peer counts as dead; 0 never.",
           milliseconds_from(0)),
       key("request_timeout_ms", &S::request_timeout_ms,
-          "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped.",
+          "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped, and a worker "
+          "whose server owes it an answer for longer (three times longer in sync) stops naming that server.",
           milliseconds_from(1)),
       key("pipeline", &S::pipeline,
           "Async/ssp: a worker computes its next gradient while the last one is on its way, from the newest "
