@@ -2,6 +2,7 @@
 // sends every step, which carry no CAF timeout (see ServerGroup).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -35,5 +36,11 @@ class AnswerWatch {
   std::vector<std::uint32_t> owed_;  // requests not answered yet, per server
   std::vector<std::int64_t> since_;  // steady ns of the last ask with nothing owed, or the last answer
 };
+
+// How often a timer looks for a peer silent longer than `timeout` (the driver for its workers, a worker
+// for its servers): a quarter of it, within 50 ms and 1 s.
+inline std::chrono::milliseconds watch_interval(std::chrono::milliseconds timeout) {
+  return std::clamp(timeout / 4, std::chrono::milliseconds(50), std::chrono::milliseconds(1000));
+}
 
 }  // namespace psgrad

@@ -7,6 +7,7 @@
 #include "caf/all.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
+#include "actors/answer_watch.hpp"
 #include "actors/error_text.hpp"
 #include "actors/float_buffer.hpp"
 #include "actors/server_group.hpp"
@@ -148,8 +149,8 @@ class DataWorker : public DataWorkerSelf::base {
     }
   }
 
-  // While the loop runs, a tick every quarter of the push timeout ends it once a server has owed an
-  // answer for longer. Sync: the answer waits for every worker's gradient, and for the driver to drop a
+  // While the loop runs, a tick (watch_interval) ends it once a server has owed an answer for longer
+  // than the push timeout. Sync: the answer waits for every worker's gradient, and for the driver to drop a
   // frozen one (after request_timeout), so a push allows three times that before giving up.
   void watch_servers() {
     if (!in_loop_ || !servers_ || watching_) return;
@@ -159,7 +160,7 @@ class DataWorker : public DataWorkerSelf::base {
       return end_loop(*silent, caf::make_error(caf::sec::request_timeout,
                                                fmt::format("no answer within {} ms", timeout.count())));
     watching_ = true;
-    delayed_send(this, std::max(timeout / 4, std::chrono::milliseconds(1)), watch_atom::value);
+    delayed_send(this, watch_interval(timeout), watch_atom::value);
   }
 
   // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.

@@ -32,6 +32,11 @@ class ServerGroup {
 
   std::size_t size() const { return servers_.size(); }
 
+  // How messages name server i of `count`: "parameter server" when it is the only one, else its shard.
+  static std::string server_name(std::size_t count, std::size_t i) {
+    return count == 1 ? std::string("parameter server") : fmt::format("parameter server shard {}", i);
+  }
+
   // Pushes to the servers on these nodes (processes on this host) go through shared memory.
   void use_shared_memory_with(const std::vector<caf::node_id>& nodes) {
     shared_memory_.assign(servers_.size(), false);
@@ -64,7 +69,7 @@ class ServerGroup {
                 (*plans)[i] = std::move(plan);
                 planned();
               },
-              [failed, i](caf::error& error) { failed(fmt::format("parameter server shard {}", i), error); });
+              [failed, i, count = servers_.size()](caf::error& error) { failed(server_name(count, i), error); });
   }
 
   // What each shard holds, once prepared (else empty).
@@ -110,7 +115,7 @@ class ServerGroup {
   std::optional<std::string> silent_server(std::chrono::nanoseconds timeout) const {
     const auto silent = watch_->silent(steady_now_ns(), timeout);
     if (!silent) return std::nullopt;
-    return servers_.size() == 1 ? std::string("parameter server") : fmt::format("parameter server shard {}", *silent);
+    return server_name(servers_.size(), *silent);
   }
 
   // Sends the message (e.g. weights_atom) to every server from `self` and hands `then` the whole
@@ -137,9 +142,7 @@ class ServerGroup {
                 (*parts)[i] = std::move(state);
                 joined();
               },
-              [failed, i, single = servers_.size() == 1](caf::error& error) {
-                failed(single ? std::string("parameter server") : fmt::format("parameter server shard {}", i), error);
-              });
+              [failed, i, count = servers_.size()](caf::error& error) { failed(server_name(count, i), error); });
   }
 
  private:
@@ -156,7 +159,7 @@ class ServerGroup {
           },
           [failed, watch = watch_](caf::error& error) {
             watch->answered(0, steady_now_ns());
-            failed("parameter server", error);
+            failed(server_name(1, 0), error);
           });
       return;
     }
@@ -170,9 +173,9 @@ class ServerGroup {
             (*parts)[i] = std::move(slice);
             joined();
           },
-          [failed, i, watch = watch_](caf::error& error) {
+          [failed, i, count = servers_.size(), watch = watch_](caf::error& error) {
             watch->answered(i, steady_now_ns());
-            failed(fmt::format("parameter server shard {}", i), error);
+            failed(server_name(count, i), error);
           });
     }
   }

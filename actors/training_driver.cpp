@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
+#include "actors/answer_watch.hpp"
 #include "actors/countdown.hpp"
 #include "actors/error_text.hpp"
 #include "actors/run_statistics.hpp"
@@ -60,7 +61,7 @@ class TrainingDriver : public TrainingDriverActor::base {
           for (std::size_t k = 0; k < slots_.size(); ++k)
             if (slots_[k].alive) probe_clock(k, clock_probes);
           become(training());
-          delayed_send(this, watch_interval(), tick_atom::value);
+          delayed_send(this, watch_interval(job_.request_timeout), tick_atom::value);
           servers_.request(
               this, job_.request_timeout,
               [this](Weights weights) {
@@ -564,10 +565,6 @@ class TrainingDriver : public TrainingDriverActor::base {
 
   // The driver's own timer. Async/ssp: a worker holding credits that has not been heard of for
   // request_timeout is frozen, and is dropped as a compute request without an answer is in sync mode.
-  std::chrono::milliseconds watch_interval() const {
-    return std::clamp(job_.request_timeout / 4, std::chrono::milliseconds(50), std::chrono::milliseconds(1000));
-  }
-
   void watch_workers() {
     if (finished_ || failed_) return;
     // Steps check the interrupt; with every worker lost there are none, so the timer does.
@@ -583,7 +580,7 @@ class TrainingDriver : public TrainingDriverActor::base {
       if (slot.alive && slot.in_loop && slot.granted > slot.clock && now - slot.last_progress > job_.request_timeout)
         lose(k, fmt::format("no answer within {} ms", job_.request_timeout.count()));
     }
-    delayed_send(this, watch_interval(), tick_atom::value);
+    delayed_send(this, watch_interval(job_.request_timeout), tick_atom::value);
   }
 
   // -- worker timings and the trace ------------------------------------------------------------------

@@ -242,10 +242,11 @@ std::size_t allocations_during(Run&& run) {
 }
 
 // The per-gradient cost of what psgrad's push/pull loop asks of CAF, with nothing of psgrad's own: a
-// client requests (without a timeout, as a worker pushes) a server that answers through a response promise and tells a
-// listener, `exchanges` times, the payloads psgrad's loop sends. The client runs where a local run puts
-// its workers: on the scheduler's threads once there are as many workers as threads (CAF's work-sharing
-// queue then allocates a list node each time the client is scheduled), otherwise detached.
+// client requests (without a timeout, as a worker pushes) a server that answers through a response
+// promise and tells a listener, `exchanges` times, the payloads psgrad's loop sends. The client runs
+// where a local run puts its workers: on the scheduler's threads once there are as many workers as
+// threads (CAF's work-sharing queue then allocates a list node each time the client is scheduled),
+// otherwise detached.
 std::size_t caf_exchange_allocations(std::size_t exchanges, const FloatBuffer& values, bool detached_client) {
   return allocations_during([&] {
     ActorConfig config(2);
