@@ -558,8 +558,10 @@ case "$scenario" in
     done
     ;;
   backup-workers-processes)
+    # Every worker takes at least 10 ms a gradient, so the run outlasts the straggler's gradients
+    # however fast the host computes (20 bare steps can end before its first 40 ms are up).
     start_server --workers 3 --set cluster.backup_workers=1 --set cluster.straggler_delay_ms=40 \
-      --set training.iterations=20 --no-metrics
+      --set cluster.worker_delay_ms=10 --set training.iterations=20 --no-metrics
     worker_pids=()
     for k in 0 1 2; do "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work$k.log" & worker_pids+=($!); done
     wait_ok $server_pid serve
