@@ -133,11 +133,6 @@ Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinato
 }
 
 Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
-                           const DataWorkerActor& worker) {
-  return serve_until_stopped(self, coordinator, worker.address());
-}
-
-Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
                            const caf::actor_addr& served, std::chrono::milliseconds linger) {
   self->monitor(coordinator);
   self->monitor(caf::actor_cast<caf::actor>(served));

@@ -53,8 +53,4 @@ Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coor
                            const caf::actor_addr& served,
                            std::chrono::milliseconds linger = std::chrono::milliseconds(0));
 
-// Blocks until the server stops our worker (success) or the server goes away (error).
-Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
-                           const DataWorkerActor& worker);
-
 }  // namespace psgrad

@@ -127,7 +127,9 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   }
   say(fmt::format("joined {} as worker {} of {} (data {}{})", options.connect, offer.worker_index,
                   offer.num_workers, data->description, offer.resume ? ", resuming its data stream" : ""));
-  auto done = serve_until_stopped(self, connection->coordinator, worker->actor);
+  // The worker's answer to its stop may still be on its way when the worker is gone: the process
+  // waits for the server to go away first (it does once it has every answer), as a shard does.
+  auto done = serve_until_stopped(self, connection->coordinator, worker->actor.address(), std::chrono::seconds(2));
   if (!done) {
     fmt::print(stderr, "psgrad work: {}\n", done.error());
     return {1, true};
