@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
+#include "caf/io/middleman.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
 #include "actors/answer_watch.hpp"
@@ -23,7 +24,9 @@ namespace {
 
 // To itself: time to check that no server owes an answer for too long (see watch_servers).
 using watch_atom = caf::atom_constant<caf::atom("watch")>;
-using DataWorkerSelf = DataWorkerActor::extend<caf::reacts_to<watch_atom>>;
+// To itself, on the network thread: carry on after a push (see keep_computing).
+using continue_atom = caf::atom_constant<caf::atom("continue")>;
+using DataWorkerSelf = DataWorkerActor::extend<caf::reacts_to<watch_atom>, caf::reacts_to<continue_atom>>;
 
 // The longest gradient a worker computes on its process's network thread (see DataWorker::subtype).
 constexpr std::chrono::milliseconds kNetworkThreadGradient{10};
@@ -49,14 +52,12 @@ class DataWorker : public DataWorkerSelf::base {
 
   // In a worker process, a message the network thread reads (middleman.workers = 0) may run this
   // worker's handler on that thread instead of waking a scheduler thread, whose reply then wakes the
-  // network thread again: CAF's multiplexer runs "function objects" itself. Only while that thread is
-  // free again soon: one push out at a time (a pipelined worker computes its next gradient in the same
-  // handler, so its push would leave only after that), and gradients that take under
-  // kNetworkThreadGradient (the hand-offs cost about 0.1-0.2 ms; a long handler would hold back the
-  // process's heartbeats). Messages from actors of this process always run on the scheduler's
+  // network thread again: CAF's multiplexer runs "function objects" itself. Only while gradients take
+  // under kNetworkThreadGradient (the hand-offs cost about 0.1-0.2 ms; a long handler would hold back
+  // the process's heartbeats). Messages from actors of this process always run on the scheduler's
   // threads (a scheduler thread ignores this hint). Measured, 2 worker processes over loopback,
   // alternated, medians of 4, against the server alone on its network thread: sync 207k samples/s
-  // against 180k, async 187k against 178k; pipelined, on the network thread, 193k against 216k.
+  // against 180k, async 187k against 178k.
   subtype_t subtype() const override {
     return on_network_thread_.load(std::memory_order_relaxed) ? function_object : DataWorkerSelf::base::subtype();
   }
@@ -102,6 +103,10 @@ class DataWorker : public DataWorkerSelf::base {
               this, setup_->job.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
               weights_atom::value);
+        },
+        [this](continue_atom) {
+          if (!next_batch_) prefetch();
+          if (in_loop_) keep_computing();
         },
         [this](watch_atom) {
           watching_ = false;
@@ -156,7 +161,7 @@ class DataWorker : public DataWorkerSelf::base {
       const auto started = std::chrono::steady_clock::now();
       auto gradients = gradients_from(from);
       if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
-      on_network_thread_.store(depth == 1 && std::chrono::steady_clock::now() - started < kNetworkThreadGradient,
+      on_network_thread_.store(std::chrono::steady_clock::now() - started < kNetworkThreadGradient,
                                std::memory_order_relaxed);
       ++pushes_out_;
       // No CAF timeout: watch_servers times the answer.
@@ -167,6 +172,10 @@ class DataWorker : public DataWorkerSelf::base {
             on_weights(std::move(next));
           },
           [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, std::move(*gradients));
+      // On the network thread the push leaves only once this handler has returned (the multiplexer
+      // writes it next, with scheduler.max-throughput 1 before this worker's next message): the
+      // next batch and gradient come in a message of their own.
+      if (on_network_thread_now()) return send(this, continue_atom::value);
       prefetch();
     }
   }
@@ -220,6 +229,8 @@ class DataWorker : public DataWorkerSelf::base {
     previous_answered_ = gradients.timing.answered;
     return gradients;
   }
+
+  bool on_network_thread_now() { return system().has_middleman() && context() == &system().middleman().backend(); }
 
   // Gathers the next batch while the gradient just sent is on its way.
   void prefetch() {

@@ -41,6 +41,12 @@ class TrainingDriver : public TrainingDriverActor::base {
     total_steps_ = job_.iterations * std::max<std::size_t>(1, job_.num_workers);
   }
 
+  // A note from a server stepping on the network thread (ParameterServer::subtype), or a message from
+  // a worker process, is handled on that thread too, and so the credit it grants leaves from there:
+  // on a scheduler thread each gradient woke that thread and then the network thread again. Its
+  // handlers are bookkeeping; evaluation runs in the evaluator.
+  subtype_t subtype() const override { return function_object; }
+
   behavior_type make_behavior() override {
     // A remote worker's process may die with our request pending: the down message drops it at once
     // instead of waiting for the request timeout.

@@ -169,6 +169,9 @@ int run_work_command(const WorkOptions& given) {
   };
   const auto network = network_settings(options);
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
+  // One message per turn: a worker computing on the network thread then lets the multiplexer write
+  // its push before it computes the next gradient (DataWorker::keep_computing).
+  actor_config.set("scheduler.max-throughput", std::size_t{1});
   caf::actor_system system{actor_config};
   RetryPolicy retry;
   if (options.retry) retry.attempts = 200;
