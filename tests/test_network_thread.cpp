@@ -1,4 +1,4 @@
-// Where a parameter server's handler runs when its message comes from another process.
+// Where a parameter server's and a worker's handlers run when their message comes from another process.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -11,8 +11,10 @@
 #include "actors/actor_config.hpp"
 #include "actors/error_text.hpp"
 #include "actors/local_training.hpp"
+#include "actors/data_worker.hpp"
 #include "actors/parameter_server.hpp"
-#include "actor_fixtures.hpp"
+#include "actors/training_job.hpp"
+#include "tests/actor_fixtures.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -46,6 +48,22 @@ struct SchedulerBlocker {
   bool released_once = false;
   caf::actor actor;
 };
+
+// Refuses every push, so a worker's loop ends at its first gradient.
+ParameterServerActor::behavior_type refusing_server() {
+  const auto refuse = [] { return caf::make_error(caf::sec::runtime_error, "refused on purpose"); };
+  return {[=](apply_atom, Gradients&) -> caf::result<Weights> { return refuse(); },
+          [](listen_atom, StepListener&, std::uint32_t) {},
+          [](barrier_atom, std::vector<std::uint32_t>& workers, std::uint32_t) { return workers; },
+          [=](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> { return refuse(); },
+          [](weights_atom) { return Weights{}; },
+          [](master_atom) { return Weights{}; },
+          [](state_atom) { return ServerState{}; },
+          [](plan_atom) { return ShardPlan{}; },
+          [](peers_atom, std::uint32_t, std::vector<ShardPeer>&, std::vector<ShardPlan>&) { return true; },
+          [](squares_atom, ShardSquares&) {},
+          [](stop_atom) { return true; }};
+}
 
 }  // namespace
 
@@ -84,6 +102,56 @@ TEST_CASE("a parameter server answers a push from another process while every sc
   CHECK(outcome == "answered");
   CHECK(version == 1);
   blocker.unblock();
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(blocker.actor, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a worker in a process of its own answers the network while its scheduler thread is busy, once its gradients are quick") {
+  ActorConfig worker_config(1);  // one scheduler thread, which the blocker below holds
+  caf::actor_system worker_system{worker_config};
+  ActorConfig server_config(1);
+  caf::actor_system server_system{server_config};
+
+  const auto data = synthetic_data(64, 12, 4, 1);
+  auto job = small_job(TrainingMode::async, 1, 10);
+  job.request_timeout = std::chrono::milliseconds(200);  // its watch ticks every 50 ms
+  auto worker = spawn_data_worker(worker_system, DataWorkerSetup{job, 0, data, {}, std::nullopt, /*detached=*/false});
+  REQUIRE(worker.ok());
+  const auto port = worker_system.middleman().publish(worker->actor, 0, "127.0.0.1");
+  REQUIRE(port);
+  auto remote = server_system.middleman().remote_actor<DataWorkerActor>("127.0.0.1", *port);
+  REQUIRE(remote);
+  auto model = build_initialized_model(job, data->width, data->num_classes).value();
+  const Weights weights{0, model.layout().hash(), FloatBuffer::copy_of(model.weights().data(), model.parameter_count())};
+  auto server = server_system.spawn(refusing_server);
+
+  // One gradient (a few microseconds), refused: the loop ends, and the worker's last watch tick is
+  // given time to pass, so that nothing of its own process moves it onto the scheduler thread later.
+  caf::scoped_actor self{server_system};
+  std::string outcome = "no answer";
+  self->request(*remote, std::chrono::seconds(10), train_atom::value, weights, std::vector<ParameterServerActor>{server},
+                std::uint64_t{5})
+      .receive([&](bool) { outcome = "the loop ended without an error"; },
+               [&](caf::error& error) { outcome = error_text(server_system, error); });
+  CHECK(outcome.find("refused on purpose") != std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+
+  SchedulerBlocker blocker(worker_system);
+  REQUIRE(blocker.entered);
+  std::int64_t clock = 0;
+  std::string asked = "no answer";
+  self->request(*remote, std::chrono::seconds(5), clock_atom::value)
+      .receive(
+          [&](std::int64_t now) {
+            asked = "answered";
+            clock = now;
+          },
+          [&](caf::error& error) { asked = error_text(server_system, error); });
+  // Answered by the worker process's network thread, while its scheduler thread was still held.
+  CHECK(asked == "answered");
+  CHECK(clock > 0);
+  blocker.unblock();
+  caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(blocker.actor, caf::exit_reason::user_shutdown);
 }
