@@ -13,6 +13,7 @@
 #include "actors/error_text.hpp"
 #include "actors/training_job.hpp"
 #include "tests/actor_fixtures.hpp"
+#include "tests/stub_server.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -48,23 +49,15 @@ namespace {
 
 // A server that takes every push and never answers it (a frozen process with its socket open).
 ParameterServerActor::behavior_type silent_server(ParameterServerActor::stateful_pointer<std::vector<caf::response_promise>> self) {
-  return {[self](apply_atom, Gradients&) -> caf::result<Weights> {
-            self->state.push_back(self->make_response_promise());
-            return caf::delegated<Weights>();
-          },
-          [](listen_atom, StepListener, std::uint32_t) {},
-          [](barrier_atom, std::vector<std::uint32_t>& members, std::uint32_t) { return members; },
-          [self](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> {
-            self->state.push_back(self->make_response_promise());
-            return caf::delegated<Weights>();
-          },
-          [](weights_atom) { return Weights{}; },
-          [](master_atom) { return Weights{}; },
-          [](state_atom) { return ServerState{}; },
-          [](plan_atom) { return ShardPlan{}; },
-          [](peers_atom, std::uint32_t, std::vector<ShardPeer>&, std::vector<ShardPlan>&) { return true; },
-          [](squares_atom, ShardSquares&) {},
-          [](stop_atom) { return true; }};
+  return stub_server(
+      [self](apply_atom, Gradients&) -> caf::result<Weights> {
+        self->state.push_back(self->make_response_promise());
+        return caf::delegated<Weights>();
+      },
+      [self](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> {
+        self->state.push_back(self->make_response_promise());
+        return caf::delegated<Weights>();
+      });
 }
 
 }  // namespace

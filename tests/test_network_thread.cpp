@@ -15,6 +15,7 @@
 #include "actors/parameter_server.hpp"
 #include "actors/training_job.hpp"
 #include "tests/actor_fixtures.hpp"
+#include "tests/stub_server.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -52,26 +53,35 @@ struct SchedulerBlocker {
 // Refuses every push, so a worker's loop ends at its first gradient.
 ParameterServerActor::behavior_type refusing_server() {
   const auto refuse = [] { return caf::make_error(caf::sec::runtime_error, "refused on purpose"); };
-  return {[=](apply_atom, Gradients&) -> caf::result<Weights> { return refuse(); },
-          [](listen_atom, StepListener&, std::uint32_t) {},
-          [](barrier_atom, std::vector<std::uint32_t>& workers, std::uint32_t) { return workers; },
-          [=](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> { return refuse(); },
-          [](weights_atom) { return Weights{}; },
-          [](master_atom) { return Weights{}; },
-          [](state_atom) { return ServerState{}; },
-          [](plan_atom) { return ShardPlan{}; },
-          [](peers_atom, std::uint32_t, std::vector<ShardPeer>&, std::vector<ShardPlan>&) { return true; },
-          [](squares_atom, ShardSquares&) {},
-          [](stop_atom) { return true; }};
+  return stub_server([=](apply_atom, Gradients&) -> caf::result<Weights> { return refuse(); },
+                     [=](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> { return refuse(); });
+}
+
+// Two actor systems standing for a server's and a worker's process, one scheduler thread each.
+struct Processes {
+  ActorConfig server_config{1};
+  caf::actor_system server{server_config};
+  ActorConfig worker_config{1};
+  caf::actor_system worker{worker_config};
+};
+
+// `actor`, published on loopback by `there`, as a process `here` reaches it (CAF's own publish: these
+// tests are about threads, not psgrad's connection gate).
+template <class Handle>
+Handle reach(caf::actor_system& there, const Handle& actor, caf::actor_system& here) {
+  const auto port = there.middleman().publish(actor, 0, "127.0.0.1");
+  REQUIRE(port);
+  auto remote = here.middleman().remote_actor<Handle>("127.0.0.1", *port);
+  REQUIRE(remote);
+  return *remote;
 }
 
 }  // namespace
 
 TEST_CASE("a parameter server answers a push from another process while every scheduler thread of its own is busy") {
-  ActorConfig server_config(1);  // one scheduler thread, which the blocker below holds
-  caf::actor_system server_system{server_config};
-  ActorConfig worker_config(1);
-  caf::actor_system worker_system{worker_config};
+  Processes processes;
+  auto& server_system = processes.server;  // its scheduler thread is held below
+  auto& worker_system = processes.worker;
 
   const auto data = synthetic_data(64, 12, 4, 1);
   const auto job = small_job(TrainingMode::async, 1, 10);
@@ -79,10 +89,7 @@ TEST_CASE("a parameter server answers a push from another process while every sc
   REQUIRE(state.ok());
   const auto layout = (*state)->layout;
   auto server = spawn_parameter_server(server_system, *state);
-  const auto port = server_system.middleman().publish(server, 0, "127.0.0.1");
-  REQUIRE(port);
-  auto remote = worker_system.middleman().remote_actor<ParameterServerActor>("127.0.0.1", *port);
-  REQUIRE(remote);
+  const auto remote = reach(server_system, server, worker_system);
 
   SchedulerBlocker blocker(server_system);
   REQUIRE(blocker.entered);
@@ -90,7 +97,7 @@ TEST_CASE("a parameter server answers a push from another process while every sc
   const std::vector<float> gradient(layout.total_size(), 0.01f);
   std::string outcome = "no answer";
   std::uint64_t version = 0;
-  self->request(*remote, std::chrono::seconds(10), apply_atom::value,
+  self->request(remote, std::chrono::seconds(10), apply_atom::value,
                 Gradients{0, layout.hash(), 0, 32, 0.5f, FloatBuffer::copy_of(gradient.data(), gradient.size())})
       .receive(
           [&](Weights& weights) {
@@ -107,20 +114,16 @@ TEST_CASE("a parameter server answers a push from another process while every sc
 }
 
 TEST_CASE("a worker in a process of its own answers the network while its scheduler thread is busy, once its gradients are quick") {
-  ActorConfig worker_config(1);  // one scheduler thread, which the blocker below holds
-  caf::actor_system worker_system{worker_config};
-  ActorConfig server_config(1);
-  caf::actor_system server_system{server_config};
+  Processes processes;
+  auto& worker_system = processes.worker;  // its scheduler thread is held below
+  auto& server_system = processes.server;
 
   const auto data = synthetic_data(64, 12, 4, 1);
   auto job = small_job(TrainingMode::async, 1, 10);
   job.request_timeout = std::chrono::milliseconds(200);  // its watch ticks every 50 ms
   auto worker = spawn_data_worker(worker_system, DataWorkerSetup{job, 0, data, {}, std::nullopt, /*detached=*/false});
   REQUIRE(worker.ok());
-  const auto port = worker_system.middleman().publish(worker->actor, 0, "127.0.0.1");
-  REQUIRE(port);
-  auto remote = server_system.middleman().remote_actor<DataWorkerActor>("127.0.0.1", *port);
-  REQUIRE(remote);
+  const auto remote = reach(worker_system, worker->actor, server_system);
   auto model = build_initialized_model(job, data->width, data->num_classes).value();
   const Weights weights{0, model.layout().hash(), FloatBuffer::copy_of(model.weights().data(), model.parameter_count())};
   auto server = server_system.spawn(refusing_server);
@@ -129,7 +132,7 @@ TEST_CASE("a worker in a process of its own answers the network while its schedu
   // given time to pass, so that nothing of its own process moves it onto the scheduler thread later.
   caf::scoped_actor self{server_system};
   std::string outcome = "no answer";
-  self->request(*remote, std::chrono::seconds(10), train_atom::value, weights, std::vector<ParameterServerActor>{server},
+  self->request(remote, std::chrono::seconds(10), train_atom::value, weights, std::vector<ParameterServerActor>{server},
                 std::uint64_t{5})
       .receive([&](bool) { outcome = "the loop ended without an error"; },
                [&](caf::error& error) { outcome = error_text(server_system, error); });
@@ -140,7 +143,7 @@ TEST_CASE("a worker in a process of its own answers the network while its schedu
   REQUIRE(blocker.entered);
   std::int64_t clock = 0;
   std::string asked = "no answer";
-  self->request(*remote, std::chrono::seconds(5), clock_atom::value)
+  self->request(remote, std::chrono::seconds(5), clock_atom::value)
       .receive(
           [&](std::int64_t now) {
             asked = "answered";

@@ -1,0 +1,28 @@
+// A stand-in parameter server for actor tests: its own answer to pushes, nothing useful to the rest.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "actors/interfaces.hpp"
+
+namespace psgrad::testing {
+
+// `push` answers one gradient, `push_many` several applied at once; every other message gets an
+// empty answer.
+template <class Push, class PushMany>
+ParameterServerActor::behavior_type stub_server(Push push, PushMany push_many) {
+  return {std::move(push),
+          [](listen_atom, StepListener, std::uint32_t) {},
+          [](barrier_atom, std::vector<std::uint32_t>& members, std::uint32_t) { return members; },
+          std::move(push_many),
+          [](weights_atom) { return Weights{}; },
+          [](master_atom) { return Weights{}; },
+          [](state_atom) { return ServerState{}; },
+          [](plan_atom) { return ShardPlan{}; },
+          [](peers_atom, std::uint32_t, std::vector<ShardPeer>&, std::vector<ShardPlan>&) { return true; },
+          [](squares_atom, ShardSquares&) {},
+          [](stop_atom) { return true; }};
+}
+
+}  // namespace psgrad::testing
