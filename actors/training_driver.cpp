@@ -4,6 +4,7 @@
 #include "actors/training_driver.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 
@@ -44,8 +45,12 @@ class TrainingDriver : public TrainingDriverActor::base {
   // A note from a server stepping on the network thread (ParameterServer::subtype), or a message from
   // a worker process, is handled on that thread too, and so the credit it grants leaves from there:
   // on a scheduler thread each gradient woke that thread and then the network thread again. Its
-  // handlers are bookkeeping; evaluation runs in the evaluator.
-  subtype_t subtype() const override { return function_object; }
+  // handlers are bookkeeping (evaluation runs in the evaluator), except writing a checkpoint: while
+  // one is collected the driver stays off the network thread, since a long write there would hold
+  // back the process's heartbeats.
+  subtype_t subtype() const override {
+    return on_network_thread_.load(std::memory_order_relaxed) ? function_object : TrainingDriverActor::base::subtype();
+  }
 
   behavior_type make_behavior() override {
     // A remote worker's process may die with our request pending: the down message drops it at once
@@ -624,10 +629,12 @@ class TrainingDriver : public TrainingDriverActor::base {
   void take_checkpoint(std::function<void()> then) {
     auto checkpoint = std::make_shared<TrainingCheckpoint>();
     checkpoint->iteration = job_.mode == TrainingMode::sync ? iteration_ : summary_.steps;
+    on_network_thread_.store(false, std::memory_order_relaxed);  // the answers come to a scheduler thread
     const Countdown done(1 + alive_count(), [this, checkpoint, then] {
       std::sort(checkpoint->workers.begin(), checkpoint->workers.end(),
                 [](const WorkerStreamState& a, const WorkerStreamState& b) { return a.worker < b.worker; });
       hooks_.on_checkpoint(*checkpoint);
+      on_network_thread_.store(true, std::memory_order_relaxed);
       then();
     });
     servers_.request_state(
@@ -796,6 +803,8 @@ class TrainingDriver : public TrainingDriverActor::base {
     done();
   }
 
+  // Read by CAF's network thread when a message for the driver arrives (see subtype).
+  std::atomic<bool> on_network_thread_{true};
   TrainingJob job_;
   ServerGroup servers_;
   EvaluatorActor evaluator_;
