@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
-#include "caf/io/middleman.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
 #include "actors/answer_watch.hpp"
 #include "actors/error_text.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/network_thread.hpp"
 #include "actors/server_group.hpp"
 #include "actors/steady_time.hpp"
 #include "actors/wire_encoder.hpp"
@@ -50,16 +50,13 @@ class DataWorker : public DataWorkerSelf::base {
     }
   }
 
-  // In a worker process, a message the network thread reads (middleman.workers = 0) may run this
-  // worker's handler on that thread instead of waking a scheduler thread, whose reply then wakes the
-  // network thread again: CAF's multiplexer runs "function objects" itself. Only while gradients take
-  // under kNetworkThreadGradient (the hand-offs cost about 0.1-0.2 ms; a long handler would hold back
-  // the process's heartbeats). Messages from actors of this process always run on the scheduler's
-  // threads (a scheduler thread ignores this hint). Measured, 2 worker processes over loopback,
-  // alternated, medians of 4, against the server alone on its network thread: sync 207k samples/s
-  // against 180k, async 187k against 178k.
+  // In a worker process, weights and credit from the server run on the network thread that read them
+  // (network_thread.hpp) while gradients take under kNetworkThreadGradient: the hand-offs cost about
+  // 0.1-0.2 ms, and a longer handler would hold back the process's heartbeats. Measured, 2 worker
+  // processes over loopback, alternated, medians of 4, against the server alone on its network
+  // thread: sync 207k samples/s against 180k, async 187k against 178k.
   subtype_t subtype() const override {
-    return on_network_thread_.load(std::memory_order_relaxed) ? function_object : DataWorkerSelf::base::subtype();
+    return network_thread_subtype(on_network_thread_.load(std::memory_order_relaxed));
   }
 
   behavior_type make_behavior() override {
@@ -158,11 +155,10 @@ class DataWorker : public DataWorkerSelf::base {
       // Without the pipeline the weights are let go before the push, so the server may step in place.
       Weights from = *latest_;
       if (depth == 1) latest_.reset();
-      const auto started = std::chrono::steady_clock::now();
       auto gradients = gradients_from(from);
       if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
-      on_network_thread_.store(std::chrono::steady_clock::now() - started < kNetworkThreadGradient,
-                               std::memory_order_relaxed);
+      const std::chrono::nanoseconds took{gradients->timing.answered - gradients->timing.received};
+      on_network_thread_.store(took < kNetworkThreadGradient, std::memory_order_relaxed);
       ++pushes_out_;
       // No CAF timeout: watch_servers times the answer.
       servers_->apply(
@@ -175,7 +171,7 @@ class DataWorker : public DataWorkerSelf::base {
       // On the network thread the push leaves only once this handler has returned (the multiplexer
       // writes it next, with scheduler.max-throughput 1 before this worker's next message): the
       // next batch and gradient come in a message of their own.
-      if (on_network_thread_now()) return send(this, continue_atom::value);
+      if (running_on_network_thread(*this)) return send(this, continue_atom::value);
       prefetch();
     }
   }
@@ -229,8 +225,6 @@ class DataWorker : public DataWorkerSelf::base {
     previous_answered_ = gradients.timing.answered;
     return gradients;
   }
-
-  bool on_network_thread_now() { return system().has_middleman() && context() == &system().middleman().backend(); }
 
   // Gathers the next batch while the gradient just sent is on its way.
   void prefetch() {

@@ -14,6 +14,7 @@
 #include "actors/answer_watch.hpp"
 #include "actors/countdown.hpp"
 #include "actors/error_text.hpp"
+#include "actors/network_thread.hpp"
 #include "actors/run_statistics.hpp"
 #include "actors/server_group.hpp"
 #include "actors/steady_time.hpp"
@@ -42,14 +43,12 @@ class TrainingDriver : public TrainingDriverActor::base {
     total_steps_ = job_.iterations * std::max<std::size_t>(1, job_.num_workers);
   }
 
-  // A note from a server stepping on the network thread (ParameterServer::subtype), or a message from
-  // a worker process, is handled on that thread too, and so the credit it grants leaves from there:
-  // on a scheduler thread each gradient woke that thread and then the network thread again. Its
-  // handlers are bookkeeping (evaluation runs in the evaluator), except writing a checkpoint: while
-  // one is collected the driver stays off the network thread, since a long write there would hold
-  // back the process's heartbeats.
+  // A server's note of a step, or a worker process's message, is handled on the network thread
+  // (network_thread.hpp), and so the credit it grants leaves from there. Its handlers are bookkeeping
+  // (evaluation runs in the evaluator), except writing a checkpoint: while one is collected the
+  // driver stays off the network thread.
   subtype_t subtype() const override {
-    return on_network_thread_.load(std::memory_order_relaxed) ? function_object : TrainingDriverActor::base::subtype();
+    return network_thread_subtype(on_network_thread_.load(std::memory_order_relaxed));
   }
 
   behavior_type make_behavior() override {
