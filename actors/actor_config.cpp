@@ -7,6 +7,7 @@
 #include "caf/openssl/manager.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/messages.hpp"
+#include "actors/polling_scheduler.hpp"
 #include "actors/tls_error_queue.hpp"
 
 namespace psgrad {
@@ -46,6 +47,7 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
     openssl_cafile = network.tls.ca;
   }
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads_ = threads;
   set("scheduler.max-threads", threads);
   // Work sharing: idle scheduler threads sleep on one condition variable until a message arrives.
   // CAF's default work stealing polls for about 25 ms after each message (100 spins, then 500 sleeps
@@ -64,5 +66,7 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   // CAF prints to the console only what psgrad reports itself.
   set("logger.console-verbosity", caf::atom("quiet"));
 }
+
+void ActorConfig::poll_when_idle(std::chrono::microseconds poll) { use_polling_scheduler(*this, poll); }
 
 }  // namespace psgrad

@@ -30,6 +30,15 @@ class ActorConfig : public caf::actor_system_config {
  public:
   // threads 0: one per core.
   explicit ActorConfig(std::size_t threads = 0, NetworkSettings network = {});
+
+  std::size_t threads() const { return threads_; }  // the scheduler's threads
+
+  // An idle scheduler thread polls its queue for this long before it sleeps (actors/polling_scheduler.hpp);
+  // zero (the default): it sleeps at once, as in CAF's work sharing.
+  void poll_when_idle(std::chrono::microseconds poll);
+
+ private:
+  std::size_t threads_ = 0;
 };
 
 }  // namespace psgrad

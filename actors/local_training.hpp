@@ -1,6 +1,7 @@
 // Training with every actor in this process: spawn the server, workers, evaluator and driver, run.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -35,6 +36,10 @@ Result<std::vector<ParameterServerActor>> spawn_parameter_servers(
 // Whether a local run gives each of its `workers` a thread of its own (fewer workers than the
 // scheduler's `threads`) or runs them on the scheduler's threads (local_training.cpp says why).
 bool workers_detached(std::size_t workers, std::size_t threads);
+
+// How long an idle scheduler thread polls for work before it sleeps (ActorConfig::poll_when_idle) in a
+// local run of `workers` on `threads` scheduler threads: zero when each worker has a thread of its own.
+std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threads);
 
 // The stream a resumed worker continues, if the checkpoint has one for it.
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,

@@ -1,0 +1,74 @@
+// The scheduler whose idle threads poll before they sleep: nothing lost at the poll's edge, no spinning
+// once idle, and used by local runs only where workers compute on the scheduler's threads.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <ctime>
+#include <random>
+#include <thread>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/local_training.hpp"
+
+using namespace psgrad;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::chrono::microseconds kPoll{200};
+
+std::chrono::nanoseconds process_cpu_time() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
+
+caf::behavior echo(caf::event_based_actor*) {
+  return {[](int value) { return value; }};
+}
+
+}  // namespace
+
+TEST_CASE("a polling scheduler answers every message, also those sent just as its threads stop polling") {
+  ActorConfig config(2);
+  config.poll_when_idle(kPoll);
+  caf::actor_system system{config};
+  auto first = system.spawn(echo);
+  auto second = system.spawn(echo);
+  caf::scoped_actor self{system};
+  // Gaps around the poll's length put many messages at the moment a thread goes from polling to
+  // sleeping: one lost there would never be answered.
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int> gap_us(0, 2 * static_cast<int>(kPoll.count()));
+  int answered = 0;
+  for (int i = 0; i < 1500; ++i) {
+    std::this_thread::sleep_for(std::chrono::microseconds(gap_us(random)));
+    self->request(i % 2 == 0 ? first : second, std::chrono::seconds(5), i)
+        .receive([&](int value) { answered += value == i ? 1 : 0; }, [](caf::error&) {});
+  }
+  CHECK(answered == 1500);
+}
+
+TEST_CASE("idle threads of a polling scheduler sleep once their poll is over") {
+  ActorConfig config(2);
+  config.poll_when_idle(kPoll);
+  caf::actor_system system{config};
+  auto actor = system.spawn(echo);
+  caf::scoped_actor self{system};
+  for (int i = 0; i < 100; ++i) self->request(actor, std::chrono::seconds(5), i).receive([](int) {}, [](caf::error&) {});
+  const auto cpu_before = process_cpu_time();
+  std::this_thread::sleep_for(300ms);
+  const auto used = process_cpu_time() - cpu_before;
+  MESSAGE("CPU used by the idle process over 300 ms: " << std::chrono::duration<double, std::milli>(used).count()
+                                                        << " ms");
+  // Two threads that kept polling would use about 600 ms here; ones that sleep, next to nothing.
+  CHECK(used < 60ms);
+}
+
+TEST_CASE("a local run polls only when its workers compute on the scheduler's threads") {
+  CHECK(local_idle_poll(1, 2).count() == 0);  // a thread of its own: the scheduler runs only the server
+  CHECK(local_idle_poll(2, 2).count() > 0);
+  CHECK(local_idle_poll(4, 2).count() > 0);
+  CHECK(local_idle_poll(1, 1).count() > 0);
+}
