@@ -67,6 +67,15 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   set("logger.console-verbosity", caf::atom("quiet"));
 }
 
-void ActorConfig::poll_when_idle(std::chrono::microseconds poll) { use_polling_scheduler(*this, poll); }
+void ActorConfig::poll_when_idle(std::chrono::microseconds poll) {
+  if (poll.count() <= 0) return;
+  idle_help_ = std::make_shared<IdleHelp>();
+  use_polling_scheduler(*this, poll, idle_help_);
+}
+
+std::shared_ptr<IdleHelp> idle_help_of(const caf::actor_system& system) {
+  const auto* config = dynamic_cast<const ActorConfig*>(&system.config());
+  return config != nullptr ? config->idle_help() : nullptr;
+}
 
 }  // namespace psgrad

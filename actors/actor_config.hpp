@@ -5,9 +5,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 
+#include "caf/actor_system.hpp"
 #include "caf/actor_system_config.hpp"
+#include "actors/idle_help.hpp"
 
 namespace psgrad {
 
@@ -33,12 +36,20 @@ class ActorConfig : public caf::actor_system_config {
 
   std::size_t threads() const { return threads_; }  // the scheduler's threads
 
-  // An idle scheduler thread polls its queue for this long before it sleeps (actors/polling_scheduler.hpp);
-  // zero (the default): it sleeps at once, as in CAF's work sharing.
+  // An idle scheduler thread polls its queue for this long before it sleeps (actors/polling_scheduler.hpp),
+  // and meanwhile takes on the second half of a server step (idle_help()); zero (the default): it
+  // sleeps at once, as in CAF's work sharing. Call it once, before the actor system is made.
   void poll_when_idle(std::chrono::microseconds poll);
+
+  // Null unless idle threads poll: then where a server step offers half of its work to them.
+  std::shared_ptr<IdleHelp> idle_help() const { return idle_help_; }
 
  private:
   std::size_t threads_ = 0;
+  std::shared_ptr<IdleHelp> idle_help_;
 };
+
+// The idle help of a system made from an ActorConfig that polls when idle; null otherwise.
+std::shared_ptr<IdleHelp> idle_help_of(const caf::actor_system& system);
 
 }  // namespace psgrad

@@ -11,6 +11,7 @@
 #include "caf/all.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
+#include "actors/actor_config.hpp"
 #include "actors/network_thread.hpp"
 #include "actors/steady_time.hpp"
 #include "actors/wire_encoder.hpp"
@@ -500,6 +501,11 @@ ShardPlan plan_of(const ParameterServerState& state) {
 
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,
                                             std::shared_ptr<ParameterServerState> state) {
+  // Where idle scheduler threads poll, they take on half of each step.
+  if (auto help = idle_help_of(system)) {
+    state->optimizer->split_steps_with(help.get());
+    state->step_runner = std::move(help);
+  }
   return system.spawn<ParameterServer>(std::move(state));
 }
 

@@ -27,6 +27,7 @@ struct ParameterServerState {
   std::size_t begin = 0;
   std::size_t end = 0;  // 0: the whole buffer
   WireEncoding wire = WireEncoding::fp32;  // the run's: weights go out as weights_encoding(wire)
+  std::shared_ptr<TwoPartRunner> step_runner;  // the optimizer splits its steps with it, if set
 };
 
 // Where `count` contiguous shards split the layout: count + 1 float offsets from 0 to the total, each

@@ -26,7 +26,7 @@ caf::resumable* PollingSharing::take_front(coordinator_data& data) {
 
 caf::resumable* PollingSharing::poll_queue(coordinator_data& data) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + data.poll;
+  auto deadline = Clock::now() + data.poll;
   data.polling.fetch_add(1);
   for (unsigned round = 1;; ++round) {
     if (data.queued.load(std::memory_order_relaxed) > 0) {
@@ -36,6 +36,8 @@ caf::resumable* PollingSharing::poll_queue(coordinator_data& data) {
         return take_front(data);
       }
     }
+    // Having helped, the thread was busy: its poll starts over.
+    if (data.help && data.help->help()) deadline = Clock::now() + data.poll;
     // Reading the clock costs more than a pause: every 32 rounds is well under a microsecond apart.
     if (round % 32 == 0 && Clock::now() >= deadline) break;
 #if defined(__x86_64__) || defined(__i386__)
@@ -46,11 +48,13 @@ caf::resumable* PollingSharing::poll_queue(coordinator_data& data) {
   return nullptr;
 }
 
-void use_polling_scheduler(caf::actor_system_config& config, std::chrono::microseconds poll) {
+void use_polling_scheduler(caf::actor_system_config& config, std::chrono::microseconds poll,
+                           std::shared_ptr<IdleHelp> help) {
   if (poll.count() <= 0) return;
-  config.module_factories.push_back([poll](caf::actor_system& system) -> caf::actor_system::module* {
+  config.module_factories.push_back([poll, help](caf::actor_system& system) -> caf::actor_system::module* {
     auto coordinator = std::make_unique<caf::scheduler::coordinator<PollingSharing>>(system);
     coordinator->data().poll = poll;
+    coordinator->data().help = help;
     return coordinator.release();  // the actor system owns its modules
   });
 }

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <list>
+#include <memory>
 #include <mutex>
+
+#include "actors/idle_help.hpp"
 
 #include "caf/policy/unprofiled.hpp"
 #include "caf/resumable.hpp"
@@ -15,8 +18,9 @@
 namespace psgrad {
 
 // A policy for caf::scheduler::coordinator (the customization points of caf::policy::work_sharing).
-// With poll zero it behaves as work sharing. Otherwise an idle thread polls for up to `poll`; one that
-// enqueues wakes a sleeping thread only when the queue holds more jobs than threads are polling.
+// With poll zero it behaves as work sharing. Otherwise an idle thread polls for up to `poll`, and
+// takes on offered help (IdleHelp) meanwhile; one that enqueues wakes a sleeping thread only when the
+// queue holds more jobs than threads are polling.
 class PollingSharing : public caf::policy::unprofiled {
  public:
   struct coordinator_data {
@@ -27,6 +31,7 @@ class PollingSharing : public caf::policy::unprofiled {
     std::atomic<std::size_t> queued{0};   // queue.size(), readable without the lock
     std::atomic<std::size_t> polling{0};  // threads watching the queue instead of sleeping
     std::chrono::nanoseconds poll{0};
+    std::shared_ptr<IdleHelp> help;  // work a polling thread takes on while it waits (may be null)
   };
 
   struct worker_data {
@@ -82,7 +87,9 @@ class PollingSharing : public caf::policy::unprofiled {
   static caf::resumable* take_front(coordinator_data& data);
 };
 
-// Installs the polling scheduler in `config` (in place of its scheduler.policy) when poll > 0.
-void use_polling_scheduler(caf::actor_system_config& config, std::chrono::microseconds poll);
+// Installs the polling scheduler in `config` (in place of its scheduler.policy) when poll > 0; its
+// polling threads take on `help`'s offers.
+void use_polling_scheduler(caf::actor_system_config& config, std::chrono::microseconds poll,
+                           std::shared_ptr<IdleHelp> help);
 
 }  // namespace psgrad

@@ -70,6 +70,15 @@ void Adam::make_chunks() {
   chunks_ = norm_chunks(layout_, begin_, end_);
   chunk_squares_.assign(chunks_.size(), 0.0);
   chunk_exponents_.assign(chunks_.size(), 0);
+  // The halves split_steps_with cuts each pass into: about as many owned floats on either side.
+  std::size_t owned = 0;
+  for (const auto& chunk : chunks_) owned += chunk.owned ? chunk.size : 0;
+  std::size_t first_half = 0;
+  half_chunk_ = 0;
+  while (half_chunk_ < chunks_.size() && 2 * first_half < owned) {
+    first_half += chunks_[half_chunk_].owned ? chunks_[half_chunk_].size : 0;
+    ++half_chunk_;
+  }
 }
 
 bool Adam::restrict_to(std::size_t begin, std::size_t end) {
@@ -158,9 +167,23 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
       for (std::size_t i = 0; i < size; ++i) average[i] -= keep * (average[i] - out[i]);
     }
   };
-  for (std::size_t c = 0; c < chunks_.size(); ++c) gather(c);
-  per_array();
-  for (std::size_t c = 0; c < chunks_.size(); ++c) update(c);
+  if (runner_ != nullptr) {
+    // Each pass in two halves, perhaps on two threads: every chunk's results land in its own slots.
+    const auto halves = [this](const auto& pass) {
+      return [this, &pass](int part) {
+        const std::size_t first = part == 0 ? 0 : half_chunk_;
+        const std::size_t last = part == 0 ? half_chunk_ : chunks_.size();
+        for (std::size_t c = first; c < last; ++c) pass(c);
+      };
+    };
+    runner_->run(halves(gather));
+    per_array();
+    runner_->run(halves(update));
+  } else {
+    for (std::size_t c = 0; c < chunks_.size(); ++c) gather(c);
+    per_array();
+    for (std::size_t c = 0; c < chunks_.size(); ++c) update(c);
+  }
   finite_ = true;
   for (std::size_t c = 0; c < chunks_.size(); ++c)
     finite_ = finite_ && std::isfinite(chunk_squares_[c]) && chunk_exponents_[c] != non_finite_exponent;

@@ -10,6 +10,7 @@
 #include "model/norm_chunks.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/schedule.hpp"
+#include "model/two_part_runner.hpp"
 
 namespace psgrad {
 
@@ -54,6 +55,11 @@ class Optimizer {
   // apply_gradients takes them: the norm chunks of arrays cut at this optimizer's ends. Empty unless
   // restricted.
   virtual std::vector<GradientRange> foreign_norm_ranges() const { return {}; }
+
+  // From now on each step's passes may be split in two, the second half run by `runner` (which must
+  // outlive this optimizer's steps; null: every step on the calling thread). Results are bit for bit
+  // the same however the halves are run.
+  virtual void split_steps_with(TwoPartRunner* /*runner*/) {}
 
   // Parameter averages (EMA), when the optimizer keeps them; nullptr otherwise.
   virtual const float* averages() const { return nullptr; }

@@ -1,14 +1,17 @@
 // The scheduler whose idle threads poll before they sleep: nothing lost at the poll's edge, no spinning
-// once idle, and used by local runs only where workers compute on the scheduler's threads.
+// once idle, half a step taken on while polling, and used by local runs only where workers compute on
+// the scheduler's threads.
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <ctime>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
+#include "actors/idle_help.hpp"
 #include "actors/local_training.hpp"
 
 using namespace psgrad;
@@ -71,4 +74,39 @@ TEST_CASE("a local run polls only when its workers compute on the scheduler's th
   CHECK(local_idle_poll(2, 2).count() > 0);
   CHECK(local_idle_poll(4, 2).count() > 0);
   CHECK(local_idle_poll(1, 1).count() > 0);
+}
+
+TEST_CASE("idle help runs both halves on the caller, once each, when no thread polls") {
+  IdleHelp help;
+  std::vector<std::thread::id> ran;
+  help.run([&](int part) { ran.push_back(part == 0 ? std::this_thread::get_id() : std::thread::id{}); });
+  REQUIRE(ran.size() == 2);
+  CHECK(ran[0] == std::this_thread::get_id());
+  CHECK_FALSE(help.help());  // nothing left on offer
+}
+
+TEST_CASE("a polling scheduler thread takes on the half of a step that a busy thread offers") {
+  ActorConfig config(2);
+  config.poll_when_idle(kPoll);
+  caf::actor_system system{config};
+  const auto help = idle_help_of(system);
+  REQUIRE(help != nullptr);
+  auto actor = system.spawn(echo);
+  caf::scoped_actor self{system};
+  int taken_elsewhere = 0;
+  for (int i = 0; i < 50; ++i) {
+    // Right after answering, the scheduler thread that ran `actor` polls for work.
+    self->request(actor, std::chrono::seconds(5), i).receive([](int) {}, [](caf::error&) {});
+    std::atomic<int> halves{0};
+    std::thread::id second_half;
+    help->run([&](int part) {
+      if (part == 1) second_half = std::this_thread::get_id();
+      ++halves;
+      if (part == 0) std::this_thread::sleep_for(100us);  // time for a poller to take the other half
+    });
+    CHECK(halves == 2);
+    if (second_half != std::this_thread::get_id()) ++taken_elsewhere;
+  }
+  MESSAGE("second halves taken by a polling thread: " << taken_elsewhere << " of 50");
+  CHECK(taken_elsewhere > 0);
 }
