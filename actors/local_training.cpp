@@ -119,8 +119,9 @@ bool workers_detached(std::size_t workers, std::size_t threads) { return workers
 // 233k -> 247k; async 2 and 4 workers unchanged (their threads rarely idle). Detached workers leave the
 // scheduler only the server and the driver between gradients: polling there only burns a core (sync
 // 1 worker 116k without, 107k with).
-std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threads) {
-  return workers_detached(workers, threads) ? std::chrono::microseconds{0} : std::chrono::microseconds{200};
+std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threads, std::size_t cores) {
+  if (workers_detached(workers, threads) || threads > cores) return std::chrono::microseconds{0};
+  return std::chrono::microseconds{200};
 }
 
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,

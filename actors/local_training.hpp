@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <thread>
 #include <memory>
 #include <optional>
 
@@ -38,8 +39,10 @@ Result<std::vector<ParameterServerActor>> spawn_parameter_servers(
 bool workers_detached(std::size_t workers, std::size_t threads);
 
 // How long an idle scheduler thread polls for work before it sleeps (ActorConfig::poll_when_idle) in a
-// local run of `workers` on `threads` scheduler threads: zero when each worker has a thread of its own.
-std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threads);
+// local run of `workers` on `threads` scheduler threads: zero when each worker has a thread of its own,
+// or when there are more threads than `cores` (a polling thread would take a core from a computing one).
+std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threads,
+                                          std::size_t cores = std::thread::hardware_concurrency());
 
 // The stream a resumed worker continues, if the checkpoint has one for it.
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
