@@ -11,6 +11,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/idle_help.hpp"
 #include "actors/local_training.hpp"
 #include "actors/training_job.hpp"
 #include "model/minibatcher.hpp"
@@ -227,6 +228,21 @@ TEST_CASE("a server step summing 2 gradients, in place and into a free buffer, d
   CHECK_MESSAGE(sync_counts.total() == 0, sync_counts.describe());
   const auto async_counts = count_allocations(async_step);
   CHECK_MESSAGE(async_counts.total() == 0, async_counts.describe());
+}
+
+TEST_CASE("a server step split in two halves for idle help does not allocate") {
+  const auto job = tutorial_job();
+  auto model = build_initialized_model(job, 784, 10).value();
+  auto optimizer = std::move(build_optimizer(job, model.layout()).value());
+  IdleHelp help;  // no thread polls here: the caller runs both halves, through the same calls
+  optimizer->split_steps_with(&help);
+  std::vector<float> first(model.parameter_count(), 0.01f), second(model.parameter_count(), -0.02f);
+  const float* both[] = {first.data(), second.data()};
+  std::vector<float> weights(model.weights().begin(), model.weights().end());
+  auto sync_step = [&] { optimizer->apply_gradients(weights.data(), weights.data(), both, 2); };
+  for (int i = 0; i < 3; ++i) sync_step();
+  const auto counts = count_allocations(sync_step);
+  CHECK_MESSAGE(counts.total() == 0, counts.describe());
 }
 
 namespace {
