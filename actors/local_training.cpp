@@ -124,6 +124,10 @@ std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threa
   return std::chrono::microseconds{200};
 }
 
+void prepare_local_run(ActorConfig& config, std::size_t workers) {
+  config.poll_when_idle(local_idle_poll(workers, config.threads()));
+}
+
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
                                                 std::size_t worker) {
   if (!resume) return std::nullopt;

@@ -2,12 +2,13 @@
 #pragma once
 
 #include <chrono>
-#include <thread>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "caf/actor.hpp"
 #include "caf/actor_system.hpp"
+#include "actors/actor_config.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/parameter_server.hpp"
@@ -43,6 +44,10 @@ bool workers_detached(std::size_t workers, std::size_t threads);
 // or when there are more threads than `cores` (a polling thread would take a core from a computing one).
 std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threads,
                                           std::size_t cores = std::thread::hardware_concurrency());
+
+// Sets up `config` for a local run of `workers` (before the actor system is made): its idle threads
+// poll as local_idle_poll says.
+void prepare_local_run(ActorConfig& config, std::size_t workers);
 
 // The stream a resumed worker continues, if the checkpoint has one for it.
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,

@@ -9,11 +9,10 @@
 #include <memory>
 #include <mutex>
 
-#include "actors/idle_help.hpp"
-
 #include "caf/policy/unprofiled.hpp"
 #include "caf/resumable.hpp"
 #include "caf/scheduler/abstract_coordinator.hpp"
+#include "actors/idle_help.hpp"
 
 namespace psgrad {
 

@@ -43,7 +43,7 @@ int run_train_command(const TrainOptions& options) {
   print_run_header(*run);
   ActorConfig actor_config(static_cast<std::size_t>(run->config.cluster.threads),
                            network_from_config(run->config));
-  actor_config.poll_when_idle(local_idle_poll(run->job.num_workers, actor_config.threads()));
+  prepare_local_run(actor_config, run->job.num_workers);
   caf::actor_system system{actor_config};
   auto resume = load_resume(options.resume, *run);
   if (!resume) {

@@ -17,7 +17,7 @@ namespace psgrad::bench {
 Result<TrainingSummary> run_in_process(const TrainingJob& job, const DataSplit& data,
                                        ReportCallback on_report) {
   ActorConfig config(0);
-  config.poll_when_idle(local_idle_poll(job.num_workers, config.threads()));
+  prepare_local_run(config, job.num_workers);
   caf::actor_system system{config};
   return train_in_process(system, job, data.train, data.dev, std::move(on_report));
 }

@@ -18,7 +18,7 @@ namespace psgrad::testing {
 inline TrainingSummary train_locally(const TrainingJob& job, std::shared_ptr<const Dataset> train_data,
                                      std::shared_ptr<const Dataset> dev_data, std::size_t threads = 2) {
   ActorConfig config(threads);
-  config.poll_when_idle(local_idle_poll(job.num_workers, config.threads()));
+  prepare_local_run(config, job.num_workers);
   caf::actor_system system{config};
   auto summary = train_in_process(system, job, train_data, dev_data, nullptr);
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
