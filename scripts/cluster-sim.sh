@@ -161,8 +161,33 @@ rate_bits=$(tc_rate=$link; n=${tc_rate%%[a-z]*}; unit=${tc_rate#"$n"}
   case "$unit" in bit) m=1 ;; kbit) m=1000 ;; mbit) m=1000000 ;; gbit) m=1000000000 ;; esac
   awk -v n="$n" -v m="$m" 'BEGIN { printf "%.0f", n * m }')
 burst=131072
-delay_note=""
 no_delay=$(awk -v d="${delay%%[a-z]*}" 'BEGIN { print (d == 0) ? "yes" : "" }')
+# How --delay is applied: tc's netem where the kernel has it; otherwise psgrad-link-delay, which holds
+# each packet an iptables NFQUEUE rule hands it (kernels built without sch_netem, like this project's VM).
+link_delay="$(dirname "$psgrad")/psgrad-link-delay"
+delay_method=none delay_note=""
+if [ -z "$no_delay" ]; then
+  if tc -n "$switch" qdisc add dev br0 root netem delay "$delay" 2>/dev/null; then
+    tc -n "$switch" qdisc del dev br0 root
+    delay_method=netem
+  elif [ -x "$link_delay" ] && command -v iptables >/dev/null; then
+    delay_method=user-space delay_note=" (user space: psgrad-link-delay)"
+  else
+    delay_note=" (not applied: no sch_netem in this kernel, and no psgrad-link-delay or iptables)"
+    say "this kernel has no sch_netem and psgrad-link-delay or iptables is missing: links are rate-limited only, --delay $delay is not applied"
+  fi
+fi
+
+start_link_delay() {  # namespace host
+  local ready="$work_dir/link-delay-h$2.ready" log="$work_dir/link-delay-h$2.log"
+  ip netns exec "$1" "$link_delay" --delay "$delay" --queue 0 --ready-file "$ready" >"$log" 2>&1 &
+  for _ in $(seq 100); do [ -f "$ready" ] && break; sleep 0.05; done
+  [ -f "$ready" ] || die "psgrad-link-delay did not start on host $2: $(tail -n 1 "$log")"
+  # OUTPUT comes before the host's qdisc: a packet waits its delay, then the link's rate. --queue-bypass
+  # lets packets pass undelayed rather than be dropped should the delay process be gone.
+  ip netns exec "$1" iptables -w -A OUTPUT -o eth0 -j NFQUEUE --queue-num 0 --queue-bypass ||
+    die "could not add the NFQUEUE rule for host $2's delay"
+}
 
 for ((h = 0; h < host_count; h++)); do
   ns="$prefix-h$h"
@@ -171,17 +196,13 @@ for ((h = 0; h < host_count; h++)); do
   ip -n "$switch" link set "p$h" master br0 up
   ip -n "$ns" addr add "$(address $h)/16" dev eth0
   ip -n "$ns" link set eth0 up
-  # What the host sends: delayed (netem, when the kernel has it) and rate-limited.
-  if [ -z "$no_delay" ] && [ -z "$delay_note" ] &&
-     tc -n "$ns" qdisc add dev eth0 root netem delay "$delay" rate "$link" limit 100000 2>/dev/null; then
-    :
-  else
-    if [ -z "$no_delay" ] && [ -z "$delay_note" ]; then
-      delay_note=" (not applied: this kernel has no sch_netem)"
-      say "this kernel has no sch_netem: links are rate-limited only, --delay $delay is not applied"
-    fi
-    tc -n "$ns" qdisc add dev eth0 root tbf rate "$link" burst "$burst" latency 100ms
-  fi
+  # What the host sends: delayed, then rate-limited.
+  case "$delay_method" in
+    netem) tc -n "$ns" qdisc add dev eth0 root netem delay "$delay" rate "$link" limit 100000 ;;
+    user-space) start_link_delay "$ns" "$h"
+                tc -n "$ns" qdisc add dev eth0 root tbf rate "$link" burst "$burst" latency 100ms ;;
+    none) tc -n "$ns" qdisc add dev eth0 root tbf rate "$link" burst "$burst" latency 100ms ;;
+  esac
   # What the host receives: rate-limited on the switch's side of its link.
   tc -n "$switch" qdisc add dev "p$h" root tbf rate "$link" burst "$burst" latency 100ms
 done
@@ -331,13 +352,13 @@ echo "cluster-sim: workers $workers, shards $shards, link $link delay $delay$del
      "launcher $launcher, $samples_per_second samples/s, $mb_per_step MB per step, final accuracy $accuracy, steps $steps, wall $wall s," \
      "busiest link $link_use of its rate"
 if [ -n "$json" ]; then
-  delay_applied=true; [ -n "$delay_note" ] && delay_applied=false
+  delay_applied=true; [ "$delay_method" = none ] && [ -z "$no_delay" ] && delay_applied=false
   # The last cluster.pipeline given with --set holds, as in psgrad's own --set.
   pipeline=false
   for override in "${extra_sets[@]}"; do
     [[ $override == cluster.pipeline=* ]] && pipeline=${override#cluster.pipeline=}
   done
-  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"wire":"%s","mode":"%s","pipeline":%s,"launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
-    "$workers" "$shards" "$link" "$delay" "$delay_applied" "$wire" "$mode" "$pipeline" "$launcher" "$iterations" "$seed" "$steps" \
+  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"delay_method":"%s","wire":"%s","mode":"%s","pipeline":%s,"launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
+    "$workers" "$shards" "$link" "$delay" "$delay_applied" "$delay_method" "$wire" "$mode" "$pipeline" "$launcher" "$iterations" "$seed" "$steps" \
     "$samples_per_second" "$bytes_per_step" "$busiest_per_step" "$link_use" "$accuracy" "$wall" >>"$json"
 fi

@@ -8,13 +8,14 @@ packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doc
           libfmt-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev dataset-fashion-mnist gnuplot-nox
           ca-certificates openssl clang libclang-rt-14-dev
           iproute2 openssh-client openssh-server slurm-client slurmctld slurmd munge
-          libzip-dev libcsv-dev libssl-dev)
+          libzip-dev libcsv-dev libssl-dev libnetfilter-queue-dev iptables)
 # iproute2: the cluster simulator's namespaces, veths and tc; openssh-client and openssh-server: `psgrad
 # launch` and its test over ssh between simulated hosts; slurm-client: scontrol, which expands Slurm node
 # lists for `psgrad launch --slurm`; slurmctld, slurmd and munge: the test that runs it under a real
 # single-host Slurm (it starts its own daemons with a config and key of its own). libzip-dev and
 # libcsv-dev: reading your own data from .npz archives and CSV files. libssl-dev: the gate's HMAC (libcrypto)
-# and actors/tls_error_queue.cpp (libssl); libcaf-dev does not depend on it.
+# and actors/tls_error_queue.cpp (libssl); libcaf-dev does not depend on it. libnetfilter-queue-dev and
+# iptables: psgrad-link-delay, the simulator's --delay on kernels without sch_netem.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()

@@ -38,7 +38,48 @@ case "$scenario" in
     awk -v m="$mb" 'BEGIN { exit !(m > 1.7 && m < 2.5) }' || fail "$mb MB per step; expected about 1.9"
     awk -v a="$accuracy" 'BEGIN { exit !(a > 0.3) }' || fail "final accuracy $accuracy after 20 steps"
     grep -q '"workers":2,"shards":1,"link":"1gbit"' "$work_dir/run.jsonl" || fail "no JSON line"
+    if [ -x "$(dirname "$psgrad")/psgrad-link-delay" ] && command -v iptables >/dev/null; then
+      grep -q '"delay_applied":true' "$work_dir/run.jsonl" || fail "--delay 1ms was not applied: $line"
+    fi
     [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    ;;
+  link-delay)
+    # psgrad-link-delay on a veth pair between two namespaces of this test's own. A connect to a port
+    # where nothing listens takes one round trip (the SYN out, the RST back), so with the delay on the
+    # sender's OUTPUT it takes at least the delay.
+    delay_binary="$(dirname "$psgrad")/psgrad-link-delay"
+    [ -x "$delay_binary" ] || skip "psgrad-link-delay is not built (it needs libnetfilter-queue-dev; scripts/setup.sh installs it)"
+    command -v iptables >/dev/null || skip "no iptables on this machine (scripts/setup.sh installs it)"
+    a="psgrad-delay-$$-a" b="psgrad-delay-$$-b" delay_pid=""
+    trap '[ -n "$delay_pid" ] && kill -KILL $delay_pid 2>/dev/null; ip netns del $a 2>/dev/null; ip netns del $b 2>/dev/null; rm -rf "$work_dir"' EXIT
+    ip netns add $a && ip netns add $b || fail "could not make namespaces"
+    ip link add name veth-a netns $a type veth peer name veth-b netns $b || fail "could not make a veth pair"
+    ip -n $a addr add 10.78.0.1/24 dev veth-a && ip -n $b addr add 10.78.0.2/24 dev veth-b || fail "addresses"
+    for ns in $a $b; do ip -n $ns link set lo up; done
+    ip -n $a link set veth-a up && ip -n $b link set veth-b up || fail "links up"
+    round_trips() {  # five connects from a to b, in ms
+      ip netns exec $a bash -c 'for i in 1 2 3 4 5; do
+        start=$EPOCHREALTIME; { : 3<>/dev/tcp/10.78.0.2/9; } 2>/dev/null; end=$EPOCHREALTIME
+        echo "$start $end"; done' | awk '{ printf "%.2f\n", ($2 - $1) * 1000 }'
+    }
+    before=$(round_trips)
+    ip netns exec $a "$delay_binary" --delay 30ms --queue 3 --ready-file "$work_dir/ready" \
+      >"$work_dir/delay.log" 2>&1 & delay_pid=$!
+    for _ in $(seq 100); do [ -f "$work_dir/ready" ] && break; sleep 0.05; done
+    [ -f "$work_dir/ready" ] || fail "psgrad-link-delay did not start"
+    ip netns exec $a iptables -w -A OUTPUT -o veth-a -j NFQUEUE --queue-num 3 --queue-bypass || fail "iptables rule"
+    during=$(round_trips)
+    kill -TERM $delay_pid; wait $delay_pid; code=$?; delay_pid=""
+    [ "$code" -eq 0 ] || fail "psgrad-link-delay exited with $code on SIGTERM"
+    after=$(round_trips)
+    echo "round trips in ms without delay: $(echo $before); with --delay 30ms: $(echo $during); after it stopped: $(echo $after)"
+    [ "$(echo "$during" | wc -l)" -eq 5 ] || fail "connects with the delay did not all finish"
+    echo "$during" | awk '$1 < 30 { exit 1 }' || fail "a round trip took under the 30 ms delay"
+    echo "$during" | sort -n | head -1 | awk '$1 >= 530 { exit 1 }' || fail "every round trip took over 0.5 s more than the delay"
+    echo "$before" | sort -n | head -1 | awk '$1 >= 30 { exit 1 }' || fail "round trips took 30 ms before the delay started"
+    # Once the process is gone, --queue-bypass lets packets pass undelayed instead of dropping them.
+    [ "$(echo "$after" | wc -l)" -eq 5 ] || fail "connects after the delay stopped did not all finish"
+    echo "$after" | sort -n | head -1 | awk '$1 >= 30 { exit 1 }' || fail "still delayed after psgrad-link-delay stopped"
     ;;
   interrupted)
     # Ctrl-C while the hosts train: the simulator removes every namespace and process it made.
