@@ -12,20 +12,28 @@ namespace psgrad {
 
 namespace {
 
-// The moment updates, the step and (Decay) decoupled weight decay for one chunk, in one pass that
-// also returns the new weights' largest exponent field (non_finite_exponent when one is NaN or
-// infinite). Restrict-qualified so the loop vectorizes (with -fno-math-errno, sqrt is a vector
-// instruction); the arithmetic per weight is that of a separate decay pass after the step.
+// One weight's moment updates, step and (Decay) decoupled weight decay, with the arithmetic of a
+// separate decay pass after the step. The in-place and the copying loop below share it, so the two
+// cannot drift apart.
+template <bool Decay>
+inline float adam_weight(float w, float g, float& m, float& v, float b1, float b2, float eps, float lr_t,
+                         float decay) {
+  m = b1 * m + (1.0f - b1) * g;
+  v = b2 * v + (1.0f - b2) * g * g;
+  float x = w - lr_t * m / (std::sqrt(v) + eps);
+  if (Decay) x -= decay * x;
+  return x;
+}
+
+// One chunk's step in one pass that also returns the new weights' largest exponent field
+// (non_finite_exponent when one is NaN or infinite). Restrict-qualified so the loops vectorize (with
+// -fno-math-errno, sqrt is a vector instruction); hence two loops, in place and into another buffer.
 template <bool Decay>
 std::uint32_t adam_update(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
                           std::size_t size, float scale, float b1, float b2, float eps, float lr_t, float decay) {
   std::uint32_t exponents = 0;
   for (std::size_t i = 0; i < size; ++i) {
-    const float gi = g[i] * scale;
-    m[i] = b1 * m[i] + (1.0f - b1) * gi;
-    v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-    float x = w[i] - lr_t * m[i] / (std::sqrt(v[i]) + eps);
-    if (Decay) x -= decay * x;
+    const float x = adam_weight<Decay>(w[i], g[i] * scale, m[i], v[i], b1, b2, eps, lr_t, decay);
     w[i] = x;
     exponents = std::max(exponents, exponent_bits(x));
   }
@@ -38,11 +46,7 @@ std::uint32_t adam_update(const float* __restrict source, float* __restrict targ
                           float b2, float eps, float lr_t, float decay) {
   std::uint32_t exponents = 0;
   for (std::size_t i = 0; i < size; ++i) {
-    const float gi = g[i] * scale;
-    m[i] = b1 * m[i] + (1.0f - b1) * gi;
-    v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-    float x = source[i] - lr_t * m[i] / (std::sqrt(v[i]) + eps);
-    if (Decay) x -= decay * x;
+    const float x = adam_weight<Decay>(source[i], g[i] * scale, m[i], v[i], b1, b2, eps, lr_t, decay);
     target[i] = x;
     exponents = std::max(exponents, exponent_bits(x));
   }
