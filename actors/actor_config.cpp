@@ -69,6 +69,8 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
 
 void ActorConfig::poll_when_idle(std::chrono::microseconds poll) {
   if (poll.count() <= 0) return;
+  // A second call would add a second scheduler module, and CAF would start both.
+  if (idle_help_) throw std::logic_error("ActorConfig::poll_when_idle called twice");
   idle_help_ = std::make_shared<IdleHelp>();
   use_polling_scheduler(*this, poll, idle_help_);
 }

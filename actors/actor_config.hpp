@@ -38,7 +38,8 @@ class ActorConfig : public caf::actor_system_config {
 
   // An idle scheduler thread polls its queue for this long before it sleeps (actors/polling_scheduler.hpp),
   // and meanwhile takes on the second half of a server step (idle_help()); zero (the default): it
-  // sleeps at once, as in CAF's work sharing. Call it once, before the actor system is made.
+  // sleeps at once, as in CAF's work sharing. Call it once (a second call throws std::logic_error),
+  // before the actor system is made.
   void poll_when_idle(std::chrono::microseconds poll);
 
   // Null unless idle threads poll: then where a server step offers half of its work to them.

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -116,4 +117,17 @@ TEST_CASE("a polling scheduler thread takes on the half of a step that a busy th
   }
   MESSAGE("a polling thread took the second half at try " << tries);
   CHECK(taken_elsewhere);
+}
+
+TEST_CASE("asking twice for idle threads that poll is refused, not a second scheduler") {
+  ActorConfig config(2);
+  config.poll_when_idle(kPoll);
+  CHECK_THROWS_AS(config.poll_when_idle(kPoll), std::logic_error);
+  // Still one scheduler: the system starts and answers.
+  caf::actor_system system{config};
+  caf::scoped_actor self{system};
+  int answer = 0;
+  self->request(system.spawn(echo), std::chrono::seconds(5), 41).receive([&](int value) { answer = value; },
+                                                                         [](caf::error&) {});
+  CHECK(answer == 41);
 }
