@@ -170,11 +170,26 @@ if [ -z "$no_delay" ]; then
   if tc -n "$switch" qdisc add dev br0 root netem delay "$delay" 2>/dev/null; then
     tc -n "$switch" qdisc del dev br0 root
     delay_method=netem
-  elif [ -x "$link_delay" ] && command -v iptables >/dev/null; then
-    delay_method=user-space delay_note=" (user space: psgrad-link-delay)"
   else
-    delay_note=" (not applied: no sch_netem in this kernel, and no psgrad-link-delay or iptables)"
-    say "this kernel has no sch_netem and psgrad-link-delay or iptables is missing: links are rate-limited only, --delay $delay is not applied"
+    # Everything the user-space delay needs, probed before any host is made: the first thing missing
+    # is the reason the delay is not applied.
+    missing="" why=""
+    if [ ! -x "$link_delay" ]; then
+      missing="no psgrad-link-delay" why="no $link_delay (it is built when libnetfilter-queue-dev is installed)"
+    elif ! command -v iptables >/dev/null; then
+      missing="no iptables" why="no iptables (apt-get install iptables)"
+    elif [ ! -e /proc/net/netfilter/nfnetlink_queue ] ||
+         ! ip netns exec "$switch" iptables -w -A OUTPUT -j NFQUEUE --queue-num 0 --queue-bypass 2>/dev/null; then
+      missing="no NFQUEUE" why="the kernel has no NFQUEUE"
+    else
+      ip netns exec "$switch" iptables -w -D OUTPUT -j NFQUEUE --queue-num 0 --queue-bypass
+    fi
+    if [ -z "$missing" ]; then
+      delay_method=user-space delay_note=" (user space: psgrad-link-delay)"
+    else
+      delay_note=" (not applied: no sch_netem, $missing)"
+      say "--delay $delay is not applied, links are rate-limited only: no sch_netem in this kernel, and $why"
+    fi
   fi
 fi
 

@@ -18,6 +18,19 @@ fail() { echo "FAIL: $*"; cat "$work_dir"/*.log 2>/dev/null; exit 1; }
 command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns' (iproute2) on this machine"
 command -v tc >/dev/null || skip "no tc (iproute2) on this machine"
 
+# What scripts/cluster-sim.sh needs to delay packets in user space where the kernel has no netem: empty
+# when all is there, otherwise what is missing.
+user_space_delay_missing() {
+  [ -x "$(dirname "$psgrad")/psgrad-link-delay" ] || { echo "psgrad-link-delay is not built (it needs libnetfilter-queue-dev; scripts/setup.sh installs it)"; return; }
+  command -v iptables >/dev/null || { echo "no iptables on this machine (scripts/setup.sh installs it)"; return; }
+  [ -e /proc/net/netfilter/nfnetlink_queue ] || { echo "this kernel has no NFQUEUE"; return; }
+  local probe="psgrad-delay-probe-$$"
+  ip netns add "$probe" 2>/dev/null || { echo "could not make a namespace to probe NFQUEUE"; return; }
+  ip netns exec "$probe" iptables -w -A OUTPUT -j NFQUEUE --queue-num 0 --queue-bypass 2>/dev/null ||
+    echo "this kernel has no NFQUEUE target for iptables"
+  ip netns del "$probe"
+}
+
 # Everything a run with this pid made: namespaces, and processes still inside them.
 leftovers() {  # pid
   ip netns list | grep -o "^psgrad-sim-$1-[a-z0-9]*" || true
@@ -38,7 +51,7 @@ case "$scenario" in
     awk -v m="$mb" 'BEGIN { exit !(m > 1.7 && m < 2.5) }' || fail "$mb MB per step; expected about 1.9"
     awk -v a="$accuracy" 'BEGIN { exit !(a > 0.3) }' || fail "final accuracy $accuracy after 20 steps"
     grep -q '"workers":2,"shards":1,"link":"1gbit"' "$work_dir/run.jsonl" || fail "no JSON line"
-    if [ -x "$(dirname "$psgrad")/psgrad-link-delay" ] && command -v iptables >/dev/null; then
+    if [ -z "$(user_space_delay_missing)" ]; then
       grep -q '"delay_applied":true' "$work_dir/run.jsonl" || fail "--delay 1ms was not applied: $line"
     fi
     [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
@@ -48,8 +61,8 @@ case "$scenario" in
     # where nothing listens takes one round trip (the SYN out, the RST back), so with the delay on the
     # sender's OUTPUT it takes at least the delay.
     delay_binary="$(dirname "$psgrad")/psgrad-link-delay"
-    [ -x "$delay_binary" ] || skip "psgrad-link-delay is not built (it needs libnetfilter-queue-dev; scripts/setup.sh installs it)"
-    command -v iptables >/dev/null || skip "no iptables on this machine (scripts/setup.sh installs it)"
+    missing=$(user_space_delay_missing)
+    [ -z "$missing" ] || skip "$missing"
     a="psgrad-delay-$$-a" b="psgrad-delay-$$-b" delay_pid=""
     trap '[ -n "$delay_pid" ] && kill -KILL $delay_pid 2>/dev/null; ip netns del $a 2>/dev/null; ip netns del $b 2>/dev/null; rm -rf "$work_dir"' EXIT
     ip netns add $a && ip netns add $b || fail "could not make namespaces"
