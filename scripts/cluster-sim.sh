@@ -193,9 +193,11 @@ if [ -z "$no_delay" ]; then
   fi
 fi
 
+link_delay_pids=()
 start_link_delay() {  # namespace host
   local ready="$work_dir/link-delay-h$2.ready" log="$work_dir/link-delay-h$2.log"
   ip netns exec "$1" "$link_delay" --delay "$delay" --queue 0 --ready-file "$ready" >"$log" 2>&1 &
+  link_delay_pids+=($!)
   for _ in $(seq 100); do [ -f "$ready" ] && break; sleep 0.05; done
   [ -f "$ready" ] || die "psgrad-link-delay did not start on host $2: $(tail -n 1 "$log")"
   # OUTPUT comes before the host's qdisc: a packet waits its delay, then the link's rate. --queue-bypass
@@ -362,6 +364,15 @@ mb_per_step=$(awk -v b="$bytes_per_step" 'BEGIN { printf "%.2f", b / 1e6 }')
 # How much of the busiest link direction's rate the run used: its bytes over the run's wall time.
 link_use=$(awk -v b="$busiest" -v w="$wall" -v r="$rate_bits" 'BEGIN { printf "%.2f", (w > 0) ? b * 8 / w / r : 0 }')
 busiest_per_step=$(awk -v b="$busiest" -v s="$steps" 'BEGIN { printf "%.0f", b / s }')
+
+# A delay process that died let its host's packets pass undelayed from then on (--queue-bypass): say so.
+for ((h = 0; h < ${#link_delay_pids[@]}; h++)); do
+  if ! kill -0 "${link_delay_pids[h]}" 2>/dev/null; then
+    last=$(tail -n 1 "$work_dir/link-delay-h$h.log")
+    say "psgrad-link-delay on host $h ended during the run${last:+: $last}; its packets went undelayed from then on"
+    delay_method=none delay_note=" (not applied throughout: the delay process on host $h ended)"
+  fi
+done
 
 echo "cluster-sim: workers $workers, shards $shards, link $link delay $delay$delay_note, wire $wire, mode $mode," \
      "launcher $launcher, $samples_per_second samples/s, $mb_per_step MB per step, final accuracy $accuracy, steps $steps, wall $wall s," \
