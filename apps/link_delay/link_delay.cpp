@@ -83,9 +83,16 @@ int main(int argc, char** argv) {
   }
   // Only the ids are needed, not the bytes; GSO segments stay whole (the veths pass 64 KiB ones); and
   // when the kernel's queue is full a packet passes undelayed rather than being dropped.
-  nfq_set_mode(queue, NFQNL_COPY_META, 0);
+  // Without a copy mode the kernel queues nothing to us, so that one must succeed; the rest only make
+  // the delay cheaper or kinder under load.
+  if (nfq_set_mode(queue, NFQNL_COPY_META, 0) < 0) {
+    nfq_destroy_queue(queue);
+    nfq_close(handle);
+    return fail("could not set queue " + std::to_string(queue_number) + " to pass packet metadata");
+  }
   nfq_set_queue_maxlen(queue, 65536);
-  nfq_set_queue_flags(queue, NFQA_CFG_F_GSO | NFQA_CFG_F_FAIL_OPEN, NFQA_CFG_F_GSO | NFQA_CFG_F_FAIL_OPEN);
+  if (nfq_set_queue_flags(queue, NFQA_CFG_F_GSO | NFQA_CFG_F_FAIL_OPEN, NFQA_CFG_F_GSO | NFQA_CFG_F_FAIL_OPEN) < 0)
+    std::fprintf(stderr, "psgrad-link-delay: this kernel segments large packets for the queue (no GSO flag)\n");
   nfnl_rcvbufsiz(nfq_nfnlh(handle), 8u << 20);
   const int descriptor = nfq_fd(handle);
   fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK);
