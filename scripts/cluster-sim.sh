@@ -2,7 +2,8 @@
 # Simulates a cluster on one machine: one network namespace per host, each host's veth link to a bridge
 # shaped with tc, `psgrad serve` on the first host, each shard process and each worker on a host of its
 # own. Prints one summary line per run and removes every namespace and process it made, also on Ctrl-C
-# or failure. Needs root, iproute2 and tc.
+# or failure. Needs root, iproute2 and tc; on kernels without netem, --delay also needs iptables and
+# build/apps/psgrad-link-delay.
 set -euo pipefail
 
 usage() {
@@ -16,7 +17,8 @@ Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--delay 
   --shards K       parameter-server shards (cluster.servers): the server holds shard 0, shards 1..K-1
                    run as `psgrad shard` on hosts of their own (default 1)
   --link RATE      every host's link rate, each way, as tc writes it: 100mbit, 1gbit, ... (default 1gbit)
-  --delay D        one-way delay a host's link adds to what it sends: 0ms, 1ms, 500us ... (default 1ms)
+  --delay D        one-way delay a host's link adds to what it sends: 0ms, 1ms, 500us ... (default 1ms);
+                   tc netem, or psgrad-link-delay (next to psgrad) where the kernel has no netem
   --wire ENC       how weights and gradients cross the network (cluster.wire): fp32 (default), bf16, topk
   --mode MODE      sync, async or ssp (default sync)
   --iterations I   training.iterations (default 50)
