@@ -17,8 +17,10 @@ Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--delay 
   --shards K       parameter-server shards (cluster.servers): the server holds shard 0, shards 1..K-1
                    run as `psgrad shard` on hosts of their own (default 1)
   --link RATE      every host's link rate, each way, as tc writes it: 100mbit, 1gbit, ... (default 1gbit)
-  --delay D        one-way delay a host's link adds to what it sends: 0ms, 1ms, 500us ... (default 1ms);
-                   tc netem, or psgrad-link-delay (next to psgrad) where the kernel has no netem
+  --delay D        one-way delay of a host's link: every packet between two hosts waits D (0ms, 1ms,
+                   500us ...; default 1ms): tc netem as the sender's link sends it, or, where the
+                   kernel has no netem, psgrad-link-delay (next to psgrad) as the receiver's link
+                   delivers it
   --wire ENC       how weights and gradients cross the network (cluster.wire): fp32 (default), bf16, topk
   --mode MODE      sync, async or ssp (default sync)
   --iterations I   training.iterations (default 50)
@@ -202,9 +204,12 @@ start_link_delay() {  # namespace host
   link_delay_pids+=($!)
   for _ in $(seq 100); do [ -f "$ready" ] && break; sleep 0.05; done
   [ -f "$ready" ] || die "psgrad-link-delay did not start on host $2: $(tail -n 1 "$log")"
-  # OUTPUT comes before the host's qdisc: a packet waits its delay, then the link's rate. --queue-bypass
-  # lets packets pass undelayed rather than be dropped should the delay process be gone.
-  ip netns exec "$1" iptables -w -A OUTPUT -o eth0 -j NFQUEUE --queue-num 0 --queue-bypass ||
+  # The delay is taken where a packet arrives (INPUT), after its link's rate; either end gives a packet
+  # between two hosts one delay. Not where it leaves: a packet held there still counts against its
+  # socket, and TCP's small-queue limit then lets next to nothing more out while it waits (0.47 MB took
+  # 0.9 s to cross with 5 ms each way; netem releases a packet from its socket, NFQUEUE cannot).
+  # --queue-bypass lets packets pass undelayed rather than be dropped should the delay process be gone.
+  ip netns exec "$1" iptables -w -A INPUT -i eth0 -j NFQUEUE --queue-num 0 --queue-bypass ||
     die "could not add the NFQUEUE rule for host $2's delay"
 }
 
@@ -215,7 +220,8 @@ for ((h = 0; h < host_count; h++)); do
   ip -n "$switch" link set "p$h" master br0 up
   ip -n "$ns" addr add "$(address $h)/16" dev eth0
   ip -n "$ns" link set eth0 up
-  # What the host sends: delayed, then rate-limited.
+  # What the host sends: rate-limited, and delayed here by netem (psgrad-link-delay delays it where it
+  # arrives).
   case "$delay_method" in
     netem) tc -n "$ns" qdisc add dev eth0 root netem delay "$delay" rate "$link" limit 100000 ;;
     user-space) start_link_delay "$ns" "$h"

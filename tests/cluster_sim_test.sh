@@ -56,10 +56,33 @@ case "$scenario" in
     fi
     [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
     ;;
+  delayed-steps)
+    # The delay reaches the run itself: with 20 ms each way a sync step of one worker (its push, then
+    # the answer) takes at least 40 ms, so no more than 128 / 0.04 = 3,200 samples/s; undelayed, this
+    # run makes several times that. And TCP still moves: a delay that starved it (packets held where
+    # they leave, against TCP's small-queue limit) took seconds a step and lost the worker; here a step
+    # takes 80-130 ms, so 400 samples/s (0.32 s a step) leaves room for a loaded machine.
+    missing=$(user_space_delay_missing)
+    if [ -n "$missing" ] && ! { ip netns add "psgrad-netem-probe-$$" &&
+         tc -n "psgrad-netem-probe-$$" qdisc add dev lo root netem delay 1ms 2>/dev/null; }; then
+      ip netns del "psgrad-netem-probe-$$" 2>/dev/null
+      skip "no netem and $missing"
+    fi
+    ip netns del "psgrad-netem-probe-$$" 2>/dev/null
+    bash "$sim" --psgrad "$psgrad" --workers 1 --delay 20ms --iterations 30 --timeout 60 \
+      --json "$work_dir/run.jsonl" >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+    wait $sim_pid || fail "the simulator failed (exit $?)"
+    cat "$work_dir/sim.out"
+    grep -q '"delay":"20ms","delay_applied":true' "$work_dir/run.jsonl" || fail "the delay was not applied"
+    rate=$(sed -n 's/.* \([0-9]*\) samples\/s.*/\1/p' "$work_dir/sim.out")
+    [ -n "$rate" ] && [ "$rate" -le 3200 ] || fail "$rate samples/s: faster than 20 ms each way allows (3,200)"
+    [ "$rate" -ge 400 ] || fail "$rate samples/s: TCP starved by the delay (expected about 1,000-1,600)"
+    [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    ;;
   link-delay)
     # psgrad-link-delay on a veth pair between two namespaces of this test's own. A connect to a port
-    # where nothing listens takes one round trip (the SYN out, the RST back), so with the delay on the
-    # sender's OUTPUT it takes at least the delay.
+    # where nothing listens takes one round trip (the SYN out, the RST back), so with the delay on what
+    # the connecting side receives it takes at least the delay.
     delay_binary="$(dirname "$psgrad")/psgrad-link-delay"
     missing=$(user_space_delay_missing)
     [ -z "$missing" ] || skip "$missing"
@@ -80,7 +103,7 @@ case "$scenario" in
       >"$work_dir/delay.log" 2>&1 & delay_pid=$!
     for _ in $(seq 100); do [ -f "$work_dir/ready" ] && break; sleep 0.05; done
     [ -f "$work_dir/ready" ] || fail "psgrad-link-delay did not start"
-    ip netns exec $a iptables -w -A OUTPUT -o veth-a -j NFQUEUE --queue-num 3 --queue-bypass || fail "iptables rule"
+    ip netns exec $a iptables -w -A INPUT -i veth-a -j NFQUEUE --queue-num 3 --queue-bypass || fail "iptables rule"
     during=$(round_trips)
     kill -TERM $delay_pid; wait $delay_pid; code=$?; delay_pid=""
     [ "$code" -eq 0 ] || fail "psgrad-link-delay exited with $code on SIGTERM"
