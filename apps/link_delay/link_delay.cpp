@@ -1,7 +1,8 @@
 // psgrad-link-delay: holds every packet an iptables NFQUEUE rule hands it for a fixed time, then lets
 // it go. The cluster simulator's --delay on kernels without sch_netem (netem is the usual way).
-// netinet/in.h before linux/netfilter.h: the kernel's header then leaves glibc's definitions alone.
+
 #include <fcntl.h>
+// netinet/in.h before linux/netfilter.h: the kernel's header then leaves glibc's definitions alone.
 #include <netinet/in.h>
 #include <linux/netfilter.h>
 #include <poll.h>
@@ -81,10 +82,10 @@ int main(int argc, char** argv) {
     nfq_close(handle);
     return fail("could not bind queue " + std::to_string(queue_number) + " (another process holds it?)");
   }
-  // Only the ids are needed, not the bytes; GSO segments stay whole (the veths pass 64 KiB ones); and
-  // when the kernel's queue is full a packet passes undelayed rather than being dropped.
-  // Without a copy mode the kernel queues nothing to us, so that one must succeed; the rest only make
-  // the delay cheaper or kinder under load.
+  // Only the ids are needed, not the bytes: without a copy mode the kernel queues nothing to us, so
+  // that one must succeed. The flags only make the delay cheaper or kinder under load: GSO segments stay
+  // whole (the veths pass 64 KiB ones), and when the kernel's queue is full a packet passes undelayed
+  // rather than being dropped.
   if (nfq_set_mode(queue, NFQNL_COPY_META, 0) < 0) {
     nfq_destroy_queue(queue);
     nfq_close(handle);
@@ -128,11 +129,8 @@ int main(int argc, char** argv) {
       nfq_set_verdict_batch(queue, *newest_due, NF_ACCEPT);
   }
   // Packets still held would be dropped with the queue: let them go first.
-  if (line.waiting() > 0) {
-    std::optional<std::uint32_t> newest;
-    while (const auto id = line.take_due(LinkClock::time_point::max())) newest = id;
-    if (newest) nfq_set_verdict_batch(queue, *newest, NF_ACCEPT);
-  }
+  if (const auto newest = line.take_due(LinkClock::time_point::max()))
+    nfq_set_verdict_batch(queue, *newest, NF_ACCEPT);
   nfq_destroy_queue(queue);
   nfq_close(handle);
   return 0;
