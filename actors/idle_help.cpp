@@ -1,16 +1,8 @@
 #include "actors/idle_help.hpp"
 
+#include "actors/spin_pause.hpp"
+
 namespace psgrad {
-
-namespace {
-
-void pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-}  // namespace
 
 void IdleHelp::run(const std::function<void(int part)>& part) {
   if (in_use_.exchange(true, std::memory_order_acquire)) {
@@ -25,7 +17,7 @@ void IdleHelp::run(const std::function<void(int part)>& part) {
   if (state_.compare_exchange_strong(expected, closed, std::memory_order_acq_rel)) {
     part(1);  // nobody took it
   } else {
-    while (state_.load(std::memory_order_acquire) != done) pause();
+    while (state_.load(std::memory_order_acquire) != done) spin_pause();
     state_.store(closed, std::memory_order_relaxed);
   }
   in_use_.store(false, std::memory_order_release);

@@ -5,6 +5,7 @@
 #include "caf/actor_system.hpp"
 #include "caf/actor_system_config.hpp"
 #include "caf/scheduler/coordinator.hpp"
+#include "actors/spin_pause.hpp"
 
 namespace psgrad {
 
@@ -40,9 +41,7 @@ caf::resumable* PollingSharing::poll_queue(coordinator_data& data) {
     if (data.help && data.help->help()) deadline = Clock::now() + data.poll;
     // Reading the clock costs more than a pause: every 32 rounds is well under a microsecond apart.
     if (round % 32 == 0 && Clock::now() >= deadline) break;
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
+    spin_pause();
   }
   data.polling.fetch_sub(1);
   return nullptr;
