@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "caf/binary_deserializer.hpp"
@@ -33,8 +34,8 @@ namespace psgrad {
 class FloatBuffer {
  public:
   FloatBuffer() = default;
-  explicit FloatBuffer(std::shared_ptr<const AlignedFloats> values, WireEncoding encoding = WireEncoding::fp32)
-      : values_(std::move(values)), size_(values_ ? values_->size() : 0), encoding_(encoding) {}
+  explicit FloatBuffer(const std::shared_ptr<const AlignedFloats>& values, WireEncoding encoding = WireEncoding::fp32)
+      : values_(values, values ? values->data() : nullptr), size_(values ? values->size() : 0), encoding_(encoding) {}
   static FloatBuffer copy_of(const float* data, std::size_t size) {
     return FloatBuffer(std::make_shared<const AlignedFloats>(data, data + size));
   }
@@ -48,7 +49,7 @@ class FloatBuffer {
   }
 
   std::size_t size() const { return size_; }
-  const float* data() const { return values_ ? values_->data() + offset_ : nullptr; }
+  const float* data() const { return values_ ? values_.get() + offset_ : nullptr; }
   bool empty() const { return size() == 0; }
   // How many holders share the buffer (messages, actors, slices): 0 for an empty buffer.
   long use_count() const { return values_.use_count(); }
@@ -71,7 +72,9 @@ class FloatBuffer {
   }
 
  private:
-  std::shared_ptr<const AlignedFloats> values_;
+  // The first float; it shares ownership with what holds them (an AlignedFloats, or a slot of another
+  // process's shared memory that is freed when the last holder lets go).
+  std::shared_ptr<const float> values_;
   std::size_t offset_ = 0;  // of a slice, in values_
   std::size_t size_ = 0;
   WireEncoding encoding_ = WireEncoding::fp32;
@@ -175,7 +178,8 @@ bool fits_message(Deserializer& f, std::uint64_t bytes) {
 
 }  // namespace wire_detail
 
-// The floats are copied out of the sender's slot, which is then free for its next payload.
+// The floats stay in the sender's slot, read in place; the slot is the sender's again once the last
+// copy of this buffer is gone.
 template <class Deserializer>
 caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
   std::uint8_t encoding = 0;
@@ -183,14 +187,14 @@ caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
   if (auto err = wire_detail::inspect_reference(f, encoding, where)) return err;
   if (count == 0 || count > payload_floats_limit() || encoding > static_cast<std::uint8_t>(WireEncoding::topk))
     return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer header rejected");
-  // Allocated only once the reference names a real slot that large: a forged one costs nothing.
-  std::shared_ptr<AlignedFloats> values;
-  const auto refused = take_from_shared_memory(where, count * sizeof(float), [&](const void* floats) {
-    values = received_buffer(count);
-    std::memcpy(values->data(), floats, count * sizeof(float));
-  });
-  if (refused) return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer refused: " + *refused);
-  x = FloatBuffer(std::move(values), static_cast<WireEncoding>(encoding));
+  auto held = hold_in_shared_memory(where, count * sizeof(float));
+  if (auto* refused = std::get_if<std::string>(&held))
+    return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer refused: " + *refused);
+  const auto& slot = std::get<std::shared_ptr<const void>>(held);
+  x = FloatBuffer();
+  x.values_ = std::shared_ptr<const float>(slot, static_cast<const float*>(slot.get()));
+  x.size_ = count;
+  x.encoding_ = static_cast<WireEncoding>(encoding);
   x.arrived_through_shared_memory_ = true;
   return caf::error{};
 }

@@ -3,11 +3,13 @@
 #include "actors/shared_memory.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -25,14 +27,15 @@ namespace psgrad {
 
 namespace {
 
-constexpr std::uint64_t segment_magic = 0x70736772'61645348;  // "psgradSH"
+constexpr std::uint64_t segment_magic = 0x70736772'61645349;  // "psgradSI": slots with a holder
 constexpr const char* segment_name = "psgrad-payloads";
 constexpr std::uint32_t slots_per_segment = 32;
 constexpr std::size_t max_segments = 8;
 constexpr std::size_t page = 4096;
-// A slot still taken after this long belongs to a message that was never read (its receiver died):
-// it is reused, and a reader that comes after all sees the sequence change and refuses it.
-constexpr std::chrono::seconds abandoned_after{60};
+// A slot still taken after this long belongs to a message that was never read (its receiver died)
+// or to a reader that died holding it: it is reused, and a reader that comes after all sees the
+// sequence change and refuses it. A live reader's slot is never reused. Tests shorten it.
+std::atomic<std::int64_t> abandoned_after_ns{std::chrono::nanoseconds(std::chrono::seconds(60)).count()};
 
 struct SegmentHeader {
   std::uint64_t magic;
@@ -46,6 +49,7 @@ struct alignas(64) SlotState {
   std::atomic<std::uint64_t> sequence;  // bumped before and after each write, and when taken
   std::atomic<std::uint32_t> busy;      // 1 from put until taken
   std::atomic<std::int64_t> claimed_ns;
+  std::atomic<std::uint32_t> holder;    // the process reading it in place, 0 before it is taken
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std::uint32_t>::is_always_lock_free);
 
@@ -86,6 +90,11 @@ struct OwnSegment {
 
 std::atomic<bool> accepting{false};
 std::atomic<std::uint64_t> put_count{0}, taken_count{0}, fallback_count{0};
+
+// Whether process `pid` still runs (0: nobody).
+bool process_alive(std::uint32_t pid) {
+  return pid != 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
 
 std::uint64_t random_key() {
   std::random_device device;
@@ -155,14 +164,16 @@ class Outbox {
   static std::optional<SharedMemoryReference> put_into(OwnSegment& segment, const void* data, std::size_t bytes) {
     const auto& mapping = *segment.mapping;
     const auto now = now_ns();
-    const auto abandoned = std::chrono::duration_cast<std::chrono::nanoseconds>(abandoned_after).count();
+    const auto abandoned = abandoned_after_ns.load(std::memory_order_relaxed);
     for (std::uint32_t slot = 0; slot < mapping.slots; ++slot) {
       auto& state = mapping.state(slot);
       std::uint32_t free = 0;
       const bool claimed = state.busy.compare_exchange_strong(free, 1, std::memory_order_acq_rel) ||
-                           now - state.claimed_ns.load(std::memory_order_relaxed) > abandoned;
+                           (now - state.claimed_ns.load(std::memory_order_relaxed) > abandoned &&
+                            !process_alive(state.holder.load(std::memory_order_acquire)));
       if (!claimed) continue;
       state.claimed_ns.store(now, std::memory_order_relaxed);
+      state.holder.store(0, std::memory_order_relaxed);
       state.sequence.fetch_add(1, std::memory_order_acq_rel);  // writing: a late reader sees it changed
       std::memcpy(mapping.slot_data(slot), data, bytes);
       const auto written = state.sequence.fetch_add(1, std::memory_order_acq_rel) + 1;
@@ -269,26 +280,33 @@ std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std:
   return reference;
 }
 
-std::optional<std::string> take_from_shared_memory(const SharedMemoryReference& reference, std::size_t bytes,
-                                                   const std::function<void(const void*)>& read) {
+std::variant<std::shared_ptr<const void>, std::string> hold_in_shared_memory(const SharedMemoryReference& reference,
+                                                                           std::size_t bytes) {
   if (!accepts_shared_memory()) return std::string("this process does not take payloads through shared memory");
   auto opened = peer_segments().open(reference);
   if (auto* why = std::get_if<std::string>(&opened)) return *why;
-  const auto& mapping = *std::get<std::shared_ptr<Mapping>>(opened);
-  if (reference.slot >= mapping.slots || bytes > mapping.slot_bytes)
+  auto mapping = std::get<std::shared_ptr<Mapping>>(std::move(opened));
+  if (reference.slot >= mapping->slots || bytes > mapping->slot_bytes)
     return fmt::format("slot {} of {} bytes is outside the segment", reference.slot, bytes);
-  auto& state = mapping.state(reference.slot);
-  if (state.sequence.load(std::memory_order_acquire) != reference.sequence)
-    return std::string("the slot was already taken or written again");
-  read(mapping.slot_data(reference.slot));
-  std::atomic_thread_fence(std::memory_order_acquire);
+  auto& state = mapping->state(reference.slot);
   auto expected = reference.sequence;
-  // Taken: the sequence moves on, so the same reference is refused the next time.
+  // Taken: the sequence moves on, so the same reference is refused the next time. The acquire pairs
+  // with the writer's release after its copy, so the floats read here are the ones it wrote.
   if (!state.sequence.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel))
-    return std::string("the slot was written again while it was read");
-  state.busy.store(0, std::memory_order_release);
+    return std::string("the slot was already taken or written again");
+  state.holder.store(static_cast<std::uint32_t>(getpid()), std::memory_order_release);
   taken_count.fetch_add(1, std::memory_order_relaxed);
-  return std::nullopt;
+  const void* floats = mapping->slot_data(reference.slot);
+  // The slot is the sender's again once the last holder of the floats lets go.
+  return std::shared_ptr<const void>(floats, [mapping = std::move(mapping), slot = reference.slot](const void*) {
+    auto& held = mapping->state(slot);
+    held.holder.store(0, std::memory_order_relaxed);
+    held.busy.store(0, std::memory_order_release);
+  });
+}
+
+void shorten_shared_memory_abandon_time(std::chrono::nanoseconds after) {
+  abandoned_after_ns.store(after.count(), std::memory_order_relaxed);
 }
 
 void accept_shared_memory(bool accept) { accepting.store(accept); }

@@ -1,14 +1,17 @@
 // Payloads between processes on one host through shared memory: the sender copies a buffer into a
-// slot of its own memfd and the message carries only the slot's reference; the receiver copies the
-// floats out and frees the slot. Over loopback TCP the same buffer is copied six or seven times (by
-// CAF's serializer, the kernel twice, CAF's read buffer, its BASP worker, the deserializer); here twice.
+// slot of its own memfd and the message carries only the slot's reference; the receiver computes on
+// the floats where they are and frees the slot when done. Over loopback TCP the same buffer is copied
+// six or seven times (by CAF's serializer, the kernel twice, CAF's read buffer, its BASP worker, the
+// deserializer); here once.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace psgrad {
 
@@ -32,12 +35,16 @@ std::string shared_memory_host_identity();
 // the bytes inline.
 std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std::size_t bytes);
 
-// Hands `read` the referenced slot's first `bytes` (it copies them out), then frees the slot. A
-// reference that is not this host's, names no psgrad segment, or whose slot was taken or reused is
-// refused with the reason, and `read` is not called (or, if the slot changed while it read, its copy
-// must be discarded).
-std::optional<std::string> take_from_shared_memory(const SharedMemoryReference& reference, std::size_t bytes,
-                                                   const std::function<void(const void*)>& read);
+// Takes the referenced slot's first `bytes` for reading in place: the result points at them, and the
+// slot stays the reader's (the sender does not write it, not even after a long time, while this
+// process lives) until the last copy of the result is gone. A reference that is not this host's,
+// names no psgrad segment, or whose slot was taken or reused is refused with the reason.
+std::variant<std::shared_ptr<const void>, std::string> hold_in_shared_memory(const SharedMemoryReference& reference,
+                                                                           std::size_t bytes);
+
+// For tests: how long a slot may stay taken by a message never read (or a reader that died) before
+// its sender reuses it; 60 s unless shortened.
+void shorten_shared_memory_abandon_time(std::chrono::nanoseconds after);
 
 // Whether this process takes payloads by reference at all: off until a command that talks to peers
 // on this host turns it on (cluster.shared_memory), so a process that never offered it refuses a

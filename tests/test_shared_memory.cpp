@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "actors/actor_config.hpp"
@@ -35,7 +37,7 @@ std::vector<float> awkward_floats(std::size_t count) {
   return values;
 }
 
-// What take_from_shared_memory copied out, or why it refused.
+// What hold_in_shared_memory gave (copied out, the slot then let go), or why it refused.
 struct Taken {
   std::vector<float> values;
   std::optional<std::string> refused;
@@ -45,10 +47,13 @@ struct Taken {
 Taken take(const SharedMemoryReference& reference, std::size_t count) {
   Taken taken;
   taken.values.resize(count);
-  taken.refused = take_from_shared_memory(reference, count * sizeof(float), [&](const void* floats) {
-    taken.read = true;
-    std::memcpy(taken.values.data(), floats, count * sizeof(float));
-  });
+  auto held = hold_in_shared_memory(reference, count * sizeof(float));
+  if (auto* refused = std::get_if<std::string>(&held)) {
+    taken.refused = *refused;
+    return taken;
+  }
+  taken.read = true;
+  std::memcpy(taken.values.data(), std::get<std::shared_ptr<const void>>(held).get(), count * sizeof(float));
   return taken;
 }
 
@@ -93,6 +98,78 @@ TEST_CASE("a slot taken is reused, so steady traffic needs no new memory") {
     const auto taken = take(*reference, values.size());
     REQUIRE_FALSE(taken.refused.has_value());
   }
+}
+
+namespace {
+
+// Puts `values` until no slot is free and says whether any put landed in `slot`; every put is taken again.
+bool puts_reach(const std::vector<float>& values, const SharedMemoryReference& slot) {
+  std::vector<SharedMemoryReference> waiting;
+  for (int k = 0; k < 5000; ++k) {
+    auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+    if (!reference) break;
+    waiting.push_back(*reference);
+  }
+  bool reached = false;
+  for (const auto& reference : waiting) {
+    reached = reached || (reference.fd == slot.fd && reference.slot == slot.slot);
+    CHECK_FALSE(take(reference, values.size()).refused.has_value());
+  }
+  return reached;
+}
+
+}  // namespace
+
+TEST_CASE("a payload read in place keeps its slot until the last holder lets go") {
+  const Accepting accepting;
+  const auto values = awkward_floats(5000);
+  const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+  REQUIRE(reference.has_value());
+  auto held = hold_in_shared_memory(*reference, values.size() * sizeof(float));
+  REQUIRE(std::holds_alternative<std::shared_ptr<const void>>(held));
+  auto floats = std::get<std::shared_ptr<const void>>(held);
+  auto copy = floats;
+  held = std::string();
+  const std::vector<float> other(values.size(), 7.0f);
+  CHECK_FALSE(puts_reach(other, *reference));  // every other slot filled; this one left alone
+  CHECK(std::memcmp(floats.get(), values.data(), values.size() * sizeof(float)) == 0);
+  floats.reset();
+  CHECK_FALSE(puts_reach(other, *reference));  // one holder is left
+  copy.reset();
+  CHECK(puts_reach(other, *reference));
+}
+
+TEST_CASE("a slot whose reader died is reused after a while; one a live reader holds never is") {
+  const Accepting accepting;
+  shorten_shared_memory_abandon_time(std::chrono::milliseconds(20));
+  const auto values = awkward_floats(3000);
+  const std::vector<float> other(values.size(), -2.0f);
+  // Held here, by a live process, for ten times that long.
+  const auto mine = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+  REQUIRE(mine.has_value());
+  auto held = hold_in_shared_memory(*mine, values.size() * sizeof(float));
+  REQUIRE(std::holds_alternative<std::shared_ptr<const void>>(held));
+  usleep(200 * 1000);
+  CHECK_FALSE(puts_reach(other, *mine));
+  CHECK(std::memcmp(std::get<std::shared_ptr<const void>>(held).get(), values.data(),
+                    values.size() * sizeof(float)) == 0);
+  // Held by a child that exits without letting go.
+  const auto theirs = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+  REQUIRE(theirs.has_value());
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto in_child = hold_in_shared_memory(*theirs, values.size() * sizeof(float));
+    _exit(std::holds_alternative<std::shared_ptr<const void>>(in_child) ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(take(*theirs, values.size()).refused.has_value());  // the child took it
+  usleep(50 * 1000);
+  CHECK(puts_reach(other, *theirs));
+  shorten_shared_memory_abandon_time(std::chrono::seconds(60));
 }
 
 TEST_CASE("a forged or mistaken shared-memory reference is refused without reading") {
