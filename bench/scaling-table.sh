@@ -8,13 +8,14 @@
 set -euo pipefail
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
-link=1gbit delay=1ms out="" workers_list="1 2 4 8" shards_list="1 2" wires="fp32 bf16" modes="sync async async-pipeline"
+link=1gbit delay=1ms out="" workers_list="1 2 4 8" shards_list="1 2" wires="fp32 bf16" modes="sync async async-pipeline" seeds=0
 gradients=800
 
 usage() {
   cat <<'EOF'
 Usage: bench/scaling-table.sh [--link RATE] [--delay D] [--json FILE] [--workers "1 2 4 8"] [--shards "1 2"]
                               [--wires "fp32 bf16"] [--modes "sync async async-pipeline"] [--gradients G]
+                              [--seeds "0 1 2"]   (every run once per seed; default 0)
 EOF
 }
 while (($#)); do
@@ -28,6 +29,7 @@ while (($#)); do
     --wires) wires=$2 ;;
     --modes) modes=$2 ;;
     --gradients) gradients=$2 ;;
+    --seeds) seeds=$2 ;;
     *) echo "scaling-table: unknown flag $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2
@@ -37,6 +39,7 @@ mkdir -p "$(dirname "$out")"
 : >"$out"
 failed=0
 
+for seed in $seeds; do
 for mode in $modes; do
   for wire in $wires; do
     for shards in $shards_list; do
@@ -48,26 +51,27 @@ for mode in $modes; do
         overlap=(); run_mode=$mode
         [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
         "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
-          --wire "$wire" --mode "$run_mode" --iterations "$iterations" --set evaluation.frequency=100000 \
+          --wire "$wire" --mode "$run_mode" --iterations "$iterations" --seed "$seed" --set evaluation.frequency=100000 \
           "${overlap[@]}" --json "$out" >&2 ||
-          { echo "scaling-table: the run with $workers workers, $shards shard hosts, $wire, $mode failed (above); its row is missing" >&2
+          { echo "scaling-table: the run with $workers workers, $shards shard hosts, $wire, $mode, seed $seed failed (above); its row is missing" >&2
             failed=$((failed + 1)); }
       done
     done
   done
+done
 done
 
 # One row per run; "link allows" is the busiest link direction's bound in samples/s.
 python3 - "$out" <<'EOF'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-print("| mode | wire | shard hosts | workers | samples/s | busiest link MB/step | link used | link allows (samples/s) | accuracy |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| mode | wire | shard hosts | workers | seed | samples/s | busiest link MB/step | link used | link allows (samples/s) | accuracy |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     samples_per_step = r["samples_per_second"] * r["wall_seconds"] / max(r["steps"], 1)
     allows = r["busiest_link_use"] and r["samples_per_second"] / r["busiest_link_use"]
     mode = r["mode"] + (" + pipeline" if r.get("pipeline") else "")
-    print(f'| {mode} | {r["wire"]} | {r["shards"]} | {r["workers"]} | {r["samples_per_second"]:,} | '
+    print(f'| {mode} | {r["wire"]} | {r["shards"]} | {r["workers"]} | {r["seed"]} | {r["samples_per_second"]:,} | '
           f'{r["busiest_link_bytes_per_step"] / 1e6:.2f} | {r["busiest_link_use"]:.2f} | {allows:,.0f} | {r["final_accuracy"]} |')
 EOF
 echo "scaling-table: wrote $out" >&2
