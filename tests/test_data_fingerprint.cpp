@@ -19,7 +19,7 @@ Dataset small_set(std::size_t count) {
 
 }  // namespace
 
-TEST_CASE("the same data under another name has no difference; changed data says what changed") {
+TEST_CASE("the same data under another name has no difference, and changed data says what changed") {
   const auto data = small_set(9);
   const auto server = fingerprint_of(data, "digits");
   CHECK_FALSE(data_difference(fingerprint_of(small_set(9), "copy"), server).has_value());

@@ -75,7 +75,7 @@ TEST_CASE("a plan of roles: server, shard processes in order, workers in order")
   CHECK(plan->any_remote);
 }
 
-TEST_CASE("local hosts run on loopback; a named server host listens everywhere; user@ is not an address") {
+TEST_CASE("local hosts run on loopback, a named server host listens everywhere, and user@ is not an address") {
   auto local = plan_launch(hosts_of("localhost workers=2\n127.0.0.1\n"), "h");
   REQUIRE(local.ok());
   CHECK_FALSE(local->any_remote);

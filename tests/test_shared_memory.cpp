@@ -139,7 +139,7 @@ TEST_CASE("a payload read in place keeps its slot until the last holder lets go"
   CHECK(puts_reach(other, *reference));
 }
 
-TEST_CASE("a slot whose reader died is reused after a while; one a live reader holds never is") {
+TEST_CASE("a slot whose reader died is reused after a while, and one a live reader holds never is") {
   const Accepting accepting;
   shorten_shared_memory_abandon_time(std::chrono::milliseconds(20));
   const auto values = awkward_floats(3000);
