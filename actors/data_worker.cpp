@@ -43,7 +43,7 @@ class DataWorker : public DataWorkerSelf::base {
         dropout_rng_(worker_dropout_seed(setup_->job.seed, setup_->worker_index)),
         pool_(model_->parameter_count()),
         wire_(setup_->job.wire, model_->layout(), setup_->job.topk_fraction) {
-    model_->reserve(setup_->job.batch_size);
+    if (!setup_->workspaces) model_->reserve(setup_->job.batch_size);
     if (setup_->resume) {
       batches_.restore(setup_->resume->data);
       dropout_rng_.set_state(setup_->resume->dropout);
@@ -216,8 +216,10 @@ class DataWorker : public DataWorkerSelf::base {
     gradients.samples = static_cast<std::uint32_t>(batch.size);
     // Reads the received weights and writes into the outgoing payload: nothing is copied.
     auto buffer = pool_.acquire();
-    gradients.loss =
-        model_->compute_gradients(weights.values.data(), buffer->data(), batch.inputs, batch.targets, dropout_rng_);
+    auto compute = [&](Model& model) {
+      return model.compute_gradients(weights.values.data(), buffer->data(), batch.inputs, batch.targets, dropout_rng_);
+    };
+    gradients.loss = setup_->workspaces ? compute(setup_->workspaces->borrow().model()) : compute(*model_);
     gradients.values = wire_.encode(std::move(buffer));  // wire: bf16-rounded or top-k compressed
     weights = Weights{};
     if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);

@@ -11,6 +11,7 @@
 #include "caf/actor_system.hpp"
 #include "caf/node_id.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/model_workspaces.hpp"
 #include "actors/training_job.hpp"
 #include "model/dataset.hpp"
 
@@ -29,6 +30,9 @@ struct DataWorkerSetup {
   // The server processes (CAF nodes) on this host that take payloads through shared memory: pushes to
   // them go that way (actors/shared_memory.hpp), and so come their answers.
   std::vector<caf::node_id> shared_memory_nodes;
+  // Workers of one process that share its scheduler threads (not detached) borrow a model per gradient
+  // from here instead of each keeping one (actors/model_workspaces.hpp); null: a model of its own.
+  std::shared_ptr<ModelWorkspaces> workspaces;
 };
 
 struct SpawnedDataWorker {

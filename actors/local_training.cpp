@@ -147,10 +147,19 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   auto servers = spawn_parameter_servers(system, job, std::move(state).value());
   if (!servers) return Error{servers.error()};
   const bool detached = workers_detached(job.num_workers, system.scheduler().num_workers());
+  // Workers on the scheduler's threads compute at most as many gradients at once as there are threads.
+  std::shared_ptr<ModelWorkspaces> workspaces;
+  if (!detached)
+    workspaces = std::make_shared<ModelWorkspaces>([job, width = train->width, classes = train->num_classes] {
+      // The job's model was built once already (the server's), so building it again cannot fail.
+      auto model = std::make_unique<Model>(build_model(job, width, classes).value());
+      model->reserve(job.batch_size);
+      return model;
+    });
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.num_workers; ++k) {
     auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k),
-                                                            resumed_stream(resume, k), detached});
+                                                            resumed_stream(resume, k), detached, {}, workspaces});
     if (!worker) return Error{worker.error()};
     workers.push_back(worker->actor);
   }
