@@ -3,13 +3,17 @@
 #include "bench/server_cost.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
+#include <thread>
 
 #include "actors/actor_config.hpp"
 #include "actors/float_buffer.hpp"
 #include "actors/gradient_slicer.hpp"
+#include "actors/idle_help.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
+#include "actors/spin_pause.hpp"
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
 #include "model/gradient_sum.hpp"
@@ -87,6 +91,26 @@ void measure_server_cost(BenchContext& context, Report& report) {
               ratio(step_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
   report.add({"server.async_fraction_of_gradient", section, "  async server step ÷ compute_gradients",
               ratio(async_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
+
+  // The sync step as a local run takes it while its other scheduler thread is idle and polling: that
+  // thread takes half of each pass (actors/idle_help.hpp). Here a thread that does nothing else polls.
+  {
+    IdleHelp help;
+    std::atomic<bool> stop{false};
+    std::thread helper([&] {
+      while (!stop.load(std::memory_order_relaxed))
+        if (!help.help()) spin_pause();
+    });
+    optimizer->split_steps_with(&help);
+    const auto split_seconds = time_per_call(repeats, calls_for(seconds, sync_step, 3), sync_step);
+    optimizer->split_steps_with(nullptr);
+    stop.store(true);
+    helper.join();
+    report.add({"server.split_step_us", section, "sync server step, half on an idle polling thread",
+                scaled(split_seconds, 1e6), "µs", "local runs, when the other thread is idle"});
+    report.add({"server.split_fraction_of_gradient", section, "  split sync step ÷ compute_gradients",
+                ratio(split_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
+  }
 
   // The same step through the actor: request/response, message dispatch and the reply's Weights.
   ActorConfig config(0);
