@@ -138,6 +138,23 @@ class DataWorker : public DataWorkerSelf::base {
     keep_computing();
   }
 
+  // Sync with cluster.ordered_answers and servers on another host: each server sends the next
+  // worker's answer once this one says it has its own, so it says so before it computes (on the
+  // network thread a message leaves only after the handler returns, hence the continue message).
+  bool acknowledges_answers() const {
+    return setup_->job.ordered_answers && setup_->job.mode == TrainingMode::sync && servers_ &&
+           servers_->first().node() != node();
+  }
+
+  void on_answer_to_acknowledge(Weights weights) {
+    if (!in_loop_) return;
+    const auto index = static_cast<std::uint32_t>(setup_->worker_index);
+    for (const auto& server : servers_->handles()) send(server, received_atom::value, index, weights.version);
+    latest_ = std::move(weights);
+    if (running_on_network_thread(*this)) return send(this, continue_atom::value);
+    keep_computing();
+  }
+
   // Computes and pushes while it holds credits and weights, with one push out at a time, or two with
   // cluster.pipeline: then the next gradient starts from the newest weights at hand instead of waiting
   // for the answer to the last push, which hides the round trip at one more step of staleness.
@@ -165,6 +182,7 @@ class DataWorker : public DataWorkerSelf::base {
           this, caf::infinite,
           [this](Weights next) {
             --pushes_out_;
+            if (acknowledges_answers()) return on_answer_to_acknowledge(std::move(next));
             on_weights(std::move(next));
           },
           [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, std::move(*gradients));

@@ -40,6 +40,8 @@ using ParameterServerActor = caf::typed_actor<
     caf::replies_to<plan_atom>::with<ShardPlan>,
     caf::replies_to<peers_atom, std::uint32_t, std::vector<ShardPeer>, std::vector<ShardPlan>>::with<bool>,
     caf::reacts_to<squares_atom, ShardSquares>,
+    // Sync with cluster.ordered_answers: worker k received the weights of this version.
+    caf::reacts_to<received_atom, std::uint32_t, std::uint64_t>,
     caf::replies_to<stop_atom>::with<bool>>;
 
 // Holds a model copy and its own data stream; answers with the gradient of its next batch. "stop"

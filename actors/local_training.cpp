@@ -28,6 +28,7 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   state->weights.assign(model->weights().begin(), model->weights().end());
   state->optimizer = std::move(optimizer).value();
   state->wire = job.wire;
+  state->ordered_answers = job.ordered_answers;
   if (resume) {
     if (const auto differs = state->layout.mismatch(resume->layout_hash, resume->weights.size()))
       return Error{fmt::format("checkpoint is for another model ({})", *differs)};
@@ -81,6 +82,7 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
     auto shard = std::make_shared<ParameterServerState>();
     shard->layout = whole.layout;
     shard->wire = whole.wire;
+    shard->ordered_answers = whole.ordered_answers;
     shard->version = whole.version;
     shard->begin = cuts[i];
     shard->end = cuts[i + 1];

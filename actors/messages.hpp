@@ -45,6 +45,7 @@ using until_atom = caf::atom_constant<caf::atom("until")>;
 using plan_atom = caf::atom_constant<caf::atom("plan")>;
 using peers_atom = caf::atom_constant<caf::atom("peers")>;
 using squares_atom = caf::atom_constant<caf::atom("squares")>;
+using received_atom = caf::atom_constant<caf::atom("received")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
 constexpr std::uint32_t protocol_version = 13;  // 8: async push/pull loops, timings, clock probes, the gate, the training

@@ -1,10 +1,14 @@
 #include "actors/parameter_server.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -63,6 +67,7 @@ class ParameterServer : public ParameterServerActor::base {
           barrier_ = true;
           members_ = std::move(members);
           needed_ = needed;
+          send_every_answer();
           // A worker no longer listed will not be waited for: what it sent is dropped with it, unless
           // the step already summed it for the squares told to the other shards.
           for (std::size_t k = 0; k < pending_.size() && !exchanging_; ++k)
@@ -99,6 +104,7 @@ class ParameterServer : public ParameterServerActor::base {
           return true;
         },
         [this](squares_atom, ShardSquares& told) { take_squares(told); },
+        [this](received_atom, std::uint32_t worker, std::uint64_t version) { received(worker, version); },
         [this](stop_atom) {
           quit();
           return true;
@@ -112,6 +118,7 @@ class ParameterServer : public ParameterServerActor::base {
     listener_ = StepListener{};
     peers_.clear();
     pending_.clear();
+    queued_.clear();
   }
 
   // A shard takes only the floats it holds, and the sums of squares its plan asks for (none from a
@@ -136,6 +143,7 @@ class ParameterServer : public ParameterServerActor::base {
     Gradients gradients;
     caf::typed_response_promise<Weights> promise;
     bool waiting = false;
+    bool remote = false;  // from another host: its answer may wait its turn (cluster.ordered_answers)
   };
 
   bool member(std::size_t worker) const {
@@ -154,6 +162,8 @@ class ParameterServer : public ParameterServerActor::base {
       tell(gradients, 0, 0);
       return answer_to(gradients, snapshot());
     }
+    const auto& sender = current_sender();
+    slot.remote = sender && sender->node() != node() && !gradients.values.arrived_through_shared_memory();
     slot.gradients = std::move(gradients);
     slot.promise = make_response_promise<Weights>();
     slot.waiting = true;
@@ -214,10 +224,57 @@ class ParameterServer : public ParameterServerActor::base {
         slot.promise.deliver(error);
       } else {
         tell(slot.gradients, static_cast<std::uint32_t>(summed), started);
-        slot.promise.deliver(answer_to(slot.gradients, weights));
+        auto answer = answer_to(slot.gradients, weights);
+        if (state_->ordered_answers && slot.remote)
+          queued_.push_back(QueuedAnswer{std::move(slot.promise), std::move(answer), slot.gradients.worker});
+        else
+          slot.promise.deliver(std::move(answer));
       }
       slot = Pending{};
     }
+    send_next_answers();
+  }
+
+  // -- sync with cluster.ordered_answers: a step's answers to workers on other hosts, one at a time ---
+  // Sent side by side, N answers share the server's link and all arrive at its end, so every worker
+  // starts computing only then, and the next step's gradients in turn share the link's other
+  // direction: about 2·N message times a step. One after another, the first workers compute and push
+  // while later answers are on the wire: about N + 1. The next goes out once the worker before says it
+  // received its weights, or after receipt_wait without word (a lost or slow worker holds nobody up).
+  // With K shards each sends K answers at a time: a worker receives all K slices over its own link,
+  // which one answer at a time would leave the shards' links idle for (K - 1) / K of the time.
+  static constexpr std::chrono::milliseconds receipt_wait{1000};
+
+  struct QueuedAnswer {
+    caf::typed_response_promise<Weights> promise;
+    Weights weights;
+    std::uint32_t worker = 0;
+  };
+
+  void send_next_answers() {
+    const std::size_t at_once = std::max<std::size_t>(peers_.size(), 1);
+    while (awaiting_.size() < at_once && !queued_.empty()) {
+      auto next = std::move(queued_.front());
+      queued_.pop_front();
+      awaiting_.emplace_back(next.worker, next.weights.version);
+      delayed_send(this, receipt_wait, received_atom::value, next.worker, next.weights.version);
+      next.promise.deliver(std::move(next.weights));
+    }
+  }
+
+  // A worker's receipt of its answer, or the wait for it that ran out: the next answer goes.
+  void received(std::uint32_t worker, std::uint64_t version) {
+    const auto found = std::find(awaiting_.begin(), awaiting_.end(), std::make_pair(worker, version));
+    if (found == awaiting_.end()) return;
+    awaiting_.erase(found);
+    send_next_answers();
+  }
+
+  // Members changed or the run broke: nobody is waited for.
+  void send_every_answer() {
+    awaiting_.clear();
+    for (auto& queued : queued_) queued.promise.deliver(std::move(queued.weights));
+    queued_.clear();
   }
 
   // One of several shards (a single server holds every float).
@@ -386,6 +443,7 @@ class ParameterServer : public ParameterServerActor::base {
   void fail_step(caf::error error) {
     broken_ = error;
     exchanging_ = false;
+    send_every_answer();
     for (auto& slot : pending_) {
       if (!slot.waiting) continue;
       slot.promise.deliver(error);
@@ -445,6 +503,8 @@ class ParameterServer : public ParameterServerActor::base {
   std::vector<std::uint32_t> members_;
   std::uint32_t needed_ = 0;
   std::vector<Pending> pending_;
+  std::deque<QueuedAnswer> queued_;  // ordered answers not sent yet, in worker order
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> awaiting_;  // (worker, version): answers out, no receipt yet
   // sync on several shards (meet_peers): every shard in order, and this one's index among them
   bool peers_known_ = false;
   std::uint32_t index_ = 0;

@@ -27,6 +27,7 @@ struct ParameterServerState {
   std::size_t begin = 0;
   std::size_t end = 0;  // 0: the whole buffer
   WireEncoding wire = WireEncoding::fp32;  // the run's: weights go out as weights_encoding(wire)
+  bool ordered_answers = false;  // sync: a step's answers to remote workers go one after another
   std::shared_ptr<TwoPartRunner> step_runner;  // the optimizer splits its steps with it, if set
 };
 

@@ -28,6 +28,7 @@ TrainingJob job_from_config(const Config& config) {
   job.checkpoint_every = static_cast<std::uint64_t>(config.training.checkpoint_every);
   job.elastic = config.cluster.elastic;
   job.pipeline = config.cluster.pipeline;
+  job.ordered_answers = config.cluster.ordered_answers;
   job.shared_memory = config.cluster.shared_memory;
   job.rejoin_timeout = std::chrono::milliseconds(config.cluster.rejoin_timeout_ms);
   job.worker_delays.assign(job.num_workers, std::chrono::milliseconds(config.cluster.worker_delay_ms));

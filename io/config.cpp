@@ -226,6 +226,11 @@ const SectionTable<ClusterSection>& cluster_table() {
           "Async/ssp: a worker computes its next gradient while the last one is on its way, from the newest "
           "weights it has (one more step of staleness; sync ignores it: every gradient of a step starts from "
           "the same weights)."),
+      key("ordered_answers", &S::ordered_answers,
+          "Sync: a server answers the pushes of a step one after another (each of K shards K at a time), "
+          "the next once a worker says it has its weights (or after a second without word), instead of "
+          "all at once over one shared link; the first workers then compute and push while later answers "
+          "are on the wire. For workers on other hosts; local and same-host workers are answered at once."),
       key("shared_memory", &S::shared_memory,
           "Processes on one host (same boot, user and network namespace) pass gradients and weights through "
           "shared memory instead of their TCP connection, which carries only a reference; off: always the "

@@ -67,6 +67,7 @@ struct ClusterSection {
   std::int64_t request_timeout_ms = 30000;
   bool elastic = false;
   bool pipeline = false;
+  bool ordered_answers = false;
   bool shared_memory = true;  // payloads between processes on one host through shared memory
   std::int64_t rejoin_timeout_ms = 30000;
   std::int64_t join_timeout_ms = 600000;  // 0: wait for the workers forever

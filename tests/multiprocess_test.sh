@@ -94,6 +94,22 @@ case "$scenario" in
     grep -Eq "^psgrad serve: through shared memory: [1-9][0-9]* payloads sent" "$work_dir/serve.log" ||
       fail "the server sent no payload through shared memory"
     ;;
+  ordered-answers)
+    # cluster.ordered_answers over TCP: each step's second answer waits for the first worker's receipt.
+    # The weights are those of the local run, and the receipts come: had every second answer waited
+    # out its 1 s instead, 40 steps would take over 40 s.
+    "$psgrad" train --config "$config" --set training.iterations=40 --save-weights "$work_dir/local.bin" \
+      >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
+    started=$(date +%s)
+    start_server --set training.iterations=40 --set cluster.shared_memory=false --set cluster.ordered_answers=true \
+      --save-weights "$work_dir/remote.bin"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    took=$(($(date +%s) - started))
+    cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "weights with ordered answers differ from the local run"
+    ((took < 20)) || fail "40 steps with ordered answers took $took s: the workers' receipts did not release the answers"
+    ;;
   shared-memory-off)
     # cluster.shared_memory = false: every payload crosses the TCP connection, with the same result.
     "$psgrad" train --config "$config" --set training.iterations=40 --save-weights "$work_dir/local.bin" \

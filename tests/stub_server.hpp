@@ -22,6 +22,7 @@ ParameterServerActor::behavior_type stub_server(Push push, PushMany push_many) {
           [](plan_atom) { return ShardPlan{}; },
           [](peers_atom, std::uint32_t, std::vector<ShardPeer>&, std::vector<ShardPlan>&) { return true; },
           [](squares_atom, ShardSquares&) {},
+          [](received_atom, std::uint32_t, std::uint64_t) {},
           [](stop_atom) { return true; }};
 }
 

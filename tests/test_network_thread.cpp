@@ -16,6 +16,7 @@
 #include "actors/training_job.hpp"
 #include "tests/actor_fixtures.hpp"
 #include "tests/stub_server.hpp"
+#include "tests/two_processes.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -55,25 +56,6 @@ ParameterServerActor::behavior_type refusing_server() {
   const auto refuse = [] { return caf::make_error(caf::sec::runtime_error, "refused on purpose"); };
   return stub_server([=](apply_atom, Gradients&) -> caf::result<Weights> { return refuse(); },
                      [=](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> { return refuse(); });
-}
-
-// Two actor systems standing for a server's and a worker's process, one scheduler thread each.
-struct Processes {
-  ActorConfig server_config{1};
-  caf::actor_system server{server_config};
-  ActorConfig worker_config{1};
-  caf::actor_system worker{worker_config};
-};
-
-// `actor`, published on loopback by `there`, as a process `here` reaches it (CAF's own publish: these
-// tests are about threads, not psgrad's connection gate).
-template <class Handle>
-Handle reach(caf::actor_system& there, const Handle& actor, caf::actor_system& here) {
-  const auto port = there.middleman().publish(actor, 0, "127.0.0.1");
-  REQUIRE(port);
-  auto remote = here.middleman().remote_actor<Handle>("127.0.0.1", *port);
-  REQUIRE(remote);
-  return *remote;
 }
 
 }  // namespace

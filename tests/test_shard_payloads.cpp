@@ -87,6 +87,9 @@ ParameterServerActor::behavior_type relay(ParameterServerActor::pointer self, Pa
         received->note_squares(told);
         self->send(shard, squares_atom::value, told);
       },
+      [=](received_atom, std::uint32_t worker, std::uint64_t version) {
+        self->send(shard, received_atom::value, worker, version);
+      },
       [=](stop_atom) -> caf::result<bool> { return self->delegate(shard, stop_atom::value); },
   };
 }
