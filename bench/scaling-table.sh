@@ -14,7 +14,7 @@ gradients=800
 usage() {
   cat <<'EOF'
 Usage: bench/scaling-table.sh [--link RATE] [--delay D] [--json FILE] [--workers "1 2 4 8"] [--shards "1 2"]
-                              [--wires "fp32 bf16"] [--modes "sync async async-pipeline"] [--gradients G]
+                              [--wires "fp32 bf16"] [--modes "sync async async-pipeline sync-ordered"] [--gradients G]
                               [--seeds "0 1 2"]   (every run once per seed; default 0)
 EOF
 }
@@ -47,9 +47,10 @@ for mode in $modes; do
         # The same number of gradients for every N: sync sums N per iteration, async applies each.
         iterations=$(((gradients + workers - 1) / workers))
         # async-pipeline: async with cluster.pipeline = true (a worker computes while its last push and
-        # the weights answering it are on the wire).
+        # the weights answering it are on the wire); sync-ordered: sync with cluster.ordered_answers.
         overlap=(); run_mode=$mode
         [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
+        [ "$mode" = sync-ordered ] && overlap=(--set cluster.ordered_answers=true) run_mode=sync
         "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
           --wire "$wire" --mode "$run_mode" --iterations "$iterations" --seed "$seed" --set evaluation.frequency=100000 \
           "${overlap[@]}" --json "$out" >&2 ||
@@ -70,7 +71,7 @@ print("|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     samples_per_step = r["samples_per_second"] * r["wall_seconds"] / max(r["steps"], 1)
     allows = r["busiest_link_use"] and r["samples_per_second"] / r["busiest_link_use"]
-    mode = r["mode"] + (" + pipeline" if r.get("pipeline") else "")
+    mode = r["mode"] + (" + pipeline" if r.get("pipeline") else "") + (" + ordered answers" if r.get("ordered_answers") else "")
     print(f'| {mode} | {r["wire"]} | {r["shards"]} | {r["workers"]} | {r["seed"]} | {r["samples_per_second"]:,} | '
           f'{r["busiest_link_bytes_per_step"] / 1e6:.2f} | {r["busiest_link_use"]:.2f} | {allows:,.0f} | {r["final_accuracy"]} |')
 EOF

@@ -387,12 +387,13 @@ echo "cluster-sim: workers $workers, shards $shards, link $link delay $delay$del
      "busiest link $link_use of its rate"
 if [ -n "$json" ]; then
   delay_applied=true; [ "$delay_method" = none ] && [ -z "$no_delay" ] && delay_applied=false
-  # The last cluster.pipeline given with --set holds, as in psgrad's own --set.
-  pipeline=false
+  # The last cluster.pipeline (cluster.ordered_answers) given with --set holds, as in psgrad's own --set.
+  pipeline=false ordered_answers=false
   for override in "${extra_sets[@]}"; do
     [[ $override == cluster.pipeline=* ]] && pipeline=${override#cluster.pipeline=}
+    [[ $override == cluster.ordered_answers=* ]] && ordered_answers=${override#cluster.ordered_answers=}
   done
-  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"delay_method":"%s","wire":"%s","mode":"%s","pipeline":%s,"launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
-    "$workers" "$shards" "$link" "$delay" "$delay_applied" "$delay_method" "$wire" "$mode" "$pipeline" "$launcher" "$iterations" "$seed" "$steps" \
+  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"delay_method":"%s","wire":"%s","mode":"%s","pipeline":%s,"ordered_answers":%s,"launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
+    "$workers" "$shards" "$link" "$delay" "$delay_applied" "$delay_method" "$wire" "$mode" "$pipeline" "$ordered_answers" "$launcher" "$iterations" "$seed" "$steps" \
     "$samples_per_second" "$bytes_per_step" "$busiest_per_step" "$link_use" "$accuracy" "$wall" >>"$json"
 fi
