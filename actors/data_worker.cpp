@@ -141,9 +141,10 @@ class DataWorker : public DataWorkerSelf::base {
   // Sync with cluster.ordered_answers and servers on another host: each server sends the next
   // worker's answer once this one says it has its own, so it says so before it computes (on the
   // network thread a message leaves only after the handler returns, hence the continue message).
-  bool acknowledges_answers() const {
+  // Answers through shared memory (same host) are never held back, so they need no receipt.
+  bool acknowledges(const Weights& answer) const {
     return setup_->job.ordered_answers && setup_->job.mode == TrainingMode::sync && servers_ &&
-           servers_->first().node() != node();
+           servers_->first().node() != node() && !answer.values.arrived_through_shared_memory();
   }
 
   void on_answer_to_acknowledge(Weights weights) {
@@ -182,7 +183,7 @@ class DataWorker : public DataWorkerSelf::base {
           this, caf::infinite,
           [this](Weights next) {
             --pushes_out_;
-            if (acknowledges_answers()) return on_answer_to_acknowledge(std::move(next));
+            if (acknowledges(next)) return on_answer_to_acknowledge(std::move(next));
             on_weights(std::move(next));
           },
           [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, std::move(*gradients));

@@ -7,7 +7,6 @@
 #include <functional>
 #include <iterator>
 #include <limits>
-#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
