@@ -40,26 +40,26 @@ mkdir -p "$(dirname "$out")"
 failed=0
 
 for seed in $seeds; do
-for mode in $modes; do
-  for wire in $wires; do
-    for shards in $shards_list; do
-      for workers in $workers_list; do
-        # The same number of gradients for every N: sync sums N per iteration, async applies each.
-        iterations=$(((gradients + workers - 1) / workers))
-        # async-pipeline: async with cluster.pipeline = true (a worker computes while its last push and
-        # the weights answering it are on the wire); sync-ordered: sync with cluster.ordered_answers.
-        overlap=(); run_mode=$mode
-        [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
-        [ "$mode" = sync-ordered ] && overlap=(--set cluster.ordered_answers=true) run_mode=sync
-        "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
-          --wire "$wire" --mode "$run_mode" --iterations "$iterations" --seed "$seed" --set evaluation.frequency=100000 \
-          "${overlap[@]}" --json "$out" >&2 ||
-          { echo "scaling-table: the run with $workers workers, $shards shard hosts, $wire, $mode, seed $seed failed (above); its row is missing" >&2
-            failed=$((failed + 1)); }
+  for mode in $modes; do
+    for wire in $wires; do
+      for shards in $shards_list; do
+        for workers in $workers_list; do
+          # The same number of gradients for every N: sync sums N per iteration, async applies each.
+          iterations=$(((gradients + workers - 1) / workers))
+          # async-pipeline: async with cluster.pipeline = true (a worker computes while its last push and
+          # the weights answering it are on the wire); sync-ordered: sync with cluster.ordered_answers.
+          overlap=(); run_mode=$mode
+          [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
+          [ "$mode" = sync-ordered ] && overlap=(--set cluster.ordered_answers=true) run_mode=sync
+          "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
+            --wire "$wire" --mode "$run_mode" --iterations "$iterations" --seed "$seed" --set evaluation.frequency=100000 \
+            "${overlap[@]}" --json "$out" >&2 ||
+            { echo "scaling-table: the run with $workers workers, $shards shard hosts, $wire, $mode, seed $seed failed (above); its row is missing" >&2
+              failed=$((failed + 1)); }
+        done
       done
     done
   done
-done
 done
 
 # One row per run; "link allows" is the busiest link direction's bound in samples/s.
