@@ -151,13 +151,15 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   const bool detached = workers_detached(job.num_workers, system.scheduler().num_workers());
   // Workers on the scheduler's threads compute at most as many gradients at once as there are threads.
   std::shared_ptr<ModelWorkspaces> workspaces;
-  if (!detached)
+  if (!detached) {
     workspaces = std::make_shared<ModelWorkspaces>([job, width = train->width, classes = train->num_classes] {
       // The job's model was built once already (the server's), so building it again cannot fail.
       auto model = std::make_unique<Model>(build_model(job, width, classes).value());
       model->reserve(job.batch_size);
       return model;
     });
+    workspaces->reserve(system.scheduler().num_workers());
+  }
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.num_workers; ++k) {
     auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k),

@@ -52,6 +52,17 @@ class ModelWorkspaces {
     return Lease(this, std::move(model));
   }
 
+  // Makes models until there are `models`: as many as gradients can be computed at once (the threads),
+  // so none is built, and nothing allocated, in the middle of a run.
+  void reserve(std::size_t models) {
+    while (models_made() < models) {
+      auto model = build_();
+      const std::lock_guard<std::mutex> lock(mutex_);
+      ++made_;
+      free_.push_back(std::move(model));
+    }
+  }
+
   // How many models were made: as many as gradients were ever computed at once.
   std::size_t models_made() const {
     const std::lock_guard<std::mutex> lock(mutex_);

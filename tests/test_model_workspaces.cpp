@@ -40,3 +40,22 @@ TEST_CASE("workers borrow a model per gradient, and only as many are made as are
   CHECK(built == 3);
   CHECK(workspaces.models_made() == 3);
 }
+
+TEST_CASE("models reserved up front are lent without building more") {
+  const auto job = small_job(TrainingMode::sync, 4, 1);
+  std::size_t built = 0;
+  ModelWorkspaces workspaces([&] {
+    ++built;
+    return std::make_unique<Model>(build_model(job, 12, 4).value());
+  });
+  workspaces.reserve(2);
+  CHECK(built == 2);
+  {
+    const auto a = workspaces.borrow();
+    const auto b = workspaces.borrow();
+    CHECK(&a.model() != &b.model());
+  }
+  workspaces.reserve(2);
+  CHECK(built == 2);
+  CHECK(workspaces.models_made() == 2);
+}
