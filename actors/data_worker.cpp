@@ -33,17 +33,20 @@ constexpr std::chrono::milliseconds kNetworkThreadGradient{10};
 
 class DataWorker : public DataWorkerSelf::base {
  public:
-  DataWorker(caf::actor_config& config, std::shared_ptr<DataWorkerSetup> setup,
+  // `model` is null when the worker borrows one per gradient (setup->workspaces); `layout` is its
+  // model's either way.
+  DataWorker(caf::actor_config& config, std::shared_ptr<DataWorkerSetup> setup, ParameterLayout layout,
              std::shared_ptr<Model> model)
       : DataWorkerSelf::base(config),
         setup_(std::move(setup)),
+        layout_(std::move(layout)),
         model_(std::move(model)),
         batches_(setup_->train, setup_->job.batch_size,
                  worker_data_seed(setup_->job.seed, setup_->worker_index)),
         dropout_rng_(worker_dropout_seed(setup_->job.seed, setup_->worker_index)),
-        pool_(model_->parameter_count()),
-        wire_(setup_->job.wire, model_->layout(), setup_->job.topk_fraction) {
-    if (!setup_->workspaces) model_->reserve(setup_->job.batch_size);
+        pool_(layout_.total_size()),
+        wire_(setup_->job.wire, layout_, setup_->job.topk_fraction) {
+    if (model_) model_->reserve(setup_->job.batch_size);
     if (setup_->resume) {
       batches_.restore(setup_->resume->data);
       dropout_rng_.set_state(setup_->resume->dropout);
@@ -221,7 +224,7 @@ class DataWorker : public DataWorkerSelf::base {
   // server that finds nobody else holding its weights then steps in place.
   caf::expected<Gradients> gradients_from(Weights& weights) {
     const auto received = steady_now_ns();
-    const auto& layout = model_->layout();
+    const auto& layout = layout_;
     if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
       return caf::make_error(caf::sec::invalid_argument,
                              fmt::format("worker {}: weights do not fit the model layout ({})", setup_->worker_index,
@@ -255,7 +258,8 @@ class DataWorker : public DataWorkerSelf::base {
   }
 
   std::shared_ptr<DataWorkerSetup> setup_;
-  std::shared_ptr<Model> model_;
+  ParameterLayout layout_;
+  std::shared_ptr<Model> model_;  // its own; null when it borrows one per gradient
   Minibatcher batches_;
   Random dropout_rng_;
   BufferPool pool_;
@@ -282,19 +286,30 @@ class DataWorker : public DataWorkerSelf::base {
 
 Result<SpawnedDataWorker> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup) {
   if (!setup.train || setup.train->count == 0) return Error{"worker has no training data"};
-  auto model = build_model(setup.job, setup.train->width, setup.train->num_classes);
-  if (!model) return Error{model.error()};
-  auto shared_model = std::make_shared<Model>(std::move(model).value());
-  const auto layout_hash = shared_model->layout().hash();
-  const auto parameters = shared_model->layout().total_size();
+  // A worker that borrows its models keeps only their layout: a model of its own would be a weight
+  // and a gradient buffer (0.9 MB for the tutorial's MLP) that nothing computes on.
+  std::shared_ptr<Model> own_model;
+  ParameterLayout layout;
+  if (setup.workspaces) {
+    layout = setup.workspaces->borrow().model().layout();
+  } else {
+    auto model = build_model(setup.job, setup.train->width, setup.train->num_classes);
+    if (!model) return Error{model.error()};
+    own_model = std::make_shared<Model>(std::move(model).value());
+    layout = own_model->layout();
+  }
+  const auto layout_hash = layout.hash();
+  const auto parameters = layout.total_size();
   const bool detached = setup.detached;
   auto shared_setup = std::make_shared<DataWorkerSetup>(std::move(setup));
   // Detached: each worker computes on its own thread, so a busy scheduler thread never holds one
   // worker's request back while the others run ahead.
   if (detached)
-    return SpawnedDataWorker{system.spawn<DataWorker, caf::detached>(shared_setup, std::move(shared_model)), layout_hash,
-                             parameters};
-  return SpawnedDataWorker{system.spawn<DataWorker>(shared_setup, std::move(shared_model)), layout_hash, parameters};
+    return SpawnedDataWorker{
+        system.spawn<DataWorker, caf::detached>(shared_setup, std::move(layout), std::move(own_model)), layout_hash,
+        parameters};
+  return SpawnedDataWorker{system.spawn<DataWorker>(shared_setup, std::move(layout), std::move(own_model)),
+                           layout_hash, parameters};
 }
 
 }  // namespace psgrad

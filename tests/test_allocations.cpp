@@ -12,7 +12,9 @@
 #include "actors/actor_config.hpp"
 #include "actors/float_buffer.hpp"
 #include "actors/idle_help.hpp"
+#include "actors/data_worker.hpp"
 #include "actors/local_training.hpp"
+#include "actors/model_workspaces.hpp"
 #include "actors/training_job.hpp"
 #include "model/minibatcher.hpp"
 #include "model/model.hpp"
@@ -358,4 +360,38 @@ TEST_CASE("a push/pull training step allocates only what CAF's own messages allo
     // Async adds the driver's credit, one plain message per gradient.
     CHECK(per_gradient <= caf_per_exchange + (mode == TrainingMode::sync ? 0.0 : caf_per_send));
   }
+}
+
+TEST_CASE("a worker that borrows its models from the pool builds none of its own") {
+  const auto job = tutorial_job();
+  const auto data = digits_like_data(job.batch_size);
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  auto workspaces = std::make_shared<ModelWorkspaces>([&] {
+    auto model = std::make_unique<Model>(build_model(job, data->width, data->num_classes).value());
+    model->reserve(job.batch_size);
+    return model;
+  });
+  workspaces->reserve(1);
+  const std::size_t weight_bytes = workspaces->borrow().model().parameter_count() * sizeof(float);
+  // Bytes allocated on this thread while spawning (CAF constructs the actor here, too).
+  auto spawn_bytes = [&](std::shared_ptr<ModelWorkspaces> pool) {
+    DataWorkerSetup setup{job, 0, data};
+    setup.workspaces = std::move(pool);
+    allocated_bytes = 0;
+    counting = true;
+    auto worker = spawn_data_worker(system, std::move(setup));
+    counting = false;
+    const auto bytes = allocated_bytes;
+    REQUIRE(worker);
+    caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
+    return bytes;
+  };
+  const auto own = spawn_bytes(nullptr);
+  const auto borrowing = spawn_bytes(workspaces);
+  // A model of its own is a weight and a gradient buffer, and activation buffers. A borrowing worker
+  // allocates less than the first two: its data stream (0.4 MB, the batch buffer) and the actor.
+  CHECK(own >= 2 * weight_bytes);
+  CHECK(borrowing < 2 * weight_bytes);
+  CHECK(workspaces->models_made() == 1);
 }
