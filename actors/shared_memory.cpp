@@ -23,6 +23,8 @@
 
 #include <fmt/format.h>
 
+#include "actors/recycling_allocator.hpp"
+
 namespace psgrad {
 
 namespace {
@@ -297,12 +299,16 @@ std::variant<std::shared_ptr<const void>, std::string> hold_in_shared_memory(con
   state.holder.store(static_cast<std::uint32_t>(getpid()), std::memory_order_release);
   taken_count.fetch_add(1, std::memory_order_relaxed);
   const void* floats = mapping->slot_data(reference.slot);
-  // The slot is the sender's again once the last holder of the floats lets go.
-  return std::shared_ptr<const void>(floats, [mapping = std::move(mapping), slot = reference.slot](const void*) {
-    auto& held = mapping->state(slot);
-    held.holder.store(0, std::memory_order_relaxed);
-    held.busy.store(0, std::memory_order_release);
-  });
+  // The slot is the sender's again once the last holder of the floats lets go. The control block
+  // comes from a recycled block, so a payload read in place allocates nothing once warmed up.
+  return std::shared_ptr<const void>(
+      floats,
+      [mapping = std::move(mapping), slot = reference.slot](const void*) {
+        auto& held = mapping->state(slot);
+        held.holder.store(0, std::memory_order_relaxed);
+        held.busy.store(0, std::memory_order_release);
+      },
+      RecyclingAllocator<char>{});
 }
 
 void shorten_shared_memory_abandon_time(std::chrono::nanoseconds after) {

@@ -15,6 +15,7 @@
 #include "actors/data_worker.hpp"
 #include "actors/local_training.hpp"
 #include "actors/model_workspaces.hpp"
+#include "actors/shared_memory.hpp"
 #include "actors/training_job.hpp"
 #include "model/minibatcher.hpp"
 #include "model/model.hpp"
@@ -394,4 +395,24 @@ TEST_CASE("a worker that borrows its models from the pool builds none of its own
   CHECK(own >= 2 * weight_bytes);
   CHECK(borrowing < 2 * weight_bytes);
   CHECK(workspaces->models_made() == 1);
+}
+
+TEST_CASE("a payload put in and read from shared memory allocates nothing once warmed up") {
+  // What a receiver on the sender's host does per message (FloatBuffer's read_shared): hold the floats
+  // in the sender's slot, and let go once computed on. The holder's control block is recycled.
+  accept_shared_memory(true);
+  const std::vector<float> values(4096, 0.5f);
+  float first = 0.0f;
+  auto step = [&] {
+    const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+    REQUIRE(reference);
+    auto held = hold_in_shared_memory(*reference, values.size() * sizeof(float));
+    REQUIRE(std::holds_alternative<std::shared_ptr<const void>>(held));
+    first = *static_cast<const float*>(std::get<std::shared_ptr<const void>>(held).get());
+  };
+  for (int i = 0; i < 3; ++i) step();
+  const auto counts = count_allocations(step);
+  accept_shared_memory(false);
+  CHECK(first == 0.5f);
+  CHECK_MESSAGE(counts.total() == 0, counts.describe());
 }
