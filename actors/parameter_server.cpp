@@ -28,10 +28,14 @@ std::size_t shard_size(const ParameterServerState& state) {
   return state.end == 0 ? state.layout.total_size() : state.end - state.begin;
 }
 
-class ParameterServer : public ParameterServerActor::base {
+// To itself: the oldest ordered answer's receipt_wait ran out (see arm_receipt_timer).
+using receipt_timer_atom = caf::atom_constant<caf::atom("rcpttimer")>;
+using ParameterServerSelf = ParameterServerActor::extend<caf::reacts_to<receipt_timer_atom>>;
+
+class ParameterServer : public ParameterServerSelf::base {
  public:
   ParameterServer(caf::actor_config& config, std::shared_ptr<ParameterServerState> state)
-      : ParameterServerActor::base(config),
+      : ParameterServerSelf::base(config),
         state_(std::move(state)),
         pool_(shard_size(*state_)),
         wire_(state_->wire, shard_size(*state_)) {
@@ -104,6 +108,7 @@ class ParameterServer : public ParameterServerActor::base {
         },
         [this](squares_atom, ShardSquares& told) { take_squares(told); },
         [this](received_atom, std::uint32_t worker, std::uint64_t version) { received(worker, version); },
+        [this](receipt_timer_atom) { receipt_wait_ran_out(); },
         [this](stop_atom) {
           quit();
           return true;
@@ -250,23 +255,52 @@ class ParameterServer : public ParameterServerActor::base {
     std::uint32_t worker = 0;
   };
 
+  // An answer out with no receipt yet.
+  struct Awaited {
+    std::uint32_t worker = 0;
+    std::uint64_t version = 0;
+    std::int64_t deadline = 0;  // steady_now_ns() by which it counts as received anyway
+  };
+
   void send_next_answers() {
     const std::size_t at_once = std::max<std::size_t>(peers_.size(), 1);
     while (awaiting_.size() < at_once && !queued_.empty()) {
       auto next = std::move(queued_.front());
       queued_.pop_front();
-      awaiting_.emplace_back(next.worker, next.weights.version);
-      delayed_send(this, receipt_wait, received_atom::value, next.worker, next.weights.version);
+      const auto deadline = steady_now_ns() + std::chrono::nanoseconds(receipt_wait).count();
+      awaiting_.push_back(Awaited{next.worker, next.weights.version, deadline});
       next.promise.deliver(std::move(next.weights));
     }
+    arm_receipt_timer();
   }
 
-  // A worker's receipt of its answer, or the wait for it that ran out: the next answer goes.
+  // A worker's receipt of its answer: the next answer goes.
   void received(std::uint32_t worker, std::uint64_t version) {
-    const auto found = std::find(awaiting_.begin(), awaiting_.end(), std::make_pair(worker, version));
+    const auto found = std::find_if(awaiting_.begin(), awaiting_.end(), [&](const Awaited& awaited) {
+      return awaited.worker == worker && awaited.version == version;
+    });
     if (found == awaiting_.end()) return;
     awaiting_.erase(found);
     send_next_answers();
+  }
+
+  // One timer at a time, for the oldest answer out (awaiting_ is in the order they were sent), rather
+  // than one per answer: a receipt usually comes first, and each timer is a wake-up of CAF's clock.
+  void arm_receipt_timer() {
+    if (receipt_timer_armed_ || awaiting_.empty()) return;
+    const auto left = std::max<std::int64_t>(awaiting_.front().deadline - steady_now_ns(), 0);
+    delayed_send(this, std::chrono::nanoseconds(left), receipt_timer_atom::value);
+    receipt_timer_armed_ = true;
+  }
+
+  // Answers whose receipt did not come in time count as received.
+  void receipt_wait_ran_out() {
+    receipt_timer_armed_ = false;
+    const auto now = steady_now_ns();
+    awaiting_.erase(std::remove_if(awaiting_.begin(), awaiting_.end(),
+                                   [now](const Awaited& awaited) { return awaited.deadline <= now; }),
+                    awaiting_.end());
+    send_next_answers();  // and arms the timer for the oldest answer still out
   }
 
   // Members changed or the run broke: nobody is waited for.
@@ -503,7 +537,8 @@ class ParameterServer : public ParameterServerActor::base {
   std::uint32_t needed_ = 0;
   std::vector<Pending> pending_;
   std::deque<QueuedAnswer> queued_;  // ordered answers not sent yet, in worker order
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> awaiting_;  // (worker, version): answers out, no receipt yet
+  std::vector<Awaited> awaiting_;  // in the order they were sent
+  bool receipt_timer_armed_ = false;
   // sync on several shards (meet_peers): every shard in order, and this one's index among them
   bool peers_known_ = false;
   std::uint32_t index_ = 0;
