@@ -20,6 +20,7 @@
 #include "caf/io/all.hpp"
 #include "actors/gate_handshake.hpp"
 #include "actors/network_words.hpp"
+#include "actors/socket_backlog.hpp"
 
 namespace psgrad {
 
@@ -279,7 +280,9 @@ void ConnectionGate::run() {
 // What CAF's own doorman does with an accepted socket, minus the accepting: the BASP broker adds it
 // as a connection to the published actor and sends its server handshake.
 void ConnectionGate::hand_to_caf(UniqueSocket socket) {
-  auto scribe = system_.middleman().backend().new_scribe(socket.release());
+  const int fd = socket.release();
+  watch_socket_backlog(fd);  // what a sync server's ordered answers look at (parameter_server.cpp)
+  auto scribe = system_.middleman().backend().new_scribe(fd);
   caf::anon_send(basp_, caf::publish_atom_v, std::move(scribe), port_, setup_.published, setup_.interface);
 }
 

@@ -16,6 +16,7 @@
 #include "caf/sec.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/network_thread.hpp"
+#include "actors/socket_backlog.hpp"
 #include "actors/steady_time.hpp"
 #include "actors/wire_encoder.hpp"
 #include "model/norm_chunks.hpp"
@@ -30,7 +31,10 @@ std::size_t shard_size(const ParameterServerState& state) {
 
 // To itself: the oldest ordered answer's receipt_wait ran out (see arm_receipt_timer).
 using receipt_timer_atom = caf::atom_constant<caf::atom("rcpttimer")>;
-using ParameterServerSelf = ParameterServerActor::extend<caf::reacts_to<receipt_timer_atom>>;
+// To itself: time to look whether the ordered answers out have left its sockets (see pace).
+using pace_atom = caf::atom_constant<caf::atom("pace")>;
+using ParameterServerSelf =
+    ParameterServerActor::extend<caf::reacts_to<receipt_timer_atom>, caf::reacts_to<pace_atom>>;
 
 class ParameterServer : public ParameterServerSelf::base {
  public:
@@ -109,6 +113,7 @@ class ParameterServer : public ParameterServerSelf::base {
         [this](squares_atom, ShardSquares& told) { take_squares(told); },
         [this](received_atom, std::uint32_t worker, std::uint64_t version) { received(worker, version); },
         [this](receipt_timer_atom) { receipt_wait_ran_out(); },
+        [this](pace_atom) { pace(); },
         [this](stop_atom) {
           quit();
           return true;
@@ -243,8 +248,12 @@ class ParameterServer : public ParameterServerSelf::base {
   // Sent side by side, N answers share the server's link and all arrive at its end, so every worker
   // starts computing only then, and the next step's gradients in turn share the link's other
   // direction: about 2·N message times a step. One after another, the first workers compute and push
-  // while later answers are on the wire: about N + 1. The next goes out once the worker before says it
-  // received its weights, or after receipt_wait without word (a lost or slow worker holds nobody up).
+  // while later answers are on the wire: about N + 1. The next goes out as soon as the one before has
+  // left this process's sockets for the wire (pace: the kernel's count of bytes not yet acknowledged,
+  // less what a round trip keeps in flight), or the worker says it received its weights, or after
+  // receipt_wait without either (a lost or slow worker holds nobody up). Waiting for the receipt alone
+  // leaves the link idle for a round trip between answers. Connections that did not come through
+  // psgrad's gate (TLS) are not watched: there the receipt paces.
   // With K shards each sends K answers at a time: a worker receives all K slices over its own link,
   // which one answer at a time would leave the shards' links idle for (K - 1) / K of the time.
   static constexpr std::chrono::milliseconds receipt_wait{1000};
@@ -260,18 +269,27 @@ class ParameterServer : public ParameterServerSelf::base {
     std::uint32_t worker = 0;
     std::uint64_t version = 0;
     std::int64_t deadline = 0;  // steady_now_ns() by which it counts as received anyway
+    // SocketBacklog::written once its bytes are all in the kernel (0: sockets not watched)
+    std::uint64_t written_when_in = 0;
   };
 
   void send_next_answers() {
     const std::size_t at_once = std::max<std::size_t>(peers_.size(), 1);
+    if (awaiting_.size() >= at_once || queued_.empty()) return arm_receipt_timer();
+    const auto sockets = socket_backlog();
+    auto written = sockets.written;
     while (awaiting_.size() < at_once && !queued_.empty()) {
       auto next = std::move(queued_.front());
       queued_.pop_front();
       const auto deadline = steady_now_ns() + std::chrono::nanoseconds(receipt_wait).count();
-      awaiting_.push_back(Awaited{next.worker, next.weights.version, deadline});
+      written += wire_bytes(next.weights.values);
+      awaiting_.push_back(Awaited{next.worker, next.weights.version, deadline, sockets.sockets > 0 ? written : 0});
       next.promise.deliver(std::move(next.weights));
     }
     arm_receipt_timer();
+    // A first look as soon as CAF's network thread has had its turn (on a fast link the answer may
+    // have left by then), later ones timed by the backlog.
+    if (sockets.sockets > 0) arm_pace_timer(std::chrono::microseconds(0));
   }
 
   // A worker's receipt of its answer: the next answer goes.
@@ -301,6 +319,45 @@ class ParameterServer : public ParameterServerSelf::base {
                                    [now](const Awaited& awaited) { return awaited.deadline <= now; }),
                     awaiting_.end());
     send_next_answers();  // and arms the timer for the oldest answer still out
+  }
+
+  void arm_pace_timer(std::chrono::microseconds after) {
+    if (pace_timer_armed_) return;
+    if (after.count() == 0)
+      send(this, pace_atom::value);
+    else
+      delayed_send(this, after, pace_atom::value);
+    pace_timer_armed_ = true;
+  }
+
+  // Answers whose bytes are all in the kernel, with no more queued than the link sends in about half a
+  // millisecond (the next answer's own way into the kernel), have left: the next ones go.
+  void pace() {
+    pace_timer_armed_ = false;
+    const auto sockets = socket_backlog();
+    const auto soon = static_cast<std::uint64_t>(std::max(sockets.bytes_per_second * 0.0005, 16384.0));
+    const bool drained = sockets.queued <= soon;
+    bool watched = false;
+    const auto before = awaiting_.size();
+    awaiting_.erase(std::remove_if(awaiting_.begin(), awaiting_.end(),
+                                   [&](const Awaited& awaited) {
+                                     if (awaited.written_when_in == 0) return false;
+                                     watched = true;
+                                     return drained && sockets.written >= awaited.written_when_in;
+                                   }),
+                    awaiting_.end());
+    if (awaiting_.size() != before) return send_next_answers();  // which looks again for the new ones
+    if (!watched) return;
+    // Look again about when the queue will have drained (at least 0.2 ms, at most 5 ms on).
+    auto wait = std::chrono::microseconds(200);
+    if (drained || sockets.bytes_per_second <= 0) {
+      wait = std::chrono::microseconds(1000);  // the answer is not in the kernel yet, or no rate known
+      if (sockets.written < awaiting_.front().written_when_in) wait = std::chrono::microseconds(200);
+    } else {
+      const auto seconds = static_cast<double>(sockets.queued - soon) / sockets.bytes_per_second;
+      wait = std::chrono::microseconds(std::clamp<std::int64_t>(static_cast<std::int64_t>(seconds * 1e6), 200, 5000));
+    }
+    arm_pace_timer(wait);
   }
 
   // Members changed or the run broke: nobody is waited for.
@@ -539,6 +596,7 @@ class ParameterServer : public ParameterServerSelf::base {
   std::deque<QueuedAnswer> queued_;  // ordered answers not sent yet, in worker order
   std::vector<Awaited> awaiting_;  // in the order they were sent
   bool receipt_timer_armed_ = false;
+  bool pace_timer_armed_ = false;
   // sync on several shards (meet_peers): every shard in order, and this one's index among them
   bool peers_known_ = false;
   std::uint32_t index_ = 0;

@@ -228,9 +228,10 @@ const SectionTable<ClusterSection>& cluster_table() {
           "the same weights)."),
       key("ordered_answers", &S::ordered_answers,
           "Sync: a server answers the pushes of a step one after another (each of K shards K at a time), "
-          "the next once a worker says it has its weights (or after a second without word), instead of "
-          "all at once over one shared link; the first workers then compute and push while later answers "
-          "are on the wire. For workers on other hosts; local and same-host workers are answered at once."),
+          "the next once the one before has left the server's sockets for the wire, or the worker says it "
+          "has its weights (or after a second without either), instead of all at once over one shared "
+          "link; the first workers then compute and push while later answers are on the wire. For workers "
+          "on other hosts; local and same-host workers are answered at once."),
       key("shared_memory", &S::shared_memory,
           "Processes on one host (same boot, user and network namespace) pass gradients and weights through "
           "shared memory instead of their TCP connection, which carries only a reference; off: always the "

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "caf/all.hpp"
+#include "actors/connection_gate.hpp"
 #include "actors/error_text.hpp"
+#include "actors/gated_dial.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/training_job.hpp"
@@ -86,6 +88,52 @@ TEST_CASE("with ordered answers a sync server answers remote workers one at a ti
   REQUIRE(step2_1.has_value());
   CHECK(step2_1->version == 2);
   CHECK(Clock::now() - answered >= std::chrono::milliseconds(800));
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("with ordered answers through psgrad's gate the next answer goes once the one before has left the server's sockets") {
+  // Connections the gate admitted are watched (actors/socket_backlog.hpp): on loopback an answer
+  // leaves at once, so the next goes without waiting for a receipt, which this worker never sends.
+  Processes processes;
+  const auto data = synthetic_data(64, 12, 4, 1);
+  const auto job = small_job(TrainingMode::sync, 2, 10);
+  auto state = initial_server_state(job, data->width, data->num_classes);
+  REQUIRE(state.ok());
+  (*state)->ordered_answers = true;
+  const auto layout = (*state)->layout;
+  auto server = spawn_parameter_server(processes.server, *state);
+  {
+    caf::scoped_actor driver{processes.server};
+    driver->request(server, std::chrono::seconds(10), barrier_atom::value, std::vector<std::uint32_t>{0, 1},
+                    std::uint32_t{2})
+        .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
+  }
+  auto gate = ConnectionGate::open(processes.server,
+                                   gate_publishing(processes.server, server, "127.0.0.1", 0, "token",
+                                                   protocol_version, nullptr));
+  REQUIRE(gate.ok());
+  auto dial = dial_through_gate(processes.worker, "127.0.0.1", (*gate)->port(), "token", protocol_version,
+                                processes.worker.message_types<ParameterServerActor>());
+  REQUIRE(dial.published.ok());
+  const auto remote = caf::actor_cast<ParameterServerActor>(std::move(*dial.published));
+  caf::scoped_actor worker0{processes.worker};
+  caf::scoped_actor worker1{processes.worker};
+  const std::vector<float> gradient(layout.total_size(), 0.01f);
+  auto push = [&](caf::scoped_actor& worker, std::uint32_t index) {
+    return worker->request(remote, std::chrono::seconds(10), apply_atom::value,
+                           Gradients{0, layout.hash(), index, 32, 0.5f,
+                                     FloatBuffer::copy_of(gradient.data(), gradient.size())});
+  };
+  auto pushed0 = push(worker0, 0);
+  auto pushed1 = push(worker1, 1);
+  const auto weights0 = answer(pushed0, processes.worker);
+  REQUIRE(weights0.has_value());
+  const auto answered0 = Clock::now();
+  const auto weights1 = answer(pushed1, processes.worker);
+  REQUIRE(weights1.has_value());
+  CHECK(weights1->values == weights0->values);
+  // Paced by the socket: well before the 1 s a missing receipt is waited for.
+  CHECK(Clock::now() - answered0 < std::chrono::milliseconds(500));
   caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
 }
 
