@@ -35,6 +35,10 @@ void watch_socket_backlog(int fd) {
   struct stat status {};
   if (fd < 0 || fstat(fd, &status) != 0 || !S_ISSOCK(status.st_mode)) return;
   const std::lock_guard<std::mutex> lock(watched_mutex);
+  // Closed ones go here too, so a server that never looks (no ordered answers) keeps no list of every
+  // connection it ever admitted.
+  watched.erase(std::remove_if(watched.begin(), watched.end(), [](const Watched& socket) { return !same_socket(socket); }),
+                watched.end());
   watched.push_back(Watched{fd, status.st_ino});
 }
 
