@@ -34,23 +34,34 @@ std::optional<Weights> answer(Handle& pushed, caf::actor_system& system) {
   return got;
 }
 
-}  // namespace
+// A sync server with ordered answers whose steps sum the gradients of workers 0 and 1.
+struct OrderedServer {
+  ParameterServerActor server;
+  ParameterLayout layout;
+};
 
-TEST_CASE("with ordered answers a sync server answers remote workers one at a time, the next once the one before has its weights") {
-  Processes processes;
+OrderedServer ordered_server(caf::actor_system& system) {
   const auto data = synthetic_data(64, 12, 4, 1);
   const auto job = small_job(TrainingMode::sync, 2, 10);
   auto state = initial_server_state(job, data->width, data->num_classes);
   REQUIRE(state.ok());
   (*state)->ordered_answers = true;
   const auto layout = (*state)->layout;
-  auto server = spawn_parameter_server(processes.server, *state);
-  {
-    caf::scoped_actor driver{processes.server};
-    driver->request(server, std::chrono::seconds(10), barrier_atom::value, std::vector<std::uint32_t>{0, 1},
-                    std::uint32_t{2})
-        .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
-  }
+  auto server = spawn_parameter_server(system, *state);
+  caf::scoped_actor driver{system};
+  driver->request(server, std::chrono::seconds(10), barrier_atom::value, std::vector<std::uint32_t>{0, 1},
+                  std::uint32_t{2})
+      .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
+  return OrderedServer{server, layout};
+}
+
+}  // namespace
+
+TEST_CASE("with ordered answers a sync server answers remote workers one at a time, the next once the one before has its weights") {
+  Processes processes;
+  const auto ordered = ordered_server(processes.server);
+  const auto& server = ordered.server;
+  const auto& layout = ordered.layout;
   const auto remote = reach(processes.server, server, processes.worker);
   caf::scoped_actor worker0{processes.worker};
   caf::scoped_actor worker1{processes.worker};
@@ -95,19 +106,9 @@ TEST_CASE("with ordered answers through psgrad's gate the next answer goes once 
   // Connections the gate admitted are watched (actors/socket_backlog.hpp): on loopback an answer
   // leaves at once, so the next goes without waiting for a receipt, which this worker never sends.
   Processes processes;
-  const auto data = synthetic_data(64, 12, 4, 1);
-  const auto job = small_job(TrainingMode::sync, 2, 10);
-  auto state = initial_server_state(job, data->width, data->num_classes);
-  REQUIRE(state.ok());
-  (*state)->ordered_answers = true;
-  const auto layout = (*state)->layout;
-  auto server = spawn_parameter_server(processes.server, *state);
-  {
-    caf::scoped_actor driver{processes.server};
-    driver->request(server, std::chrono::seconds(10), barrier_atom::value, std::vector<std::uint32_t>{0, 1},
-                    std::uint32_t{2})
-        .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
-  }
+  const auto ordered = ordered_server(processes.server);
+  const auto& server = ordered.server;
+  const auto& layout = ordered.layout;
   auto gate = ConnectionGate::open(processes.server,
                                    gate_publishing(processes.server, server, "127.0.0.1", 0, "token",
                                                    protocol_version, nullptr));
