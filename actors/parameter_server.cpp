@@ -337,25 +337,28 @@ class ParameterServer : public ParameterServerSelf::base {
     const auto sockets = socket_backlog();
     const auto soon = static_cast<std::uint64_t>(std::max(sockets.bytes_per_second * 0.0005, 16384.0));
     const bool drained = sockets.queued <= soon;
-    bool watched = false;
     const auto before = awaiting_.size();
     awaiting_.erase(std::remove_if(awaiting_.begin(), awaiting_.end(),
                                    [&](const Awaited& awaited) {
-                                     if (awaited.written_when_in == 0) return false;
-                                     watched = true;
-                                     return drained && sockets.written >= awaited.written_when_in;
+                                     return awaited.written_when_in != 0 && drained &&
+                                            sockets.written >= awaited.written_when_in;
                                    }),
                     awaiting_.end());
-    if (awaiting_.size() != before) return send_next_answers();  // which looks again for the new ones
-    if (!watched) return;
-    // Look again about when the queue will have drained (at least 0.2 ms, at most 5 ms on).
+    if (awaiting_.size() != before) send_next_answers();  // which looks at once at the ones it sends
+    const auto watched = std::find_if(awaiting_.begin(), awaiting_.end(),
+                                      [](const Awaited& awaited) { return awaited.written_when_in != 0; });
+    // No watched connection left (they closed): receipts and the wait for them take over.
+    if (pace_timer_armed_ || watched == awaiting_.end() || sockets.sockets == 0) return;
+    // Looks again in 0.2 ms while the answer is still on its way into the kernel, in 1 ms while no
+    // rate is known yet, and else when the queue should have drained (0.2-5 ms on).
     auto wait = std::chrono::microseconds(200);
-    if (drained || sockets.bytes_per_second <= 0) {
-      wait = std::chrono::microseconds(1000);  // the answer is not in the kernel yet, or no rate known
-      if (sockets.written < awaiting_.front().written_when_in) wait = std::chrono::microseconds(200);
-    } else {
-      const auto seconds = static_cast<double>(sockets.queued - soon) / sockets.bytes_per_second;
-      wait = std::chrono::microseconds(std::clamp<std::int64_t>(static_cast<std::int64_t>(seconds * 1e6), 200, 5000));
+    if (sockets.written >= watched->written_when_in) {
+      if (sockets.bytes_per_second <= 0) {
+        wait = std::chrono::microseconds(1000);
+      } else if (!drained) {
+        const auto seconds = static_cast<double>(sockets.queued - soon) / sockets.bytes_per_second;
+        wait = std::chrono::microseconds(std::clamp<std::int64_t>(static_cast<std::int64_t>(seconds * 1e6), 200, 5000));
+      }
     }
     arm_pace_timer(wait);
   }
