@@ -29,24 +29,28 @@ bool same_socket(const Watched& socket) {
   return fstat(socket.fd, &status) == 0 && S_ISSOCK(status.st_mode) && status.st_ino == socket.inode;
 }
 
+// Drops the sockets that closed, or whose number now names another file. Called with the lock held.
+void forget_closed() {
+  watched.erase(std::remove_if(watched.begin(), watched.end(), [](const Watched& socket) { return !same_socket(socket); }),
+                watched.end());
+}
+
 }  // namespace
 
 void watch_socket_backlog(int fd) {
   struct stat status {};
   if (fd < 0 || fstat(fd, &status) != 0 || !S_ISSOCK(status.st_mode)) return;
   const std::lock_guard<std::mutex> lock(watched_mutex);
-  // Closed ones go here too, so a server that never looks (no ordered answers) keeps no list of every
-  // connection it ever admitted.
-  watched.erase(std::remove_if(watched.begin(), watched.end(), [](const Watched& socket) { return !same_socket(socket); }),
-                watched.end());
+  // Here too, so a server that never looks (no ordered answers) keeps no list of every connection it
+  // ever admitted.
+  forget_closed();
   watched.push_back(Watched{fd, status.st_ino});
 }
 
 SocketBacklog socket_backlog() {
   SocketBacklog backlog;
   const std::lock_guard<std::mutex> lock(watched_mutex);
-  watched.erase(std::remove_if(watched.begin(), watched.end(), [](const Watched& socket) { return !same_socket(socket); }),
-                watched.end());
+  forget_closed();
   for (const auto& socket : watched) {
     int unacknowledged = 0;  // SIOCOUTQ: written and not yet acknowledged, sent or not
     tcp_info info{};
@@ -57,7 +61,9 @@ SocketBacklog socket_backlog() {
         getsockopt(socket.fd, IPPROTO_TCP, TCP_INFO, &info, &size) != 0 || size < needed)
       continue;
     // A full link keeps rate x round trip bytes in flight, sent and waiting for their acknowledgement;
-    // anything more still waits its turn to go out. The shortest round trip, as queues add to the rest.
+    // anything more still waits its turn to go out. The shortest round trip: the smoothed one grows
+    // with the queues, so it would count queued bytes as in flight (paced by it, 8 workers at 250
+    // Mbit/s used 0.77 of the link against 0.83).
     const double in_flight = static_cast<double>(info.tcpi_delivery_rate) * info.tcpi_min_rtt / 1e6;
     const auto outstanding = static_cast<double>(std::max(unacknowledged, 0));
     backlog.written += info.tcpi_bytes_acked + static_cast<std::uint64_t>(outstanding);
