@@ -10,13 +10,21 @@
 using namespace psgrad;
 using namespace psgrad::testing;
 
-TEST_CASE("workers borrow a model per gradient, and only as many are made as are lent out at once") {
-  const auto job = small_job(TrainingMode::sync, 4, 1);
-  std::size_t built = 0;
-  ModelWorkspaces workspaces([&] {
+namespace {
+
+// A pool of small models that counts in `built` each one it builds.
+ModelWorkspaces counting_workspaces(std::size_t& built) {
+  return ModelWorkspaces([&built, job = small_job(TrainingMode::sync, 4, 1)] {
     ++built;
     return std::make_unique<Model>(build_model(job, 12, 4).value());
   });
+}
+
+}  // namespace
+
+TEST_CASE("workers borrow a model per gradient, and only as many are made as are lent out at once") {
+  std::size_t built = 0;
+  ModelWorkspaces workspaces = counting_workspaces(built);
   const Model* first = nullptr;
   const Model* second = nullptr;
   {
@@ -42,12 +50,8 @@ TEST_CASE("workers borrow a model per gradient, and only as many are made as are
 }
 
 TEST_CASE("models reserved up front are lent without building more") {
-  const auto job = small_job(TrainingMode::sync, 4, 1);
   std::size_t built = 0;
-  ModelWorkspaces workspaces([&] {
-    ++built;
-    return std::make_unique<Model>(build_model(job, 12, 4).value());
-  });
+  ModelWorkspaces workspaces = counting_workspaces(built);
   workspaces.reserve(2);
   CHECK(built == 2);
   {
