@@ -49,12 +49,13 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads_ = threads;
   set("scheduler.max-threads", threads);
-  // Work sharing: idle scheduler threads sleep on one condition variable until a message arrives.
-  // CAF's default work stealing polls for about 25 ms after each message (100 spins, then 500 sleeps
-  // of 50 µs), and with workers computing on every core those wake-ups took their time: measured
-  // with 1500 iterations, sync with 1 worker ran in 2.5 s instead of 3.2-3.4 s, 2 workers in 2.6-3.7 s
-  // instead of 4.1-4.9 s (the workers are detached, so they never wait on the scheduler's queue).
-  set("scheduler.policy", caf::atom("sharing"));
+  // Work sharing (psgrad's, whose queue allocates nothing per scheduled actor): idle scheduler threads
+  // sleep on one condition variable until a message arrives. CAF's default work stealing polls for
+  // about 25 ms after each message (100 spins, then 500 sleeps of 50 µs), and with workers computing
+  // on every core those wake-ups took their time: measured with 1500 iterations, sync with 1 worker
+  // ran in 2.5 s instead of 3.2-3.4 s, 2 workers in 2.6-3.7 s instead of 4.1-4.9 s (the workers are
+  // detached, so they never wait on the scheduler's queue).
+  use_polling_scheduler(*this, poll_settings_);
   // Messages from other processes are deserialized on the network thread that read them, not handed
   // to a BASP worker thread first: a payload from a process on this host is a reference to shared
   // memory and one copy, and the hand-over was one more wake-up per message on a machine whose
@@ -69,10 +70,9 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
 
 void ActorConfig::poll_when_idle(std::chrono::microseconds poll) {
   if (poll.count() <= 0) return;
-  // A second call would add a second scheduler module, and CAF would start both.
-  if (idle_help_) throw std::logic_error("ActorConfig::poll_when_idle called twice");
-  idle_help_ = std::make_shared<IdleHelp>();
-  use_polling_scheduler(*this, poll, idle_help_);
+  if (poll_settings_->help) throw std::logic_error("ActorConfig::poll_when_idle called twice");
+  poll_settings_->poll = poll;
+  poll_settings_->help = std::make_shared<IdleHelp>();
 }
 
 std::shared_ptr<IdleHelp> idle_help_of(const caf::actor_system& system) {

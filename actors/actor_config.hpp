@@ -11,6 +11,7 @@
 #include "caf/actor_system.hpp"
 #include "caf/actor_system_config.hpp"
 #include "actors/idle_help.hpp"
+#include "actors/polling_scheduler.hpp"
 
 namespace psgrad {
 
@@ -43,11 +44,12 @@ class ActorConfig : public caf::actor_system_config {
   void poll_when_idle(std::chrono::microseconds poll);
 
   // Null unless idle threads poll: then where a server step offers half of its work to them.
-  std::shared_ptr<IdleHelp> idle_help() const { return idle_help_; }
+  std::shared_ptr<IdleHelp> idle_help() const { return poll_settings_->help; }
 
  private:
   std::size_t threads_ = 0;
-  std::shared_ptr<IdleHelp> idle_help_;
+  // Shared with the scheduler's factory, which reads it when the actor system is made.
+  std::shared_ptr<PollSettings> poll_settings_ = std::make_shared<PollSettings>();
 };
 
 // The idle help of a system made from an ActorConfig that polls when idle; null otherwise.

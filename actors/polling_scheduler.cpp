@@ -19,8 +19,7 @@ void PollingSharing::enqueue(coordinator_data& data, caf::resumable* job) {
 }
 
 caf::resumable* PollingSharing::take_front(coordinator_data& data) {
-  auto* job = data.queue.front();
-  data.queue.pop_front();
+  auto* job = data.queue.pop_front();
   data.queued.store(data.queue.size());
   return job;
 }
@@ -47,13 +46,11 @@ caf::resumable* PollingSharing::poll_queue(coordinator_data& data) {
   return nullptr;
 }
 
-void use_polling_scheduler(caf::actor_system_config& config, std::chrono::microseconds poll,
-                           std::shared_ptr<IdleHelp> help) {
-  if (poll.count() <= 0) return;
-  config.module_factories.push_back([poll, help](caf::actor_system& system) -> caf::actor_system::module* {
+void use_polling_scheduler(caf::actor_system_config& config, std::shared_ptr<const PollSettings> settings) {
+  config.module_factories.push_back([settings](caf::actor_system& system) -> caf::actor_system::module* {
     auto coordinator = std::make_unique<caf::scheduler::coordinator<PollingSharing>>(system);
-    coordinator->data().poll = poll;
-    coordinator->data().help = help;
+    coordinator->data().poll = settings->poll;
+    coordinator->data().help = settings->help;
     return coordinator.release();  // the actor system owns its modules
   });
 }

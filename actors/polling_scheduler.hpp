@@ -1,11 +1,11 @@
-// CAF's work-sharing scheduler, except that a thread that runs out of work watches the queue for a
-// short while before it sleeps: on this kind of machine a sleeping thread takes 60-95 µs to wake.
+// CAF's work-sharing scheduler, except that its queue allocates nothing per scheduled actor and that a
+// thread that runs out of work may watch the queue for a short while before it sleeps: on this kind of
+// machine a sleeping thread takes 60-95 µs to wake.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <list>
 #include <memory>
 #include <mutex>
 
@@ -13,18 +13,20 @@
 #include "caf/resumable.hpp"
 #include "caf/scheduler/abstract_coordinator.hpp"
 #include "actors/idle_help.hpp"
+#include "actors/ring_queue.hpp"
 
 namespace psgrad {
 
 // A policy for caf::scheduler::coordinator (the customization points of caf::policy::work_sharing).
-// With poll zero it behaves as work sharing. Otherwise an idle thread polls for up to `poll`, and
+// With poll zero it behaves as work sharing, whose std::list allocated a node each time an actor was
+// scheduled (one to three per gradient in a local run). Otherwise an idle thread polls for up to `poll`, and
 // takes on offered help (IdleHelp) meanwhile; one that enqueues wakes a sleeping thread only when the
 // queue holds more jobs than threads are polling.
 class PollingSharing : public caf::policy::unprofiled {
  public:
   struct coordinator_data {
     explicit coordinator_data(caf::scheduler::abstract_coordinator*) {}
-    std::list<caf::resumable*> queue;
+    RingQueue<caf::resumable*> queue;
     std::mutex lock;
     std::condition_variable cv;
     std::atomic<std::size_t> queued{0};   // queue.size(), readable without the lock
@@ -86,9 +88,14 @@ class PollingSharing : public caf::policy::unprofiled {
   static caf::resumable* take_front(coordinator_data& data);
 };
 
-// Installs the polling scheduler in `config` (in place of its scheduler.policy) when poll > 0; its
-// polling threads take on `help`'s offers.
-void use_polling_scheduler(caf::actor_system_config& config, std::chrono::microseconds poll,
-                           std::shared_ptr<IdleHelp> help);
+// How long an idle thread polls (zero: it sleeps at once) and whose offers it takes on meanwhile (may
+// be null). Read when the actor system is made.
+struct PollSettings {
+  std::chrono::microseconds poll{0};
+  std::shared_ptr<IdleHelp> help;
+};
+
+// Installs this scheduler in `config`, in place of its scheduler.policy.
+void use_polling_scheduler(caf::actor_system_config& config, std::shared_ptr<const PollSettings> settings);
 
 }  // namespace psgrad
