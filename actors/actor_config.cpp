@@ -75,6 +75,10 @@ void ActorConfig::poll_when_idle(std::chrono::microseconds poll) {
   poll_settings_->help = std::make_shared<IdleHelp>();
 }
 
+void ActorConfig::split_server_steps() {
+  if (!poll_settings_->help) poll_settings_->help = std::make_shared<IdleHelp>();
+}
+
 std::shared_ptr<IdleHelp> idle_help_of(const caf::actor_system& system) {
   const auto* config = dynamic_cast<const ActorConfig*>(&system.config());
   return config != nullptr ? config->idle_help() : nullptr;

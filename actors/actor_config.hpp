@@ -43,7 +43,12 @@ class ActorConfig : public caf::actor_system_config {
   // before the actor system is made.
   void poll_when_idle(std::chrono::microseconds poll);
 
-  // Null unless idle threads poll: then where a server step offers half of its work to them.
+  // Server steps split in halves (idle_help()) without idle threads polling: for workers with threads
+  // of their own, which take on the offered half while they wait (DataWorkerSetup::help).
+  void split_server_steps();
+
+  // Null unless idle threads poll or split_server_steps was called: then where a server step offers
+  // half of its work.
   std::shared_ptr<IdleHelp> idle_help() const { return poll_settings_->help; }
 
  private:

@@ -14,6 +14,7 @@
 #include "actors/float_buffer.hpp"
 #include "actors/network_thread.hpp"
 #include "actors/server_group.hpp"
+#include "actors/spin_pause.hpp"
 #include "actors/steady_time.hpp"
 #include "actors/wire_encoder.hpp"
 #include "model/minibatcher.hpp"
@@ -27,6 +28,12 @@ using watch_atom = caf::atom_constant<caf::atom("watch")>;
 // To itself, on the network thread: carry on after a push (see keep_computing).
 using continue_atom = caf::atom_constant<caf::atom("continue")>;
 using DataWorkerSelf = DataWorkerActor::extend<caf::reacts_to<watch_atom>, caf::reacts_to<continue_atom>>;
+
+// How long a worker that has pushed watches for half a server step to take on (DataWorkerSetup::help):
+// a sleeping scheduler thread takes 60-95 µs to wake on this kind of machine, then steps. After it
+// helped, how long it watches for the step's next pass.
+constexpr std::chrono::microseconds kHelpWait{300};
+constexpr std::chrono::microseconds kNextPassWait{100};
 
 // The longest gradient a worker computes on its process's network thread (see DataWorker::subtype).
 constexpr std::chrono::milliseconds kNetworkThreadGradient{10};
@@ -195,6 +202,24 @@ class DataWorker : public DataWorkerSelf::base {
       // next batch and gradient come in a message of their own.
       if (running_on_network_thread(*this)) return send(this, continue_atom::value);
       prefetch();
+      if (pushes_out_ == depth && setup_->help) help_with_step();
+    }
+  }
+
+  // Its core would idle until the answer comes: it takes on half of each pass of the step that answer
+  // waits for, if the server offers one soon (the server's thread may have to wake first). A step
+  // offers its passes one right after the other.
+  void help_with_step() {
+    using Clock = std::chrono::steady_clock;
+    auto deadline = Clock::now() + kHelpWait;
+    for (unsigned round = 1;; ++round) {
+      if (setup_->help->help()) {
+        deadline = Clock::now() + kNextPassWait;
+        round = 0;
+      }
+      // Reading the clock costs more than a pause: every 32 rounds is well under a microsecond apart.
+      if (round % 32 == 0 && Clock::now() >= deadline) return;
+      spin_pause();
     }
   }
 

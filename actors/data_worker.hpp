@@ -10,6 +10,7 @@
 
 #include "caf/actor_system.hpp"
 #include "caf/node_id.hpp"
+#include "actors/idle_help.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/model_workspaces.hpp"
 #include "actors/training_job.hpp"
@@ -33,6 +34,9 @@ struct DataWorkerSetup {
   // Workers of one process that share its scheduler threads (not detached) borrow a model per gradient
   // from here instead of each keeping one (actors/model_workspaces.hpp); null: a model of its own.
   std::shared_ptr<ModelWorkspaces> workspaces;
+  // A detached worker in a process whose server steps split in halves (ActorConfig::idle_help): it takes
+  // on the half on offer while it waits for its answer; null: it waits asleep.
+  std::shared_ptr<IdleHelp> help;
 };
 
 struct SpawnedDataWorker {

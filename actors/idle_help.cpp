@@ -28,6 +28,7 @@ bool IdleHelp::help() {
   int expected = open;
   if (!state_.compare_exchange_strong(expected, taken, std::memory_order_acquire)) return false;
   (*part_)(1);
+  halves_helped_.fetch_add(1, std::memory_order_relaxed);
   state_.store(done, std::memory_order_release);
   return true;
 }

@@ -128,6 +128,7 @@ std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threa
 
 void prepare_local_run(ActorConfig& config, std::size_t workers) {
   config.poll_when_idle(local_idle_poll(workers, config.threads()));
+  if (workers_detached(workers, config.threads())) config.split_server_steps();
 }
 
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
@@ -162,8 +163,9 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
   }
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.num_workers; ++k) {
-    auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k),
-                                                            resumed_stream(resume, k), detached, {}, workspaces});
+    auto worker =
+        spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k), resumed_stream(resume, k),
+                                                  detached, {}, workspaces, detached ? idle_help_of(system) : nullptr});
     if (!worker) return Error{worker.error()};
     workers.push_back(worker->actor);
   }

@@ -3,6 +3,7 @@
 // the scheduler's threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
@@ -14,6 +15,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/idle_help.hpp"
 #include "actors/local_training.hpp"
+#include "tests/actor_fixtures.hpp"
 
 using namespace psgrad;
 using namespace std::chrono_literals;
@@ -117,6 +119,38 @@ TEST_CASE("a polling scheduler thread takes on the half of a step that a busy th
   }
   MESSAGE("a polling thread took the second half at try " << tries);
   CHECK(taken_elsewhere);
+}
+
+TEST_CASE("a worker with a thread of its own takes on halves of its server's steps, and the weights come out the same") {
+  TrainingJob job;
+  job.num_workers = 1;  // on 2 scheduler threads: a thread of its own
+  job.iterations = 200;
+  job.eval_frequency = 1000000;
+  const auto data = testing::synthetic_data(512, 784, 10, 5);
+  REQUIRE(workers_detached(job.num_workers, 2));
+  std::uint64_t helped = 0;
+  Weights helped_weights;
+  {
+    ActorConfig config(2);
+    prepare_local_run(config, job.num_workers);
+    caf::actor_system system{config};
+    const auto help = idle_help_of(system);
+    REQUIRE(help != nullptr);
+    auto summary = train_in_process(system, job, data, data, nullptr);
+    REQUIRE(summary.ok());
+    helped = help->halves_helped();
+    helped_weights = summary.value().final_weights;
+  }
+  MESSAGE("the worker took " << helped << " halves of 200 steps' passes");
+  CHECK(helped > 0);
+  ActorConfig alone(2);  // steps are not split
+  caf::actor_system system{alone};
+  REQUIRE(idle_help_of(system) == nullptr);
+  auto summary = train_in_process(system, job, data, data, nullptr);
+  REQUIRE(summary.ok());
+  const auto& weights = summary.value().final_weights.values;
+  REQUIRE(weights.size() == helped_weights.values.size());
+  CHECK(std::equal(weights.data(), weights.data() + weights.size(), helped_weights.values.data()));
 }
 
 TEST_CASE("asking twice for idle threads that poll is refused, not a second scheduler") {
