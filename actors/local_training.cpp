@@ -128,7 +128,9 @@ std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threa
 
 void prepare_local_run(ActorConfig& config, std::size_t workers) {
   config.poll_when_idle(local_idle_poll(workers, config.threads()));
-  if (workers_detached(workers, config.threads())) config.split_server_steps();
+  // A waiting worker spins on its core; with more threads than cores that core is another's.
+  if (workers_detached(workers, config.threads()) && config.threads() <= std::thread::hardware_concurrency())
+    config.split_server_steps();
 }
 
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,

@@ -46,7 +46,8 @@ std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threa
                                           std::size_t cores = std::thread::hardware_concurrency());
 
 // Sets up `config` for a local run of `workers` (before the actor system is made): its idle threads
-// poll as local_idle_poll says, and detached workers take on half of a server step while they wait.
+// poll as local_idle_poll says, and detached workers take on half of a server step while they wait
+// (unless there are more scheduler threads than cores).
 void prepare_local_run(ActorConfig& config, std::size_t workers);
 
 // The stream a resumed worker continues, if the checkpoint has one for it.
