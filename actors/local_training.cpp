@@ -128,7 +128,10 @@ std::chrono::microseconds local_idle_poll(std::size_t workers, std::size_t threa
 
 void prepare_local_run(ActorConfig& config, std::size_t workers) {
   config.poll_when_idle(local_idle_poll(workers, config.threads()));
-  // A waiting worker spins on its core; with more threads than cores that core is another's.
+  // Detached workers wait for each answer on a core of their own while the server steps: helping
+  // with the step's passes there measured 2-4% more samples/s with 1 worker on 2 cores (alternated
+  // `psgrad train`, 6 of 7 pairs). A waiting worker spins, for at most 300 µs a push; with more
+  // threads than cores that core is another's.
   if (workers_detached(workers, config.threads()) && config.threads() <= std::thread::hardware_concurrency())
     config.split_server_steps();
 }
