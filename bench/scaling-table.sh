@@ -9,13 +9,16 @@ set -euo pipefail
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 link=1gbit delay=1ms out="" workers_list="1 2 4 8" shards_list="1 2" wires="fp32 bf16" modes="sync async async-pipeline" seeds=0
-gradients=800
+gradients=800 repeats=1 psgrad_flag=()
 
 usage() {
   cat <<'EOF'
 Usage: bench/scaling-table.sh [--link RATE] [--delay D] [--json FILE] [--workers "1 2 4 8"] [--shards "1 2"]
                               [--wires "fp32 bf16"] [--modes "sync async async-pipeline sync-ordered"] [--gradients G]
                               [--seeds "0 1 2"]   (every run once per seed; default 0)
+                              [--repeats R]       (the whole table R times: async runs differ between repeats)
+                              [--psgrad BINARY]   (default: build/apps/psgrad of this checkout)
+The JSON file (default bench/results/scaling-<date>-<commit>.jsonl) is rewritten, one line per run.
 EOF
 }
 while (($#)); do
@@ -30,32 +33,37 @@ while (($#)); do
     --modes) modes=$2 ;;
     --gradients) gradients=$2 ;;
     --seeds) seeds=$2 ;;
+    --repeats) repeats=$2 ;;
+    --psgrad) psgrad_flag=(--psgrad "$2") ;;
     *) echo "scaling-table: unknown flag $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2
 done
+[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || { echo "scaling-table: --repeats '$repeats': expected a whole number of at least 1" >&2; exit 2; }
 [ -n "$out" ] || out="$source_dir/bench/results/scaling-$(date -u +%Y-%m-%d)-$(git -C "$source_dir" rev-parse --short HEAD).jsonl"
 mkdir -p "$(dirname "$out")"
 : >"$out"
 failed=0
 
-for seed in $seeds; do
-  for mode in $modes; do
-    for wire in $wires; do
-      for shards in $shards_list; do
-        for workers in $workers_list; do
-          # The same number of gradients for every N: sync sums N per iteration, async applies each.
-          iterations=$(((gradients + workers - 1) / workers))
-          # async-pipeline: async with cluster.pipeline = true (a worker computes while its last push and
-          # the weights answering it are on the wire); sync-ordered: sync with cluster.ordered_answers.
-          overlap=(); run_mode=$mode
-          [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
-          [ "$mode" = sync-ordered ] && overlap=(--set cluster.ordered_answers=true) run_mode=sync
-          "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
-            --wire "$wire" --mode "$run_mode" --iterations "$iterations" --seed "$seed" --set evaluation.frequency=100000 \
-            "${overlap[@]}" --json "$out" >&2 ||
-            { echo "scaling-table: the run with $workers workers, $shards shard hosts, $wire, $mode, seed $seed failed (above); its row is missing" >&2
-              failed=$((failed + 1)); }
+for repeat in $(seq "$repeats"); do
+  for seed in $seeds; do
+    for mode in $modes; do
+      for wire in $wires; do
+        for shards in $shards_list; do
+          for workers in $workers_list; do
+            # The same number of gradients for every N: sync sums N per iteration, async applies each.
+            iterations=$(((gradients + workers - 1) / workers))
+            # async-pipeline: async with cluster.pipeline = true (a worker computes while its last push and
+            # the weights answering it are on the wire); sync-ordered: sync with cluster.ordered_answers.
+            overlap=(); run_mode=$mode
+            [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
+            [ "$mode" = sync-ordered ] && overlap=(--set cluster.ordered_answers=true) run_mode=sync
+            "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
+              --wire "$wire" --mode "$run_mode" --iterations "$iterations" --seed "$seed" --set evaluation.frequency=100000 \
+              "${overlap[@]}" "${psgrad_flag[@]}" --json "$out" >&2 ||
+              { echo "scaling-table: the run with $workers workers, $shards shard hosts, $wire, $mode, seed $seed failed (above); its row is missing" >&2
+                failed=$((failed + 1)); }
+          done
         done
       done
     done

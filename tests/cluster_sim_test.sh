@@ -188,6 +188,21 @@ case "$scenario" in
       grep -q "$expected" "$work_dir/bad.log" || fail "$flags: expected '$expected', got: $(cat "$work_dir/bad.log")"
     done
     ;;
+  scaling-table-repeats)
+    # bench/scaling-table.sh --repeats: the whole table again, every run a row and a JSON line.
+    table="$source_dir/bench/scaling-table.sh"
+    bash "$table" --psgrad "$psgrad" --link 1gbit --workers 1 --shards 1 --wires fp32 --modes sync --gradients 10 \
+      --repeats 2 --json "$work_dir/runs.jsonl" >"$work_dir/table.out" 2>"$work_dir/table.log" ||
+      fail "the table failed (exit $?)"
+    cat "$work_dir/table.out"
+    [ "$(wc -l <"$work_dir/runs.jsonl")" -eq 2 ] || fail "expected 2 JSON lines, got $(wc -l <"$work_dir/runs.jsonl")"
+    [ "$(grep -c '^| sync | fp32 | 1 | 1 | 0 |' "$work_dir/table.out")" -eq 2 ] || fail "expected 2 table rows"
+    # A bad count is refused before the JSON file is touched.
+    bash "$table" --psgrad "$psgrad" --repeats 0 --json "$work_dir/runs.jsonl" >/dev/null 2>"$work_dir/bad.log" &&
+      fail "--repeats 0 was accepted"
+    grep -q "expected a whole number of at least 1" "$work_dir/bad.log" || fail "unexpected refusal: $(cat "$work_dir/bad.log")"
+    [ "$(wc -l <"$work_dir/runs.jsonl")" -eq 2 ] || fail "the refused run emptied the JSON file"
+    ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 echo "PASS: $scenario"
