@@ -85,6 +85,7 @@ class DataWorker : public DataWorkerSelf::base {
           servers_.emplace(std::move(servers));
           servers_->use_shared_memory_with(setup_->shared_memory_nodes);
           credits_ = credits;
+          fed_ = weights.version;
           training_ = make_response_promise<bool>();
           in_loop_ = true;
           watch_servers();
@@ -168,13 +169,15 @@ class DataWorker : public DataWorkerSelf::base {
 
   // Computes and pushes while it holds credits and weights, with one push out at a time, or two with
   // cluster.pipeline: then the next gradient starts from the newest weights at hand instead of waiting
-  // for the answer to the last push, which hides the round trip at one more step of staleness.
+  // for the answer to the last push, which hides the round trip at one more step of staleness. In sync
+  // each push feeds the next step after the one its last push fed.
   void keep_computing() {
     const bool sync = setup_->job.mode == TrainingMode::sync;
-    const std::size_t depth = setup_->job.pipeline && !sync ? 2 : 1;
+    const std::size_t depth = setup_->job.pipeline ? 2 : 1;
     while (in_loop_ && latest_ && pushes_out_ < depth) {
       // Sync: the weights of the driver's stopping point are kept; they are the newest there are.
-      if (sync && latest_->version >= until_) return;
+      // Pipelined, no push feeds a step past it, so none is out there.
+      if (sync && (depth == 1 ? latest_->version : fed_) >= until_) return;
       if (!sync && credits_ == 0) {
         waiting_for_credit_ = pushes_out_ == 0;
         return;
@@ -188,6 +191,7 @@ class DataWorker : public DataWorkerSelf::base {
       const std::chrono::nanoseconds took{gradients->timing.answered - gradients->timing.received};
       on_network_thread_.store(took < kNetworkThreadGradient, std::memory_order_relaxed);
       ++pushes_out_;
+      ++fed_;
       // No CAF timeout: watch_servers times the answer.
       servers_->apply(
           this, caf::infinite,
@@ -296,6 +300,7 @@ class DataWorker : public DataWorkerSelf::base {
   caf::typed_response_promise<bool> training_;
   std::uint64_t credits_ = 0;  // async/ssp: gradients it may still start
   std::uint64_t until_ = 0;    // sync: it computes only from weights older than this version
+  std::uint64_t fed_ = 0;      // sync: the version its last push is for (pipelined: stops at until_)
   std::optional<Weights> latest_;  // the newest weights at hand
   // Read by CAF's network thread when a message from another process arrives (see subtype).
   std::atomic<bool> on_network_thread_{false};

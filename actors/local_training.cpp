@@ -29,6 +29,7 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   state->optimizer = std::move(optimizer).value();
   state->wire = job.wire;
   state->ordered_answers = job.ordered_answers;
+  state->pipelined = job.pipeline && job.mode == TrainingMode::sync;
   if (resume) {
     if (const auto differs = state->layout.mismatch(resume->layout_hash, resume->weights.size()))
       return Error{fmt::format("checkpoint is for another model ({})", *differs)};
@@ -83,6 +84,7 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
     shard->layout = whole.layout;
     shard->wire = whole.wire;
     shard->ordered_answers = whole.ordered_answers;
+    shard->pipelined = whole.pipelined;
     shard->version = whole.version;
     shard->begin = cuts[i];
     shard->end = cuts[i + 1];

@@ -79,6 +79,8 @@ class ParameterServer : public ParameterServerSelf::base {
           // the step already summed it for the squares told to the other shards.
           for (std::size_t k = 0; k < pending_.size() && !exchanging_; ++k)
             if (pending_[k].waiting && !member(k)) answer_dropped(pending_[k]);
+          for (std::size_t k = 0; k < early_.size(); ++k)
+            if (early_[k].waiting && !member(k)) answer_dropped(early_[k]);
           take_step_if_ready();
           std::vector<std::uint32_t> waiting;
           for (std::size_t k = 0; k < pending_.size(); ++k)
@@ -127,6 +129,7 @@ class ParameterServer : public ParameterServerSelf::base {
     listener_ = StepListener{};
     peers_.clear();
     pending_.clear();
+    early_.clear();
     queued_.clear();
   }
 
@@ -164,21 +167,52 @@ class ParameterServer : public ParameterServerSelf::base {
     const auto worker = gradients.worker;
     if (pending_.size() <= worker) pending_.resize(worker + 1);
     auto& slot = pending_[worker];
+    // Pipelined: a member's second push, for the step after the one under way, waits its turn.
+    if (state_->pipelined && member(worker) && (slot.waiting || exchanging_)) {
+      if (early_.size() <= worker) early_.resize(worker + 1);
+      if (!early_[worker].waiting) return hold(early_[worker], std::move(gradients));
+    }
     // From weights a step ago (a backup worker's late gradient), or from a worker not (or no longer)
     // listed: dropped, and the worker computes from the current weights. So is one that comes while
     // the shards exchange the squares of a sum that does not hold it (a worker that just joined).
-    if (gradients.version != state_->version || !member(worker) || slot.waiting || exchanging_) {
+    if (!fits_step(gradients.version) || !member(worker) || slot.waiting || exchanging_) {
       tell(gradients, 0, 0);
       return answer_to(gradients, snapshot());
     }
+    auto promise = hold(slot, std::move(gradients));
+    take_step_if_ready();
+    return promise;
+  }
+
+  // Whether a gradient from weights of `version` may join the step from state_->version: computed from
+  // those weights, or pipelined, from the weights a step older.
+  bool fits_step(std::uint64_t version) const {
+    return version == state_->version || (state_->pipelined && version + 1 == state_->version);
+  }
+
+  caf::typed_response_promise<Weights> hold(Pending& slot, Gradients gradients) {
     const auto& sender = current_sender();
     slot.remote = sender && sender->node() != node() && !gradients.values.arrived_through_shared_memory();
     slot.gradients = std::move(gradients);
     slot.promise = make_response_promise<Weights>();
     slot.waiting = true;
-    auto promise = slot.promise;
-    take_step_if_ready();
-    return promise;
+    return slot.promise;
+  }
+
+  // Pipelined: after a step, each member's early push becomes its push for the next one.
+  void promote_early() {
+    bool promoted = false;
+    for (std::size_t k = 0; k < early_.size(); ++k) {
+      if (!early_[k].waiting) continue;
+      if (fits_step(early_[k].gradients.version) && member(k)) {
+        pending_[k] = std::move(early_[k]);
+        promoted = true;
+      } else {
+        answer_dropped(early_[k]);
+      }
+      early_[k] = Pending{};
+    }
+    if (promoted) take_step_if_ready();
   }
 
   void answer_dropped(Pending& slot) {
@@ -242,6 +276,13 @@ class ParameterServer : public ParameterServerSelf::base {
       slot = Pending{};
     }
     send_next_answers();
+    if (!state_->pipelined) return;
+    if (!error) return promote_early();
+    for (auto& slot : early_) {
+      if (!slot.waiting) continue;
+      slot.promise.deliver(error);
+      slot = Pending{};
+    }
   }
 
   // -- sync with cluster.ordered_answers: a step's answers to workers on other hosts, one at a time ---
@@ -537,11 +578,12 @@ class ParameterServer : public ParameterServerSelf::base {
     broken_ = error;
     exchanging_ = false;
     send_every_answer();
-    for (auto& slot : pending_) {
-      if (!slot.waiting) continue;
-      slot.promise.deliver(error);
-      slot = Pending{};
-    }
+    for (auto* slots : {&pending_, &early_})
+      for (auto& slot : *slots) {
+        if (!slot.waiting) continue;
+        slot.promise.deliver(error);
+        slot = Pending{};
+      }
   }
 
   // Divergence is caught here, the step it happens: a NaN or infinite loss is refused before it
@@ -596,6 +638,7 @@ class ParameterServer : public ParameterServerSelf::base {
   std::vector<std::uint32_t> members_;
   std::uint32_t needed_ = 0;
   std::vector<Pending> pending_;
+  std::vector<Pending> early_;  // pipelined: a member's push for the step after the one under way
   std::deque<QueuedAnswer> queued_;  // ordered answers not sent yet, in worker order
   std::vector<Awaited> awaiting_;  // in the order they were sent
   bool receipt_timer_armed_ = false;

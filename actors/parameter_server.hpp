@@ -28,6 +28,9 @@ struct ParameterServerState {
   std::size_t end = 0;  // 0: the whole buffer
   WireEncoding wire = WireEncoding::fp32;  // the run's: weights go out as weights_encoding(wire)
   bool ordered_answers = false;  // sync: a step's answers to remote workers go one after another
+  // sync with cluster.pipeline: each worker keeps two pushes out, so a step sums gradients computed from
+  // the weights one step older than its own (or, after a stopping point, from its own)
+  bool pipelined = false;
   std::shared_ptr<TwoPartRunner> step_runner;  // the optimizer splits its steps with it, if set
 };
 

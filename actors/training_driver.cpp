@@ -352,6 +352,8 @@ class TrainingDriver : public TrainingDriverActor::base {
       slot.sent_at = steady_now_ns();
       if (note.summed == 0) ++summary_.workers.dropped[k];
       if (note.summed > 0) {
+        // Pipelined, a step sums gradients from the weights a step older than its own.
+        step_staleness_ = std::max(step_staleness_, note.version - 1 - note.computed_from);
         summary_.samples += note.samples;
         statistics_.record_loss(note.loss);
         ++summary_.gradients_per_worker[k];
@@ -373,7 +375,8 @@ class TrainingDriver : public TrainingDriverActor::base {
     trace_span("driver", "step", step_started_, iteration_);
     step_started_ = steady_now_ns();
     ++summary_.steps;
-    statistics_.record_staleness(0, summary_);
+    statistics_.record_staleness(static_cast<double>(step_staleness_), summary_);
+    step_staleness_ = 0;
     ++iteration_;
     for (auto& other : slots_) other.last_progress = Clock::now();
     if (iteration_ >= until_) {
@@ -815,6 +818,7 @@ class TrainingDriver : public TrainingDriverActor::base {
   // sync: the stopping point, how the servers' versions run ahead of iteration_ (a resumed run), and
   // how many of the step's gradients shard 0 has told of
   std::uint64_t until_ = 0;
+  std::uint64_t step_staleness_ = 0;  // sync: of the step being gathered (pipelined: 1, or 0 after a stop)
   std::uint64_t version_offset_ = 0;
   std::vector<std::uint64_t> shard_steps_;  // steps each shard has told of in this run
   std::vector<std::uint32_t> shard_notes_;  // notes of the step each shard is taking

@@ -55,7 +55,8 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
   const auto dropped = std::accumulate(summary.workers.dropped.begin(), summary.workers.dropped.end(),
                                        std::uint64_t{0});
   if (dropped > 0) line += fmt::format(", {} late gradients dropped", dropped);
-  if (summary.mode != TrainingMode::sync)
+  // Sync has staleness only with the pipeline.
+  if (summary.mode != TrainingMode::sync || summary.staleness_max > 0)
     line += fmt::format(", staleness min/mean/max {:.0f}/{:.2f}/{:.0f}", summary.staleness_min,
                         summary.staleness_mean, summary.staleness_max);
   // Every worker that took part (elastic joiners too) either finished or was lost.

@@ -223,9 +223,12 @@ const SectionTable<ClusterSection>& cluster_table() {
           "whose server owes it an answer for longer (three times longer in sync) stops naming that server.",
           milliseconds_from(1)),
       key("pipeline", &S::pipeline,
-          "Async/ssp: a worker computes its next gradient while the last one is on its way, from the newest "
-          "weights it has (one more step of staleness; sync ignores it: every gradient of a step starts from "
-          "the same weights)."),
+          "A worker computes its next gradient while the last one is on its way, from the newest weights it "
+          "has: one more step of staleness. Async/ssp: two pushes out per worker. Sync: each step sums every "
+          "worker's gradient from the weights one step older than its own (from its own after each "
+          "evaluation or checkpoint, where the pipeline drains), so the server's link need not idle while "
+          "the last gradient of a step comes in; still the same weights run after run. Sync needs one "
+          "server and no backup workers."),
       key("ordered_answers", &S::ordered_answers,
           "Sync: a server answers the pushes of a step one after another (each of K shards K at a time), "
           "the next once the one before has left the server's sockets for the wire, or the worker says it "
@@ -405,6 +408,17 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
                           fmt::format("sync backup workers need one server, but cluster.servers is {}: each shard "
                                       "would sum the first gradients to reach it",
                                       config.cluster.servers));
+  // Pipelined sync pairs each worker's pushes with steps one to one, in the order they reach the server.
+  if (config.cluster.mode == "sync" && config.cluster.pipeline && config.cluster.servers > 1)
+    return validator.fail("cluster.pipeline",
+                          fmt::format("sync with the pipeline needs one server, but cluster.servers is {}: a shard "
+                                      "could take the next step's gradients before the others took this one's",
+                                      config.cluster.servers));
+  if (config.cluster.mode == "sync" && config.cluster.pipeline && config.cluster.backup_workers > 0)
+    return validator.fail("cluster.pipeline",
+                          fmt::format("sync with the pipeline takes every worker's gradient in each step, but "
+                                      "cluster.backup_workers is {}",
+                                      config.cluster.backup_workers));
   return config;
 }
 

@@ -94,6 +94,19 @@ case "$scenario" in
     grep -Eq "^psgrad serve: through shared memory: [1-9][0-9]* payloads sent" "$work_dir/serve.log" ||
       fail "the server sent no payload through shared memory"
     ;;
+  sync-pipeline-matches-local)
+    # Sync with cluster.pipeline: two pushes out per worker process, and still the local run's weights.
+    "$psgrad" train --config "$config" --set training.iterations=40 --set cluster.pipeline=true \
+      --save-weights "$work_dir/local.bin" >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
+    start_server --set training.iterations=40 --set cluster.pipeline=true --save-weights "$work_dir/remote.bin"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "multi-process weights differ from the local run"
+    # 4 of the 40 steps follow an evaluation (every 10), where the pipeline starts again.
+    grep -q "staleness min/mean/max 0/0.90/1" "$work_dir/serve.out" ||
+      fail "expected the pipeline's staleness in the summary: $(grep summary "$work_dir/serve.out")"
+    ;;
   ordered-answers)
     # cluster.ordered_answers over TCP: each step's second answer waits for the first worker's receipt.
     # The weights are those of the local run, and the receipts come: had every second answer waited

@@ -439,6 +439,17 @@ TEST_CASE("durations are bounded: a huge one would overflow CAF's nanosecond clo
   }
 }
 
+TEST_CASE("sync with cluster.pipeline is refused with shards or backup workers, and named") {
+  CHECK(parse_config("", "test.toml", {"cluster.mode=sync", "cluster.pipeline=true"}).ok());
+  CHECK(parse_config("", "test.toml", {"cluster.mode=async", "cluster.pipeline=true", "cluster.servers=2"}).ok());
+  CHECK(contains(parse_error("", {"cluster.mode=sync", "cluster.pipeline=true", "cluster.servers=2"}),
+                 "cluster.pipeline: sync with the pipeline needs one server, but cluster.servers is 2"));
+  CHECK(contains(parse_error("", {"cluster.mode=sync", "cluster.pipeline=true", "cluster.num_workers=3",
+                                  "cluster.backup_workers=1"}),
+                 "cluster.pipeline: sync with the pipeline takes every worker's gradient in each step, but "
+                 "cluster.backup_workers is 1"));
+}
+
 TEST_CASE("cluster.backup_workers must leave at least one gradient per step") {
   CHECK(parse_config("", "test.toml", {"cluster.num_workers=3", "cluster.backup_workers=2"}).ok());
   const auto message = parse_error("", {"cluster.num_workers=3", "cluster.backup_workers=3"});

@@ -1,0 +1,77 @@
+// Sync with cluster.pipeline: every worker keeps two pushes out, so each step sums gradients from the
+// weights one step older than its own; the pipeline drains at every stopping point. Pinned: the same
+// weights whatever the threads, the staleness reported, and a resumed run that ends as the
+// uninterrupted one.
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <vector>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/local_training.hpp"
+#include "tests/actor_fixtures.hpp"
+
+using namespace psgrad;
+using namespace psgrad::testing;
+
+namespace {
+
+TrainingJob pipelined_job(std::uint64_t iterations) {
+  auto job = small_job(TrainingMode::sync, 3, iterations);
+  job.pipeline = true;
+  return job;
+}
+
+TrainingSummary run(const TrainingJob& job, std::shared_ptr<const Dataset> data, std::size_t threads,
+                    const std::optional<TrainingCheckpoint>& resume = std::nullopt,
+                    std::vector<TrainingCheckpoint>* checkpoints = nullptr) {
+  ActorConfig config(threads);
+  prepare_local_run(config, job.num_workers);
+  caf::actor_system system{config};
+  DriverHooks hooks;
+  hooks.on_checkpoint = [checkpoints](const TrainingCheckpoint& checkpoint) {
+    if (checkpoints) checkpoints->push_back(checkpoint);
+  };
+  auto summary = train_in_process(system, job, data, data, nullptr, hooks, resume);
+  REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
+  return std::move(summary).value();
+}
+
+}  // namespace
+
+TEST_CASE("pipelined sync steps from gradients a step old, with the same weights on detached and shared workers") {
+  const auto data = synthetic_data(256, 784, 10, 21);
+  const auto job = pipelined_job(12);
+  // 3 workers on 4 threads have a thread each; on 2 threads they share them.
+  const auto detached = run(job, data, 4);
+  const auto shared = run(job, data, 2);
+  CHECK(detached.final_weights.version == 12);
+  CHECK(detached.final_weights.values == shared.final_weights.values);
+  // The first step's gradients come from the starting weights, every later one's from a step before.
+  CHECK(detached.staleness_min == 0);
+  CHECK(detached.staleness_max == 1);
+  CHECK(detached.staleness_mean == doctest::Approx(11.0 / 12.0));
+  CHECK(detached.gradients_per_worker == std::vector<std::uint64_t>{12, 12, 12});
+  // Not the weights of sync without the pipeline.
+  auto plain = job;
+  plain.pipeline = false;
+  const auto unpipelined = run(plain, data, 2);
+  CHECK(unpipelined.staleness_max == 0);
+  CHECK_FALSE(unpipelined.final_weights.values == detached.final_weights.values);
+}
+
+TEST_CASE("pipelined sync drains at each checkpoint, and a run resumed from one ends with the uninterrupted weights") {
+  const auto data = synthetic_data(256, 784, 10, 22);
+  auto job = pipelined_job(9);
+  job.checkpoint_every = 4;
+  std::vector<TrainingCheckpoint> checkpoints;
+  const auto uninterrupted = run(job, data, 2, std::nullopt, &checkpoints);
+  REQUIRE(checkpoints.size() >= 2);
+  REQUIRE(checkpoints[0].iteration == 4);
+  // Steps 1, 5 and 9 (after the checkpoints at 4 and 8) start the pipeline again, from their own weights.
+  CHECK(uninterrupted.staleness_mean == doctest::Approx(6.0 / 9.0));
+  const auto resumed = run(job, data, 2, checkpoints[0]);
+  CHECK(resumed.final_weights.version == 9);
+  CHECK(resumed.final_weights.values == uninterrupted.final_weights.values);
+}
