@@ -197,6 +197,9 @@ class DataWorker : public DataWorkerSelf::base {
           this, caf::infinite,
           [this](Weights next) {
             --pushes_out_;
+            // An answer has the version of the step its push fed (or, dropped, the current one): a push
+            // still out feeds the step after it.
+            fed_ = next.version + pushes_out_;
             if (acknowledges(next)) return on_answer_to_acknowledge(std::move(next));
             on_weights(std::move(next));
           },

@@ -75,3 +75,27 @@ TEST_CASE("pipelined sync drains at each checkpoint, and a run resumed from one 
   CHECK(resumed.final_weights.version == 9);
   CHECK(resumed.final_weights.values == uninterrupted.final_weights.values);
 }
+
+TEST_CASE("with a stopping point at every step pipelined sync is plain sync") {
+  const auto data = synthetic_data(256, 784, 10, 23);
+  auto job = pipelined_job(6);
+  job.eval_frequency = 1;  // every step drains the pipeline: each gradient is from its step's weights
+  const auto pipelined = run(job, data, 2);
+  job.pipeline = false;
+  const auto plain = run(job, data, 2);
+  CHECK(pipelined.staleness_max == 0);
+  CHECK(pipelined.final_weights.values == plain.final_weights.values);
+}
+
+TEST_CASE("one pipelined sync worker steps as one pipelined async worker") {
+  // Both push twice from the starting weights, then from each answer: the same gradients in the same
+  // order, so the same weights.
+  const auto data = synthetic_data(256, 784, 10, 24);
+  auto job = small_job(TrainingMode::sync, 1, 10);
+  job.pipeline = true;
+  const auto sync = run(job, data, 2);
+  job.mode = TrainingMode::async;
+  const auto async = run(job, data, 2);
+  CHECK(sync.staleness_max == 1);
+  CHECK(sync.final_weights.values == async.final_weights.values);
+}
