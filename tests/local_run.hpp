@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -21,6 +22,23 @@ inline TrainingSummary train_locally(const TrainingJob& job, std::shared_ptr<con
   prepare_local_run(config, job.num_workers);
   caf::actor_system system{config};
   auto summary = train_in_process(system, job, train_data, dev_data, nullptr);
+  REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
+  return std::move(summary).value();
+}
+
+// The same, on one data set for training and evaluation, resumed from `resume` when given, with every
+// checkpoint the run takes appended to `checkpoints` when given.
+inline TrainingSummary train_locally(const TrainingJob& job, std::shared_ptr<const Dataset> data, std::size_t threads,
+                                     const std::optional<TrainingCheckpoint>& resume,
+                                     std::vector<TrainingCheckpoint>* checkpoints = nullptr) {
+  ActorConfig config(threads);
+  prepare_local_run(config, job.num_workers);
+  caf::actor_system system{config};
+  DriverHooks hooks;
+  hooks.on_checkpoint = [checkpoints](const TrainingCheckpoint& checkpoint) {
+    if (checkpoints) checkpoints->push_back(checkpoint);
+  };
+  auto summary = train_in_process(system, job, data, data, nullptr, hooks, resume);
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
   return std::move(summary).value();
 }

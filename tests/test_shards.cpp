@@ -17,6 +17,7 @@
 #include "model/random.hpp"
 #include "model/sgd.hpp"
 #include "tests/actor_fixtures.hpp"
+#include "tests/local_run.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -208,17 +209,7 @@ TEST_CASE("a sharded sync run resumed from its checkpoint ends with the uninterr
   job.checkpoint_every = 3;
   job.servers = 2;
   auto run = [&](const TrainingJob& j, const std::optional<TrainingCheckpoint>& resume,
-                 std::vector<TrainingCheckpoint>* checkpoints) {
-    ActorConfig config(2);
-    caf::actor_system system{config};
-    DriverHooks hooks;
-    hooks.on_checkpoint = [checkpoints](const TrainingCheckpoint& c) {
-      if (checkpoints) checkpoints->push_back(c);
-    };
-    auto summary = train_in_process(system, j, data, data, nullptr, hooks, resume);
-    REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
-    return std::move(summary).value();
-  };
+                 std::vector<TrainingCheckpoint>* checkpoints) { return train_locally(j, data, 2, resume, checkpoints); };
   std::vector<TrainingCheckpoint> checkpoints;
   const auto uninterrupted = run(job, std::nullopt, &checkpoints);
   REQUIRE(checkpoints.size() >= 2);

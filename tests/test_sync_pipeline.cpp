@@ -11,6 +11,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "tests/actor_fixtures.hpp"
+#include "tests/local_run.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -26,16 +27,12 @@ TrainingJob pipelined_job(std::uint64_t iterations) {
 TrainingSummary run(const TrainingJob& job, std::shared_ptr<const Dataset> data, std::size_t threads,
                     const std::optional<TrainingCheckpoint>& resume = std::nullopt,
                     std::vector<TrainingCheckpoint>* checkpoints = nullptr) {
-  ActorConfig config(threads);
-  prepare_local_run(config, job.num_workers);
-  caf::actor_system system{config};
-  DriverHooks hooks;
-  hooks.on_checkpoint = [checkpoints](const TrainingCheckpoint& checkpoint) {
-    if (checkpoints) checkpoints->push_back(checkpoint);
-  };
-  auto summary = train_in_process(system, job, data, data, nullptr, hooks, resume);
-  REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
-  return std::move(summary).value();
+  return train_locally(job, data, threads, resume, checkpoints);
+}
+
+TrainingSummary run_without_pipeline(TrainingJob job, std::shared_ptr<const Dataset> data) {
+  job.pipeline = false;
+  return run(job, data, 2);
 }
 
 }  // namespace
@@ -54,9 +51,7 @@ TEST_CASE("pipelined sync steps from gradients a step old, with the same weights
   CHECK(detached.staleness_mean == doctest::Approx(11.0 / 12.0));
   CHECK(detached.gradients_per_worker == std::vector<std::uint64_t>{12, 12, 12});
   // Not the weights of sync without the pipeline.
-  auto plain = job;
-  plain.pipeline = false;
-  const auto unpipelined = run(plain, data, 2);
+  const auto unpipelined = run_without_pipeline(job, data);
   CHECK(unpipelined.staleness_max == 0);
   CHECK_FALSE(unpipelined.final_weights.values == detached.final_weights.values);
 }
@@ -81,8 +76,7 @@ TEST_CASE("with a stopping point at every step pipelined sync is plain sync") {
   auto job = pipelined_job(6);
   job.eval_frequency = 1;  // every step drains the pipeline: each gradient is from its step's weights
   const auto pipelined = run(job, data, 2);
-  job.pipeline = false;
-  const auto plain = run(job, data, 2);
+  const auto plain = run_without_pipeline(job, data);
   CHECK(pipelined.staleness_max == 0);
   CHECK(pipelined.final_weights.values == plain.final_weights.values);
 }
