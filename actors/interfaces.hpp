@@ -50,7 +50,8 @@ using ParameterServerActor = caf::typed_actor<
 // "train" starts the worker's own loop: compute from the given weights, push the gradient to the
 // servers, compute from the weights they answer with. Async/ssp: as long as it holds credits ("credit"
 // adds more; out of credits it waits, and pulls fresh weights when more come). Sync: only from weights
-// older than the version "until" names (0 at first), so it waits at the driver's stopping points. It is
+// older than the version "until" names (0 at first), so it waits at the driver's stopping points
+// (pipelined: no push feeds a step past it). It is
 // answered when the worker is stopped, or with the error that ended its loop (e.g. a server refusing a
 // gradient).
 using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>::with<Gradients>,

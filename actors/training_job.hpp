@@ -46,7 +46,7 @@ struct TrainingJob {
   std::size_t backup_workers = 0;
   std::uint64_t checkpoint_every = 0;  // 0: only at the end (when checkpoints are taken at all)
   bool elastic = false;                // workers may join while training runs
-  bool pipeline = false;               // async/ssp: a worker computes its next gradient while one is out
+  bool pipeline = false;               // a worker computes its next gradient while one is out (sync too)
   bool ordered_answers = false;        // sync: a step's answers to remote workers go one after another
   bool shared_memory = true;           // processes on one host pass payloads through shared memory
   std::chrono::milliseconds rejoin_timeout{30000};
