@@ -70,9 +70,9 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
 
 void ActorConfig::poll_when_idle(std::chrono::microseconds poll) {
   if (poll.count() <= 0) return;
-  if (poll_settings_->help) throw std::logic_error("ActorConfig::poll_when_idle called twice");
+  if (poll_settings_->poll.count() > 0) throw std::logic_error("ActorConfig::poll_when_idle called twice");
   poll_settings_->poll = poll;
-  poll_settings_->help = std::make_shared<IdleHelp>();
+  split_server_steps();  // the polling threads take on the halves
 }
 
 void ActorConfig::split_server_steps() {

@@ -57,7 +57,8 @@ class ActorConfig : public caf::actor_system_config {
   std::shared_ptr<PollSettings> poll_settings_ = std::make_shared<PollSettings>();
 };
 
-// The idle help of a system made from an ActorConfig that polls when idle; null otherwise.
+// The idle help of a system made from an ActorConfig that polls when idle or splits server steps; null
+// otherwise.
 std::shared_ptr<IdleHelp> idle_help_of(const caf::actor_system& system);
 
 }  // namespace psgrad

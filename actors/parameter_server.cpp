@@ -277,8 +277,13 @@ class ParameterServer : public ParameterServerSelf::base {
     }
     send_next_answers();
     if (!state_->pipelined) return;
-    if (!error) return promote_early();
-    for (auto& slot : early_) {
+    if (error) return answer_every_one(early_, error);
+    promote_early();
+  }
+
+  // Every gradient waiting in `slots` is answered with `error`.
+  static void answer_every_one(std::vector<Pending>& slots, const caf::error& error) {
+    for (auto& slot : slots) {
       if (!slot.waiting) continue;
       slot.promise.deliver(error);
       slot = Pending{};
@@ -578,12 +583,8 @@ class ParameterServer : public ParameterServerSelf::base {
     broken_ = error;
     exchanging_ = false;
     send_every_answer();
-    for (auto* slots : {&pending_, &early_})
-      for (auto& slot : *slots) {
-        if (!slot.waiting) continue;
-        slot.promise.deliver(error);
-        slot = Pending{};
-      }
+    answer_every_one(pending_, error);
+    answer_every_one(early_, error);
   }
 
   // Divergence is caught here, the step it happens: a NaN or infinite loss is refused before it
