@@ -12,6 +12,7 @@
 #include "actors/answer_watch.hpp"
 #include "actors/error_text.hpp"
 #include "actors/float_buffer.hpp"
+#include "actors/help_backoff.hpp"
 #include "actors/network_thread.hpp"
 #include "actors/server_group.hpp"
 #include "actors/spin_pause.hpp"
@@ -209,23 +210,25 @@ class DataWorker : public DataWorkerSelf::base {
       // next batch and gradient come in a message of their own.
       if (running_on_network_thread(*this)) return send(this, continue_atom::value);
       prefetch();
-      if (pushes_out_ == depth && setup_->help) help_with_step();
+      if (pushes_out_ == depth && setup_->help && help_backoff_.watch_now()) help_backoff_.record(help_with_step());
     }
   }
 
   // Its core would idle until the answer comes: it takes on half of each pass of the step that answer
   // waits for, if the server offers one soon (the server's thread may have to wake first). A step
-  // offers its passes one right after the other.
-  void help_with_step() {
+  // offers its passes one right after the other. True when it took a half.
+  bool help_with_step() {
     using Clock = std::chrono::steady_clock;
     auto deadline = Clock::now() + kHelpWait;
+    bool helped = false;
     for (unsigned round = 1;; ++round) {
       if (setup_->help->help()) {
         deadline = Clock::now() + kNextPassWait;
         round = 0;
+        helped = true;
       }
       // Reading the clock costs more than a pause: every 32 rounds is well under a microsecond apart.
-      if (round % 32 == 0 && Clock::now() >= deadline) return;
+      if (round % 32 == 0 && Clock::now() >= deadline) return helped;
       spin_pause();
     }
   }
@@ -308,6 +311,7 @@ class DataWorker : public DataWorkerSelf::base {
   // Read by CAF's network thread when a message from another process arrives (see subtype).
   std::atomic<bool> on_network_thread_{false};
   std::size_t pushes_out_ = 0;     // gradients pushed and not yet answered
+  HelpBackoff help_backoff_;       // when to watch for half a server step (help_with_step)
   bool in_loop_ = false;
   bool waiting_for_credit_ = false;
   bool watching_ = false;  // a watch tick is on its way

@@ -132,9 +132,13 @@ TEST_CASE("a worker with a thread of its own takes on halves of its server's ste
     MESSAGE("skipped: one core, where a waiting worker would spin on the server's core");
     return;
   }
+  // A worker takes a half only while it spins on a core of its own as the server steps on the other:
+  // with a core taken by another process, the server's thread preempts the spinning worker and steps
+  // alone. CTest runs this case by itself (tests/serial_tests.cmake); a run still may find a core busy,
+  // so up to three runs are made.
   std::uint64_t helped = 0;
   Weights helped_weights;
-  {
+  for (int run = 1; run <= 3 && helped == 0; ++run) {
     ActorConfig config(2);
     prepare_local_run(config, job.num_workers);
     caf::actor_system system{config};
@@ -144,8 +148,8 @@ TEST_CASE("a worker with a thread of its own takes on halves of its server's ste
     REQUIRE(summary.ok());
     helped = help->halves_helped();
     helped_weights = summary.value().final_weights;
+    MESSAGE("run " << run << ": the worker took " << helped << " halves of 200 steps' passes");
   }
-  MESSAGE("the worker took " << helped << " halves of 200 steps' passes");
   CHECK(helped > 0);
   ActorConfig alone(2);  // steps are not split
   caf::actor_system system{alone};
