@@ -7,6 +7,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -278,6 +279,8 @@ class ParameterServer : public ParameterServerSelf::base {
     send_next_answers();
     if (!state_->pipelined) return;
     if (error) return answer_every_one(early_, error);
+    if (sharded()) take_squares_told_ahead();
+    if (broken_) return;
     promote_early();
   }
 
@@ -488,6 +491,7 @@ class ParameterServer : public ParameterServerSelf::base {
     own_squares_.assign(own_cut_chunks_.size(), 0.0);
     incoming_.assign(plan_.foreign_chunks.size(), 0.0);
     told_.assign(plans.size(), false);
+    ahead_.assign(plans.size(), std::nullopt);
     peer_squares_.assign(plans.size(), {});
     peer_workers_.assign(plans.size(), {});
     received_ = 0;
@@ -547,34 +551,71 @@ class ParameterServer : public ParameterServerSelf::base {
   }
 
   // A peer's squares of the step under way (it may have gathered its gradients first), or of a smaller
-  // set of gradients than it told before.
+  // set of gradients than it told before. Pipelined, a peer that took this step already may tell the
+  // next one's: they wait here until this shard has stepped (CAF keeps one peer's messages in order,
+  // and no shard runs two steps ahead, since each step needs every shard's squares).
   void take_squares(ShardSquares& told) {
     if (broken_) return;
-    const auto refuse = [&](const std::string& why) {
-      fail_step(caf::make_error(caf::sec::runtime_error,
-                                fmt::format("server shard {} refused the sums of squares from shard {}: {}", index_,
-                                            told.shard, why)));
-    };
-    if (!peers_known_) return refuse("it was not told its peers");
-    if (told.version != state_->version)
-      return refuse(fmt::format("they are of the step from version {}, and this shard is at version {}; the "
-                                "shards are out of step",
-                                told.version, state_->version));
-    if (told.shard >= told_.size() || told.shard == index_) return refuse("no such peer");
+    if (!peers_known_) return refuse_squares(told, "it was not told its peers");
+    if (told.shard >= told_.size() || told.shard == index_) return refuse_squares(told, "no such peer");
+    if (state_->pipelined && told.version == state_->version + 1) {
+      auto& waiting = ahead_[told.shard];
+      if (waiting && !fewer_workers(told.workers, waiting->workers))
+        return refuse_squares(told, "it already told them for the next step");
+      waiting = std::move(told);
+      return;
+    }
+    if (record_squares(told) && exchanging_) take_step_if_ready();
+  }
+
+  // After a step: the squares peers told of it before this shard got there.
+  void take_squares_told_ahead() {
+    for (auto& waiting : ahead_) {
+      if (!waiting) continue;
+      auto told = std::move(*waiting);
+      waiting.reset();
+      if (!record_squares(told)) return;
+    }
+  }
+
+  // Whether `workers` is a strict subset of `before`: a peer that dropped a gradient to agree.
+  static bool fewer_workers(const std::vector<std::uint32_t>& workers, const std::vector<std::uint32_t>& before) {
+    return workers.size() < before.size() && std::includes(before.begin(), before.end(), workers.begin(), workers.end());
+  }
+
+  void refuse_squares(const ShardSquares& told, const std::string& why) {
+    fail_step(caf::make_error(caf::sec::runtime_error,
+                              fmt::format("server shard {} refused the sums of squares from shard {}: {}", index_,
+                                          told.shard, why)));
+  }
+
+  // Checks a peer's squares of the step under way and keeps them; false when refused (the run ends).
+  bool record_squares(ShardSquares& told) {
+    if (told.version != state_->version) {
+      refuse_squares(told, fmt::format("they are of the step from version {}, and this shard is at version {}; "
+                                       "the shards are out of step",
+                                       told.version, state_->version));
+      return false;
+    }
     const auto& workers = told.workers;
-    if (std::adjacent_find(workers.begin(), workers.end(), std::greater_equal<std::uint32_t>()) != workers.end())
-      return refuse("its workers are not in ascending order");
-    const auto& before = peer_workers_[told.shard];
-    const bool fewer = workers.size() < before.size() &&
-                       std::includes(before.begin(), before.end(), workers.begin(), workers.end());
-    if (told_[told.shard] && !fewer) return refuse("it already told them for this step");
-    if (told.squares.size() != squares_from_[told.shard])
-      return refuse(fmt::format("{} sums where {} were expected", told.squares.size(), squares_from_[told.shard]));
+    if (std::adjacent_find(workers.begin(), workers.end(), std::greater_equal<std::uint32_t>()) != workers.end()) {
+      refuse_squares(told, "its workers are not in ascending order");
+      return false;
+    }
+    if (told_[told.shard] && !fewer_workers(workers, peer_workers_[told.shard])) {
+      refuse_squares(told, "it already told them for this step");
+      return false;
+    }
+    if (told.squares.size() != squares_from_[told.shard]) {
+      refuse_squares(told, fmt::format("{} sums where {} were expected", told.squares.size(),
+                                       squares_from_[told.shard]));
+      return false;
+    }
     peer_squares_[told.shard] = std::move(told.squares);
     peer_workers_[told.shard] = std::move(told.workers);
     if (!told_[told.shard]) ++received_;
     told_[told.shard] = true;
-    if (exchanging_) take_step_if_ready();
+    return true;
   }
 
   // The shards no longer agree on a step: every gradient waiting is answered with the error, and so is
@@ -585,6 +626,7 @@ class ParameterServer : public ParameterServerSelf::base {
     send_every_answer();
     answer_every_one(pending_, error);
     answer_every_one(early_, error);
+    for (auto& waiting : ahead_) waiting.reset();
   }
 
   // Divergence is caught here, the step it happens: a NaN or infinite loss is refused before it
@@ -663,6 +705,7 @@ class ParameterServer : public ParameterServerSelf::base {
   std::vector<std::vector<std::uint32_t>> peer_workers_;    // per peer: whose gradients its sum holds
   std::vector<double> incoming_;  // per foreign chunk, of the step being taken
   std::vector<bool> told_;        // per peer: it told squares of this shard's workers, or may still agree
+  std::vector<std::optional<ShardSquares>> ahead_;  // pipelined: per peer, squares of the next step
   std::size_t received_ = 0;
   caf::error broken_;  // the shards fell out of step: the run ends
 };

@@ -227,8 +227,8 @@ const SectionTable<ClusterSection>& cluster_table() {
           "has: one more step of staleness. Async/ssp: two pushes out per worker. Sync: each step sums every "
           "worker's gradient from the weights one step older than its own (from its own after each "
           "evaluation or checkpoint, where the pipeline drains), so the server's link need not idle while "
-          "the last gradient of a step comes in; still the same weights run after run. Sync needs one "
-          "server and no backup workers."),
+          "the last gradient of a step comes in; still the same weights run after run, on one server or "
+          "several. Sync needs no backup workers."),
       key("ordered_answers", &S::ordered_answers,
           "Sync: a server answers the pushes of a step one after another (each of K shards K at a time), "
           "the next once the one before has left the server's sockets for the wire, or the worker says it "
@@ -407,12 +407,6 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
     return validator.fail("cluster.backup_workers",
                           fmt::format("sync backup workers need one server, but cluster.servers is {}: each shard "
                                       "would sum the first gradients to reach it",
-                                      config.cluster.servers));
-  // Pipelined sync pairs each worker's pushes with steps one to one, in the order they reach the server.
-  if (config.cluster.mode == "sync" && config.cluster.pipeline && config.cluster.servers > 1)
-    return validator.fail("cluster.pipeline",
-                          fmt::format("sync with the pipeline needs one server, but cluster.servers is {}: a shard "
-                                      "could take the next step's gradients before the others took this one's",
                                       config.cluster.servers));
   if (config.cluster.mode == "sync" && config.cluster.pipeline && config.cluster.backup_workers > 0)
     return validator.fail("cluster.pipeline",

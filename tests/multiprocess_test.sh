@@ -107,6 +107,23 @@ case "$scenario" in
     grep -q "staleness min/mean/max 0/0.90/1" "$work_dir/serve.out" ||
       fail "expected the pipeline's staleness in the summary: $(grep summary "$work_dir/serve.out")"
     ;;
+  sync-pipeline-shards-matches-local)
+    # Pipelined sync on 3 shard processes: a shard that has stepped tells the others its squares of the
+    # next step, perhaps before they have stepped; the weights are still those of one local server.
+    "$psgrad" train --config "$config" --set training.iterations=40 --set cluster.pipeline=true \
+      --save-weights "$work_dir/local.bin" --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" ||
+      fail "local run failed"
+    start_server --set training.iterations=40 --set cluster.pipeline=true --set cluster.servers=3 --remote-shards \
+      --save-weights "$work_dir/remote.bin" --no-metrics
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard2.log" & s2=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "pipelined weights from 3 shard processes differ from one server"
+    grep -q "staleness min/mean/max 0/0.90/1" "$work_dir/serve.out" ||
+      fail "expected the pipeline's staleness in the summary: $(grep summary "$work_dir/serve.out")"
+    ;;
   ordered-answers)
     # cluster.ordered_answers over TCP: each step's second answer waits for the first worker's receipt.
     # The weights are those of the local run, and the receipts come: had every second answer waited

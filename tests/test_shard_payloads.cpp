@@ -628,3 +628,68 @@ TEST_CASE("a sync shard takes a peer's second word only for fewer workers, in as
   const auto unordered = run({{1, 0}});
   CHECK(unordered.find("its workers are not in ascending order") != std::string::npos);
 }
+
+TEST_CASE("a pipelined sync shard keeps a peer's squares of the next step until it has taken this one") {
+  // A peer that has stepped may tell its squares of the next step first: with 3 shards, its word and
+  // the third shard's word for this step come from two senders, in either order.
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  auto job = cut_job(TrainingMode::sync, 1);
+  job.num_workers = 1;
+  job.pipeline = true;
+  const auto [whole, shards] = two_shards(job);
+  const auto& layout = whole->layout;
+  REQUIRE(shards[1]->pipelined);
+  std::vector<ShardPlan> plans;
+  for (const auto& state : shards) plans.push_back(plan_of(*state));
+  REQUIRE(!plans[1].foreign_chunks.empty());
+  auto server = spawn_parameter_server(system, shards[1]);
+  auto told = std::make_shared<Received>();
+  auto peer = system.spawn([told]() -> ShardPeer::behavior_type {
+    return {[told](squares_atom, const ShardSquares& squares) { told->note_squares(squares); }};
+  });
+  caf::scoped_actor self{system};
+  const std::vector<ShardPeer> peers = {peer, caf::actor_cast<ShardPeer>(server)};
+  self->request(server, caf::infinite, peers_atom::value, std::uint32_t{1}, peers, plans)
+      .receive([](bool) {}, [](caf::error&) { FAIL("peers refused"); });
+  self->request(server, caf::infinite, barrier_atom::value, std::vector<std::uint32_t>{0}, std::uint32_t{1})
+      .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
+  const auto gradient = random_values(layout.total_size(), 9);
+  auto push = [&](std::uint64_t version) {
+    Gradients gradients;
+    gradients.version = version;
+    gradients.layout_hash = layout.hash();
+    gradients.values = FloatBuffer::copy_of(gradient.data(), gradient.size()).slice(plans[1].begin, plans[1].end);
+    return self->request(server, caf::infinite, apply_atom::value, std::move(gradients));
+  };
+  // Both pipelined pushes come from the starting weights; the second is held for step 2.
+  auto first = push(0);
+  auto second = push(0);
+  const auto squares = [&](std::uint64_t version) {
+    return ShardSquares{version, 0, std::vector<double>(plans[1].foreign_chunks.size(), 4.0), {0}};
+  };
+  // The peer's word for the next step comes before its word for this one.
+  caf::anon_send(server, squares_atom::value, squares(1));
+  caf::anon_send(server, squares_atom::value, squares(0));
+  std::vector<std::uint64_t> versions;
+  for (auto* answer : {&first, &second})
+    answer->receive([&](Weights& weights) { versions.push_back(weights.version); },
+                    [](caf::error& error) { FAIL(to_string(error)); });
+  CHECK(versions == std::vector<std::uint64_t>{1, 2});
+  {
+    const std::lock_guard<std::mutex> lock(told->mutex);
+    REQUIRE(told->squares.size() == 2);  // this shard told its own, once per step
+    CHECK(told->squares[0].version == 0);
+    CHECK(told->squares[1].version == 1);
+  }
+  // Two steps ahead is still out of step.
+  auto third = push(2);
+  caf::anon_send(server, squares_atom::value, squares(4));
+  std::string refusal;
+  third.receive([](Weights&) { FAIL("stepped with squares two steps ahead"); },
+                [&](caf::error& error) { refusal = error_text(system, error); });
+  CAPTURE(refusal);
+  CHECK(refusal.find("they are of the step from version 4, and this shard is at version 2") != std::string::npos);
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(peer, caf::exit_reason::user_shutdown);
+}

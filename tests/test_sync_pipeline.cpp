@@ -93,3 +93,40 @@ TEST_CASE("one pipelined sync worker steps as one pipelined async worker") {
   CHECK(sync.staleness_max == 1);
   CHECK(sync.final_weights.values == async.final_weights.values);
 }
+
+TEST_CASE("pipelined sync on 2 and 3 shards ends with one server's weights, its clips binding on cut arrays") {
+  // relu1.W (100,352 floats) is cut between shards, and a clip far below the gradients' norms binds on
+  // every step: each step's clip needs the other shards' squares of that step's sum. A shard that has
+  // stepped may tell its squares of the next step before the others have stepped.
+  const auto data = synthetic_data(256, 784, 10, 25);
+  auto job = pipelined_job(12);
+  job.model_settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+  job.optimizer_settings = {{"grad_clip", 0.05}};
+  const auto one_server = run(job, data, 2);
+  CHECK(one_server.staleness_max == 1);
+  for (std::size_t servers : {2, 3}) {
+    for (std::size_t threads : {2, 4}) {
+      CAPTURE(servers);
+      CAPTURE(threads);
+      job.servers = servers;
+      const auto sharded = run(job, data, threads);
+      CHECK(sharded.final_weights.version == 12);
+      CHECK(sharded.staleness_mean == doctest::Approx(one_server.staleness_mean));
+      CHECK(sharded.final_weights.values == one_server.final_weights.values);
+    }
+  }
+}
+
+TEST_CASE("pipelined sync on 2 shards resumes from a checkpoint to the uninterrupted weights") {
+  const auto data = synthetic_data(256, 784, 10, 26);
+  auto job = pipelined_job(9);
+  job.servers = 2;
+  job.model_settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+  job.checkpoint_every = 4;
+  std::vector<TrainingCheckpoint> checkpoints;
+  const auto uninterrupted = run(job, data, 2, std::nullopt, &checkpoints);
+  REQUIRE(checkpoints.size() >= 2);
+  const auto resumed = run(job, data, 2, checkpoints[0]);
+  CHECK(resumed.final_weights.version == 9);
+  CHECK(resumed.final_weights.values == uninterrupted.final_weights.values);
+}
