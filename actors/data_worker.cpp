@@ -98,6 +98,7 @@ class DataWorker : public DataWorkerSelf::base {
           return training_;
         },
         [this](until_atom, std::uint64_t version) {
+          if (version > until_) drained_at_ = until_;
           until_ = std::max(until_, version);
           if (in_loop_) keep_computing();
         },
@@ -147,6 +148,7 @@ class DataWorker : public DataWorkerSelf::base {
   void on_weights(Weights weights) {
     if (!in_loop_) return;
     latest_ = std::move(weights);
+    latest_unused_ = true;
     keep_computing();
   }
 
@@ -159,13 +161,31 @@ class DataWorker : public DataWorkerSelf::base {
            servers_->first().node() != node() && !answer.values.arrived_through_shared_memory();
   }
 
+  //
+  // Pipelined, an answer that comes while the one before waits for that continue message is kept for
+  // the push after, as if each had been taken on arrival: a push feeds the step two after the one
+  // whose weights it starts from, whatever the timing, so runs end with the same weights.
   void on_answer_to_acknowledge(Weights weights) {
     if (!in_loop_) return;
     const auto index = static_cast<std::uint32_t>(setup_->worker_index);
     for (const auto& server : servers_->handles()) send(server, received_atom::value, index, weights.version);
-    latest_ = std::move(weights);
+    if (setup_->job.pipeline && latest_unused_) {
+      newer_ = std::move(weights);
+    } else {
+      latest_ = std::move(weights);
+      latest_unused_ = true;
+    }
     if (running_on_network_thread(*this)) return send(this, continue_atom::value);
     keep_computing();
+  }
+
+  // Pipelined sync: the weights after those just computed from, if an answer brought them meanwhile.
+  void take_newer() {
+    latest_unused_ = false;
+    if (!newer_) return;
+    latest_ = std::move(newer_);
+    newer_.reset();
+    latest_unused_ = true;
   }
 
   // Computes and pushes while it holds credits and weights, with one push out at a time, or two with
@@ -179,6 +199,16 @@ class DataWorker : public DataWorkerSelf::base {
       // Sync: the weights of the driver's stopping point are kept; they are the newest there are.
       // Pipelined, no push feeds a step past it, so none is out there.
       if (sync && (depth == 1 ? latest_->version : fed_) >= until_) return;
+      // Pipelined sync: the first pushes after a stopping point come from its weights. The driver's
+      // word to go on may come before the answers that carry them: a shard in another process
+      // answers over a connection of its own.
+      if (sync && depth == 2 && latest_->version < drained_at_) {
+        if (newer_) {
+          take_newer();
+          continue;
+        }
+        if (pushes_out_ > 0) return;
+      }
       if (!sync && credits_ == 0) {
         waiting_for_credit_ = pushes_out_ == 0;
         return;
@@ -187,6 +217,7 @@ class DataWorker : public DataWorkerSelf::base {
       // Without the pipeline the weights are let go before the push, so the server may step in place.
       Weights from = *latest_;
       if (depth == 1) latest_.reset();
+      take_newer();
       auto gradients = gradients_from(from);
       if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
       const std::chrono::nanoseconds took{gradients->timing.answered - gradients->timing.received};
@@ -307,7 +338,10 @@ class DataWorker : public DataWorkerSelf::base {
   std::uint64_t credits_ = 0;  // async/ssp: gradients it may still start
   std::uint64_t until_ = 0;    // sync: it computes only from weights older than this version
   std::uint64_t fed_ = 0;      // sync: the version its last push is for (pipelined: stops at until_)
+  std::uint64_t drained_at_ = 0;  // pipelined sync: the stopping point before until_
   std::optional<Weights> latest_;  // the newest weights at hand
+  bool latest_unused_ = false;     // no gradient was computed from latest_ yet
+  std::optional<Weights> newer_;   // pipelined sync: weights that came while latest_ was still unused
   // Read by CAF's network thread when a message from another process arrives (see subtype).
   std::atomic<bool> on_network_thread_{false};
   std::size_t pushes_out_ = 0;     // gradients pushed and not yet answered

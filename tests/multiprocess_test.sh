@@ -59,6 +59,16 @@ wait_ok() {  # pid name
   wait "$1" || fail "$2 exited with code $?"
 }
 
+# Shard processes 1 and 2 (shard 1 listening on $1, shard 2 on 127.0.0.1) and two workers join the
+# server started last; all of them, and the server, must finish cleanly.
+shards_and_workers_finish() {  # shard-1-listen
+  "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --listen "$1" 2>"$work_dir/shard1.log" & s1=$!
+  "$psgrad" shard --index 2 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard2.log" & s2=$!
+  "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+  "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+  wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+}
+
 # Self-signed CA, and certificates it signs, for the TLS scenarios.
 make_identity() {  # name
   openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=psgrad test $1" \
@@ -95,34 +105,41 @@ case "$scenario" in
       fail "the server sent no payload through shared memory"
     ;;
   sync-pipeline-matches-local)
-    # Sync with cluster.pipeline: two pushes out per worker process, and still the local run's weights.
+    # Sync with cluster.pipeline: two pushes out per worker process, and still the local run's weights,
+    # also with ordered answers over TCP, where a worker says it has each answer before it computes
+    # and a second answer may come meanwhile.
     "$psgrad" train --config "$config" --set training.iterations=40 --set cluster.pipeline=true \
       --save-weights "$work_dir/local.bin" >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
-    start_server --set training.iterations=40 --set cluster.pipeline=true --save-weights "$work_dir/remote.bin"
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
-    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
-    cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "multi-process weights differ from the local run"
-    # 4 of the 40 steps follow an evaluation (every 10), where the pipeline starts again.
-    grep -q "staleness min/mean/max 0/0.90/1" "$work_dir/serve.out" ||
-      fail "expected the pipeline's staleness in the summary: $(grep summary "$work_dir/serve.out")"
+    for ordered in false true; do
+      start_server --set training.iterations=40 --set cluster.pipeline=true --set cluster.ordered_answers=$ordered \
+        --set cluster.shared_memory=$([ $ordered = true ] && echo false || echo true) --save-weights "$work_dir/remote.bin"
+      "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+      "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+      wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+      cmp "$work_dir/local.bin" "$work_dir/remote.bin" ||
+        fail "multi-process weights (ordered answers: $ordered) differ from the local run"
+      # 4 of the 40 steps follow an evaluation (every 10), where the pipeline starts again.
+      grep -q "staleness min/mean/max 0/0.90/1" "$work_dir/serve.out" ||
+        fail "expected the pipeline's staleness in the summary: $(grep summary "$work_dir/serve.out")"
+    done
     ;;
   sync-pipeline-shards-matches-local)
     # Pipelined sync on 3 shard processes: a shard that has stepped tells the others its squares of the
-    # next step, perhaps before they have stepped; the weights are still those of one local server.
+    # next step, perhaps before they have stepped, and the driver's word to go on after an evaluation
+    # may come before a shard's answer; the weights are still those of one local server, also with
+    # ordered answers.
     "$psgrad" train --config "$config" --set training.iterations=40 --set cluster.pipeline=true \
       --save-weights "$work_dir/local.bin" --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" ||
       fail "local run failed"
-    start_server --set training.iterations=40 --set cluster.pipeline=true --set cluster.servers=3 --remote-shards \
-      --save-weights "$work_dir/remote.bin" --no-metrics
-    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
-    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard2.log" & s2=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
-    wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
-    cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "pipelined weights from 3 shard processes differ from one server"
-    grep -q "staleness min/mean/max 0/0.90/1" "$work_dir/serve.out" ||
-      fail "expected the pipeline's staleness in the summary: $(grep summary "$work_dir/serve.out")"
+    for ordered in false true; do
+      start_server --set training.iterations=40 --set cluster.pipeline=true --set cluster.servers=3 --remote-shards \
+        --set cluster.ordered_answers=$ordered --save-weights "$work_dir/remote.bin" --no-metrics
+      shards_and_workers_finish 127.0.0.1
+      cmp "$work_dir/local.bin" "$work_dir/remote.bin" ||
+        fail "pipelined weights from 3 shard processes (ordered answers: $ordered) differ from one server"
+      grep -q "staleness min/mean/max 0/0.90/1" "$work_dir/serve.out" ||
+        fail "expected the pipeline's staleness in the summary: $(grep summary "$work_dir/serve.out")"
+    done
     ;;
   ordered-answers)
     # cluster.ordered_answers over TCP: each step's second answer waits for the first worker's receipt.
@@ -503,11 +520,7 @@ case "$scenario" in
     start_server --set training.iterations=40 --set cluster.servers=3 --remote-shards \
       --save-weights "$work_dir/remote.bin" --no-metrics
     # Shard 1 listens on every interface and names its address toward the server; shard 2 is told where.
-    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --listen 0.0.0.0 2>"$work_dir/shard1.log" & s1=$!
-    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard2.log" & s2=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
-    wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    shards_and_workers_finish 0.0.0.0
     cmp "$work_dir/local.bin" "$work_dir/remote.bin" || fail "weights from 3 shard processes differ from one server"
     grep -q "server shard 2 joined" "$work_dir/serve.log" || fail "the server did not report the shards"
     # Each worker dials each shard process itself, so a shard's traffic never passes through the server.

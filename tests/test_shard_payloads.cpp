@@ -329,6 +329,13 @@ std::pair<std::shared_ptr<ParameterServerState>, std::vector<std::shared_ptr<Par
   return {*whole, *shards};
 }
 
+// A peer shard that only notes the squares it is told.
+ShardPeer spawn_noting_peer(caf::actor_system& system, std::shared_ptr<Received> told) {
+  return system.spawn([told]() -> ShardPeer::behavior_type {
+    return {[told](squares_atom, const ShardSquares& squares) { told->note_squares(squares); }};
+  });
+}
+
 }  // namespace
 
 TEST_CASE("a shard refuses a gradient that is not its part, naming the worker and what it expected") {
@@ -429,9 +436,7 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
   // Shard 1 for real; shard 0 only notes what it is told.
   auto server = spawn_parameter_server(system, shards[1]);
   auto told = std::make_shared<Received>();
-  auto peer = system.spawn([told]() -> ShardPeer::behavior_type {
-    return {[told](squares_atom, const ShardSquares& squares) { told->note_squares(squares); }};
-  });
+  auto peer = spawn_noting_peer(system, told);
   caf::scoped_actor self{system};
   auto error_of = [&](auto&&... xs) {
     std::string refusal;
@@ -645,9 +650,7 @@ TEST_CASE("a pipelined sync shard keeps a peer's squares of the next step until 
   REQUIRE(!plans[1].foreign_chunks.empty());
   auto server = spawn_parameter_server(system, shards[1]);
   auto told = std::make_shared<Received>();
-  auto peer = system.spawn([told]() -> ShardPeer::behavior_type {
-    return {[told](squares_atom, const ShardSquares& squares) { told->note_squares(squares); }};
-  });
+  auto peer = spawn_noting_peer(system, told);
   caf::scoped_actor self{system};
   const std::vector<ShardPeer> peers = {peer, caf::actor_cast<ShardPeer>(server)};
   self->request(server, caf::infinite, peers_atom::value, std::uint32_t{1}, peers, plans)
