@@ -161,7 +161,6 @@ class DataWorker : public DataWorkerSelf::base {
            servers_->first().node() != node() && !answer.values.arrived_through_shared_memory();
   }
 
-  //
   // Pipelined, an answer that comes while the one before waits for that continue message is kept for
   // the push after, as if each had been taken on arrival: a push feeds the step two after the one
   // whose weights it starts from, whatever the timing, so runs end with the same weights.
