@@ -283,19 +283,23 @@ case "$scenario" in
     ;;
   kill-worker-shards)
     # Sync on a server and two shard processes: the shards agree on the workers of the step the lost
-    # worker may have reached some of them in, and the run goes on with the other worker.
-    start_server --set training.iterations=150 --set cluster.worker_delay_ms=10 --set cluster.servers=3 \
-      --remote-shards --no-metrics
-    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
-    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" 2>"$work_dir/shard2.log" & s2=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
-    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
-    kill -9 $w1
-    wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"
-    grep -q "Final" "$work_dir/serve.out" || fail "the run did not finish"
-    grep -qP "summary: workers 2, steps 150, .*, 1 of 2 workers finished, 1 lost \(worker [01] on .* \(pid $w1\)" \
-      "$work_dir/serve.out" || fail "the summary did not say the run finished its 150 steps with 1 worker lost"
+    # worker may have reached some of them in, and the run goes on with the other worker; also
+    # pipelined, where the lost worker may also have a push for the next step at some shards.
+    for pipeline in false true; do
+      start_server --set training.iterations=150 --set cluster.worker_delay_ms=10 --set cluster.servers=3 \
+        --set cluster.pipeline=$pipeline --remote-shards --no-metrics
+      "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
+      "$psgrad" shard --index 2 --connect "127.0.0.1:$port" 2>"$work_dir/shard2.log" & s2=$!
+      "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+      "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+      for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+      kill -9 $w1
+      wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"
+      grep -q "Final" "$work_dir/serve.out" || fail "the run (pipeline: $pipeline) did not finish"
+      grep -qP "summary: workers 2, steps 150, .*, 1 of 2 workers finished, 1 lost \(worker [01] on .* \(pid $w1\)" \
+        "$work_dir/serve.out" ||
+        fail "the summary (pipeline: $pipeline) did not say the run finished its 150 steps with 1 worker lost"
+    done
     ;;
   stuck-worker)
     # A frozen process keeps its socket open: heartbeats or the request timeout must drop it.
