@@ -98,8 +98,10 @@ class DataWorker : public DataWorkerSelf::base {
           return training_;
         },
         [this](until_atom, std::uint64_t version) {
+          // A signal moves the stop nearer than the one the worker was told: it stops there, or after
+          // the pushes it has sent already.
           if (version > until_) drained_at_ = until_;
-          until_ = std::max(until_, version);
+          until_ = version;
           if (in_loop_) keep_computing();
         },
         [this](credit_atom, std::uint64_t credits) {
@@ -123,6 +125,7 @@ class DataWorker : public DataWorkerSelf::base {
           watch_servers();
         },
         [](clock_atom) { return steady_now_ns(); },
+        [this](fed_atom) { return fed_; },
         [this](state_atom) -> WorkerStreamState {
           // A prefetched batch has not been used yet: a resumed stream must serve it again.
           return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index),

@@ -59,6 +59,9 @@ using DataWorkerActor = caf::typed_actor<caf::replies_to<compute_atom, Weights>:
                                                          std::uint64_t>::with<bool>,
                                          caf::reacts_to<credit_atom, std::uint64_t>,
                                          caf::reacts_to<until_atom, std::uint64_t>,
+                                         // Sync: the version its last push feeds (pipelined: a step past
+                                         // the driver's until, when that came after the push).
+                                         caf::replies_to<fed_atom>::with<std::uint64_t>,
                                          // Its steady clock (ns), for a trace's clock offset at join.
                                          caf::replies_to<clock_atom>::with<std::int64_t>,
                                          caf::replies_to<stop_atom>::with<bool>,

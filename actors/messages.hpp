@@ -46,9 +46,10 @@ using plan_atom = caf::atom_constant<caf::atom("plan")>;
 using peers_atom = caf::atom_constant<caf::atom("peers")>;
 using squares_atom = caf::atom_constant<caf::atom("squares")>;
 using received_atom = caf::atom_constant<caf::atom("received")>;
+using fed_atom = caf::atom_constant<caf::atom("fed")>;
 
 // Bumped whenever a message changes shape, so mismatched builds refuse each other at "hello".
-constexpr std::uint32_t protocol_version = 13;  // 8: async push/pull loops, timings, clock probes, the gate, the training
+constexpr std::uint32_t protocol_version = 14;  // 8: async push/pull loops, timings, clock probes, the gate, the training
                                                 // data in the join, wire encodings; 9: sync barrier on the servers;
                                                 // 10: shards receive only their slice of a gradient (ShardPlan,
                                                 // Gradients::foreign_squares); sync shards exchange the sums of
@@ -56,7 +57,8 @@ constexpr std::uint32_t protocol_version = 13;  // 8: async push/pull loops, tim
                                                 // dial shard processes directly (ShardAddress); 12: payloads
                                                 // through shared memory on one host (host identities); 13:
                                                 // sync shards agree on the workers a step sums
-                                                // (ShardSquares::workers)
+                                                // (ShardSquares::workers); 14: a worker tells the
+                                                // driver the step its last push feeds (fed)
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {

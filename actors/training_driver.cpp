@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -368,6 +369,7 @@ class TrainingDriver : public TrainingDriverActor::base {
       ++steps_taken_;
       if (sync_step_done()) return;
     }
+    if (awaiting_shards_ && !shards_behind()) finish();
   }
 
   // True when the run stops here for now (a stopping point or the end).
@@ -716,11 +718,53 @@ class TrainingDriver : public TrainingDriverActor::base {
     return std::all_of(shard_steps_.begin(), shard_steps_.end(), [this](std::uint64_t n) { return n >= shard_steps_[0]; });
   }
 
+  // Pipelined sync on shards stopped by a signal: pushes sent before the workers heard of the stop
+  // feed steps past it, and each shard takes them when it has every worker's push and the others'
+  // squares, one shard before another. The run ends at the last step every worker fed (final_steps_).
+  bool drains_shards() const {
+    return job_.mode == TrainingMode::sync && job_.pipeline && shard_steps_.size() > 1 && started_loops_;
+  }
+
+  bool shards_behind() const {
+    if (job_.mode != TrainingMode::sync) return !shards_caught_up();
+    if (!drains_shards()) return false;
+    return !final_steps_ || std::any_of(shard_steps_.begin(), shard_steps_.end(),
+                                        [this](std::uint64_t n) { return n < *final_steps_; });
+  }
+
+  // Asks each worker (after the stop it was told) which step its last push feeds; the smallest, or
+  // the stop if that is further (a worker still pushes up to it), is the last step every shard will
+  // take. Without answers (every worker lost), the furthest shard's step.
+  void find_final_step() {
+    asked_final_step_ = true;
+    auto smallest = std::make_shared<std::uint64_t>(UINT64_MAX);
+    const Countdown answered(1 + alive_count(), [this, smallest] {
+      const auto first = version_offset_ + hooks_.start_iteration;  // the version this run started from
+      const auto furthest = *std::max_element(shard_steps_.begin(), shard_steps_.end());
+      const auto last = std::max({*smallest, until_ + version_offset_, first});
+      final_steps_ = *smallest == UINT64_MAX ? furthest : last - first;
+      finish();
+    });
+    for (auto& slot : slots_) {
+      if (!slot.alive) continue;
+      request(slot.handle, job_.request_timeout, fed_atom::value)
+          .then(
+              [smallest, answered](std::uint64_t fed) {
+                *smallest = std::min(*smallest, fed);
+                answered();
+              },
+              [answered](caf::error&) { answered(); });  // a worker lost meanwhile feeds no more steps
+    }
+    answered();
+  }
+
   void finish() {
     if (finished_) return;
-    // The final weights and state are fetched once every shard has applied what shard 0 has (the
-    // timer gives up waiting after request_timeout, e.g. when a worker died halfway through a push).
-    if (job_.mode != TrainingMode::sync && started_loops_ && !shards_caught_up() &&
+    if (drains_shards() && !asked_final_step_) return find_final_step();
+    // The final weights and state are fetched once every shard has applied what shard 0 has (sync
+    // pipelined: every step the workers fed); the timer gives up waiting after request_timeout, e.g.
+    // when a worker died halfway through a push.
+    if (started_loops_ && shards_behind() &&
         (!awaiting_shards_ || Clock::now() - awaiting_since_ < job_.request_timeout)) {
       if (!awaiting_shards_) awaiting_since_ = Clock::now();
       awaiting_shards_ = true;
@@ -832,7 +876,9 @@ class TrainingDriver : public TrainingDriverActor::base {
   std::uint64_t wait_round_ = 0;
   bool waiting_for_workers_ = false;
   bool started_loops_ = false;
-  bool awaiting_shards_ = false;  // finish() waits for the shards to catch up with shard 0
+  bool awaiting_shards_ = false;  // finish() waits for the shards to catch up (shards_behind)
+  bool asked_final_step_ = false;
+  std::optional<std::uint64_t> final_steps_;  // pipelined sync on shards: steps every shard takes
   Clock::time_point awaiting_since_;  // the workers' push/pull loops run
   bool finished_ = false;
   bool failed_ = false;

@@ -43,7 +43,8 @@ struct Handshake {
     return system.spawn([]() -> DataWorkerActor::behavior_type {
       return {[](compute_atom, const Weights&) { return Gradients{}; },
               [](train_atom, const Weights&, const std::vector<ParameterServerActor>&, std::uint64_t) { return true; },
-              [](credit_atom, std::uint64_t) {}, [](until_atom, std::uint64_t) {}, [](clock_atom) { return std::int64_t{0}; },
+              [](credit_atom, std::uint64_t) {}, [](until_atom, std::uint64_t) {},
+              [](fed_atom) { return std::uint64_t{0}; }, [](clock_atom) { return std::int64_t{0}; },
               [](stop_atom) { return true; },
               [](state_atom) { return WorkerStreamState{}; }};
     });

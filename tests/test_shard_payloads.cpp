@@ -3,6 +3,8 @@
 // every wire encoding; a gradient that is not its part is refused.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -58,7 +60,8 @@ struct Received {
 
 // Stands between the pushers (driver and workers) and a real shard, noting every gradient it passes on.
 ParameterServerActor::behavior_type relay(ParameterServerActor::pointer self, ParameterServerActor shard,
-                                          std::shared_ptr<Received> received) {
+                                          std::shared_ptr<Received> received,
+                                          std::chrono::milliseconds squares_delay = std::chrono::milliseconds{0}) {
   return {
       [=](apply_atom, const Gradients& gradients) -> caf::result<Weights> {
         received->note(self->system(), gradients);
@@ -85,6 +88,7 @@ ParameterServerActor::behavior_type relay(ParameterServerActor::pointer self, Pa
       },
       [=](squares_atom, const ShardSquares& told) {
         received->note_squares(told);
+        if (squares_delay.count() > 0) return self->delayed_send(shard, squares_delay, squares_atom::value, told);
         self->send(shard, squares_atom::value, told);
       },
       [=](received_atom, std::uint32_t worker, std::uint64_t version) {
@@ -105,8 +109,16 @@ struct RelayedRun {
   std::vector<Shard> shards;
 };
 
+// What a relayed run may also have: hooks for the driver, and one shard told its peers' squares late.
+struct RelayOptions {
+  DriverHooks hooks;
+  std::size_t late_shard = 0;
+  std::chrono::milliseconds squares_delay{0};
+};
+
 // A whole training run in this process, with a relay in front of every server.
-RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<const Dataset>& data) {
+RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<const Dataset>& data,
+                              const RelayOptions& options = {}) {
   ActorConfig config(2);
   caf::actor_system system{config};
   auto whole = initial_server_state(job, data->width, data->num_classes);
@@ -124,7 +136,8 @@ RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<cons
     shard.floats = state->end == 0 ? state->layout.total_size() : state->end - state->begin;
     shard.foreign_chunks = state->optimizer->foreign_norm_ranges().size();
     servers.push_back(spawn_parameter_server(system, state));
-    relays.push_back(system.spawn(relay, servers.back(), shard.received));
+    const auto delay = servers.size() - 1 == options.late_shard ? options.squares_delay : std::chrono::milliseconds{0};
+    relays.push_back(system.spawn(relay, servers.back(), shard.received, delay));
     run.shards.push_back(std::move(shard));
   }
   std::vector<DataWorkerActor> workers;
@@ -135,7 +148,7 @@ RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<cons
   }
   auto evaluator = spawn_evaluator(system, job, data, nullptr);
   REQUIRE(evaluator.ok());
-  auto summary = run_driver(system, spawn_training_driver(system, job, relays, workers, *evaluator));
+  auto summary = run_driver(system, spawn_training_driver(system, job, relays, workers, *evaluator, options.hooks));
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
   run.summary = std::move(summary).value();
   for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
@@ -695,4 +708,38 @@ TEST_CASE("a pipelined sync shard keeps a peer's squares of the next step until 
   CHECK(refusal.find("they are of the step from version 4, and this shard is at version 2") != std::string::npos);
   caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(peer, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("an interrupted sync run on shards checkpoints once every shard has taken the last step the workers fed") {
+  // Shard 1 hears shard 0's squares 20 ms late, so shard 0 takes each step first. When the signal
+  // comes the workers stop at the nearer stop the driver names, or (pipelined) after the pushes they
+  // have sent; the final state waits for every shard to take the last step every worker fed (else the
+  // shards' states would not join).
+  for (const bool pipeline : {false, true}) {
+    CAPTURE(pipeline);
+    const auto data = synthetic_data(256, 784, 10, 28);
+    auto job = cut_job(TrainingMode::sync, 1000000);  // only the signal ends it
+    job.servers = 2;
+    job.pipeline = pipeline;
+    RelayOptions options;
+    options.late_shard = 1;
+    options.squares_delay = std::chrono::milliseconds{20};
+    auto interrupt = std::make_shared<std::atomic<int>>(0);
+    options.hooks.interrupt = interrupt;
+    std::vector<TrainingCheckpoint> checkpoints;
+    options.hooks.on_checkpoint = [&checkpoints](const TrainingCheckpoint& checkpoint) {
+      checkpoints.push_back(checkpoint);
+    };
+    std::thread signal([interrupt] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      interrupt->store(2);
+    });
+    const auto run = run_through_relays(job, data, options);
+    signal.join();
+    CHECK(run.summary.interrupted_by == 2);
+    REQUIRE(checkpoints.size() == 1);
+    CHECK(checkpoints[0].version == run.summary.final_weights.version);
+    CHECK(checkpoints[0].weights.size() == tutorial_layout().total_size());
+    MESSAGE("stopped at step " << checkpoints[0].version << ", iteration " << checkpoints[0].iteration);
+  }
 }

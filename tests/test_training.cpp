@@ -174,7 +174,7 @@ DataWorkerActor::behavior_type probe_worker(DataWorkerActor::pointer self, std::
         return true;
       },
       [](credit_atom, std::uint64_t) {}, [](until_atom, std::uint64_t) {},
-      [](clock_atom) { return std::int64_t{0}; },
+      [](fed_atom) { return std::uint64_t{0}; }, [](clock_atom) { return std::int64_t{0}; },
       [](stop_atom) { return true; },
       [](state_atom) { return WorkerStreamState{}; },
   };
