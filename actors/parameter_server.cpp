@@ -556,12 +556,12 @@ class ParameterServer : public ParameterServerSelf::base {
   // and no shard runs two steps ahead, since each step needs every shard's squares).
   void take_squares(ShardSquares& told) {
     if (broken_) return;
-    if (!peers_known_) return refuse_squares(told, "it was not told its peers");
-    if (told.shard >= told_.size() || told.shard == index_) return refuse_squares(told, "no such peer");
+    if (!peers_known_) return (void)refuse_squares(told, "it was not told its peers");
+    if (told.shard >= told_.size() || told.shard == index_) return (void)refuse_squares(told, "no such peer");
     if (state_->pipelined && told.version == state_->version + 1) {
       auto& waiting = ahead_[told.shard];
       if (waiting && !fewer_workers(told.workers, waiting->workers))
-        return refuse_squares(told, "it already told them for the next step");
+        return (void)refuse_squares(told, "it already told them for the next step");
       waiting = std::move(told);
       return;
     }
@@ -583,34 +583,28 @@ class ParameterServer : public ParameterServerSelf::base {
     return workers.size() < before.size() && std::includes(before.begin(), before.end(), workers.begin(), workers.end());
   }
 
-  void refuse_squares(const ShardSquares& told, const std::string& why) {
+  // Ends the run (fail_step); false, for record_squares.
+  bool refuse_squares(const ShardSquares& told, const std::string& why) {
     fail_step(caf::make_error(caf::sec::runtime_error,
                               fmt::format("server shard {} refused the sums of squares from shard {}: {}", index_,
                                           told.shard, why)));
+    return false;
   }
 
   // Checks a peer's squares of the step under way and keeps them; false when refused (the run ends).
   bool record_squares(ShardSquares& told) {
-    if (told.version != state_->version) {
-      refuse_squares(told, fmt::format("they are of the step from version {}, and this shard is at version {}; "
-                                       "the shards are out of step",
-                                       told.version, state_->version));
-      return false;
-    }
+    if (told.version != state_->version)
+      return refuse_squares(told, fmt::format("they are of the step from version {}, and this shard is at version "
+                                              "{}; the shards are out of step",
+                                              told.version, state_->version));
     const auto& workers = told.workers;
-    if (std::adjacent_find(workers.begin(), workers.end(), std::greater_equal<std::uint32_t>()) != workers.end()) {
-      refuse_squares(told, "its workers are not in ascending order");
-      return false;
-    }
-    if (told_[told.shard] && !fewer_workers(workers, peer_workers_[told.shard])) {
-      refuse_squares(told, "it already told them for this step");
-      return false;
-    }
-    if (told.squares.size() != squares_from_[told.shard]) {
-      refuse_squares(told, fmt::format("{} sums where {} were expected", told.squares.size(),
-                                       squares_from_[told.shard]));
-      return false;
-    }
+    if (std::adjacent_find(workers.begin(), workers.end(), std::greater_equal<std::uint32_t>()) != workers.end())
+      return refuse_squares(told, "its workers are not in ascending order");
+    if (told_[told.shard] && !fewer_workers(workers, peer_workers_[told.shard]))
+      return refuse_squares(told, "it already told them for this step");
+    if (told.squares.size() != squares_from_[told.shard])
+      return refuse_squares(told, fmt::format("{} sums where {} were expected", told.squares.size(),
+                                              squares_from_[told.shard]));
     peer_squares_[told.shard] = std::move(told.squares);
     peer_workers_[told.shard] = std::move(told.workers);
     if (!told_[told.shard]) ++received_;

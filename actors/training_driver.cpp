@@ -718,9 +718,10 @@ class TrainingDriver : public TrainingDriverActor::base {
     return std::all_of(shard_steps_.begin(), shard_steps_.end(), [this](std::uint64_t n) { return n >= shard_steps_[0]; });
   }
 
-  // Pipelined sync on shards stopped by a signal: pushes sent before the workers heard of the stop
-  // feed steps past it, and each shard takes them when it has every worker's push and the others'
-  // squares, one shard before another. The run ends at the last step every worker fed (final_steps_).
+  // Pipelined sync on shards, at the end of a run: after a signal, pushes sent before the workers heard
+  // of the stop feed steps past it, and each shard takes them when it has every worker's push and the
+  // others' squares, one shard before another. The run ends at the last step every worker fed
+  // (final_steps_; at a planned end, the end itself).
   bool drains_shards() const {
     return job_.mode == TrainingMode::sync && job_.pipeline && shard_steps_.size() > 1 && started_loops_;
   }
