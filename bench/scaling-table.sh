@@ -14,7 +14,7 @@ gradients=800 repeats=1 psgrad_flag=()
 usage() {
   cat <<'EOF'
 Usage: bench/scaling-table.sh [--link RATE] [--delay D] [--json FILE] [--workers "1 2 4 8"] [--shards "1 2"]
-                              [--wires "fp32 bf16"] [--modes "sync async async-pipeline sync-ordered sync-pipeline"] [--gradients G]
+                              [--wires "fp32 bf16"] [--modes "sync async async-pipeline sync-ordered sync-pipeline sync-pipeline-ordered"] [--gradients G]
                               [--seeds "0 1 2"]   (every run once per seed; default 0)
                               [--repeats R]       (the whole table R times: async runs differ between repeats)
                               [--psgrad BINARY]   (default: build/apps/psgrad of this checkout)
@@ -55,11 +55,13 @@ for repeat in $(seq "$repeats"); do
             iterations=$(((gradients + workers - 1) / workers))
             # async-pipeline: async with cluster.pipeline = true (a worker computes while its last push and
             # the weights answering it are on the wire); sync-ordered: sync with cluster.ordered_answers;
-            # sync-pipeline: sync with cluster.pipeline (each step from gradients a step old).
+            # sync-pipeline: sync with cluster.pipeline (each step from gradients a step old);
+            # sync-pipeline-ordered: both.
             overlap=(); run_mode=$mode
             [ "$mode" = async-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=async
             [ "$mode" = sync-ordered ] && overlap=(--set cluster.ordered_answers=true) run_mode=sync
             [ "$mode" = sync-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=sync
+            [ "$mode" = sync-pipeline-ordered ] && overlap=(--set cluster.pipeline=true --set cluster.ordered_answers=true) run_mode=sync
             "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
               --wire "$wire" --mode "$run_mode" --iterations "$iterations" --seed "$seed" --set evaluation.frequency=100000 \
               "${overlap[@]}" "${psgrad_flag[@]}" --json "$out" >&2 ||
