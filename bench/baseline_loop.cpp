@@ -64,6 +64,15 @@ void measure_two_plain_threads(BenchContext& context, Report& report, std::size_
 
 }  // namespace
 
+double plain_loop_samples_per_second(const BenchContext& context, std::size_t steps) {
+  PlainLoop loop(context, 0);
+  loop.run(5);
+  loop.samples = 0;
+  const auto start = Clock::now();
+  loop.run(steps);
+  return static_cast<double>(loop.samples) / seconds_since(start);
+}
+
 void measure_baseline(BenchContext& context, Report& report) {
   const auto& job = context.job;
   const auto& train = context.data.train;

@@ -44,8 +44,8 @@ struct Baselines {
   Stats baseline_samples_per_second;  // section 2
   Stats two_plain_threads;            // section 2: two independent loops at once, samples/s
   Stats compute_gradients_seconds;  // section 2: one worker's gradient at batch 128
-  Stats local_sync_2_workers;       // section 3: samples/s, for section 4's ratio
-  Stats local_async_2_workers;
+  Stats local_sync_2_workers;       // section 3: samples/s
+  Stats local_async_2_workers;      // section 3: samples/s, for section 8's ratio
 };
 
 // Peak memory of the last multi-process run, reported by section 7.

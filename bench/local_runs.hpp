@@ -1,5 +1,6 @@
 // Section 3: sync and async training through train_in_process with 1, 2 and 4 workers, each as a
-// rate, a speed-up over the single-thread baseline and a fraction of the compute ceiling.
+// rate, a speed-up over the single-thread baseline run in the same repeat, and a fraction of the
+// compute ceiling.
 #pragma once
 
 #include "actors/evaluator.hpp"
@@ -15,6 +16,10 @@ Result<TrainingSummary> run_in_process(const TrainingJob& job, const DataSplit& 
 // Iterations that keep `workers` busy for about effort.seconds_per_sample at the baseline's rate per
 // core used (sync: iterations; async: iterations per worker, so the same number in both modes).
 std::uint64_t iterations_for(const BenchContext& context, std::size_t workers);
+
+// One in-process run as section 3 times it (evaluation only outside training_seconds); throws when
+// the run fails.
+TrainingSummary timed_local_run(const BenchContext& context, TrainingMode mode, std::size_t workers);
 
 // Sets context.baselines.local_sync_2_workers and local_async_2_workers.
 void measure_local_runs(BenchContext& context, Report& report);

@@ -58,8 +58,12 @@ void measure_multiprocess_runs(BenchContext& context, Report& report) {
         "--set", "evaluation.frequency=100000", "--set", fmt::format("training.iterations={}", iterations)};
     if (pipeline) argv.insert(argv.end(), {"--set", "cluster.pipeline=true"});
     const auto label = pipeline ? fmt::format("{} pipelined", name) : std::string(name);
-    std::vector<double> rates, busy_cores, other_cores;
+    std::vector<double> rates, local_rates, busy_cores, other_cores;
     for (std::size_t r = 0; r < context.effort.repeats; ++r) {
+      // The local run it is divided by, right before it (see measure_local_runs).
+      wait_for_quiet_machine(context.effort.quiet_wait_seconds);
+      const auto local_run = timed_local_run(context, mode, kWorkers);
+      local_rates.push_back(static_cast<double>(local_run.samples) / local_run.training_seconds);
       wait_for_quiet_machine(context.effort.quiet_wait_seconds);
       const CpuMeter meter;  // own: the psgrad processes too, once reaped
       const auto run = run_captured(argv, std::chrono::seconds(300));
@@ -76,15 +80,17 @@ void measure_multiprocess_runs(BenchContext& context, Report& report) {
       record_memory(run, context.process_memory);
     }
     const auto rate = summarize(rates);
-    const auto& local = mode == TrainingMode::sync ? context.baselines.local_sync_2_workers
-                                                   : context.baselines.local_async_2_workers;
+    const auto local = summarize(local_rates);
     const auto key = fmt::format("processes.{}{}.w{}", name, pipeline ? "_pipeline" : "", kWorkers);
     report.add({key + ".samples_per_second", section, fmt::format("{} {} worker processes: samples/s", label, kWorkers),
                 rate, "samples/s", fmt::format("{} iterations x {}", iterations, context.effort.repeats)});
     report.add({key + ".busy_cores", section, "  cores busy (server + workers, whole run)", summarize(busy_cores),
                 "cores", fmt::format("other processes: {:.2f} cores", summarize(other_cores).median)});
-    report.add({key + ".ratio_to_local", section, fmt::format("  ÷ local {} {} workers", name, kWorkers),
-                ratio(rate, local), "ratio", ""});
+    report.add({key + ".local_samples_per_second", section,
+                fmt::format("  local {} {} workers, each run right before", name, kWorkers), local, "samples/s",
+                "in this process"});
+    report.add({key + ".ratio_to_local", section, fmt::format("  ÷ local {} {} workers (the run before)", name, kWorkers),
+                paired_ratio(rate, local), "ratio", ""});
     // What crosses loopback per second at this rate: each gradient goes up, fresh weights come back.
     const double payload_bytes = static_cast<double>(context.parameter_count) * 4.0 * 2.0;
     const auto gradients_per_second = scaled(rate, 1.0 / static_cast<double>(context.job.batch_size));

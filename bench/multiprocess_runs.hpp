@@ -1,5 +1,6 @@
-// Section 4: `psgrad train --processes` (one server process, two worker processes over loopback)
-// against the local two-worker runs, the bytes one optimizer step moves, and what encoding them costs.
+// Section 4: `psgrad train --processes` (one server process, two worker processes over loopback),
+// each run divided by a local two-worker run taken right before it, the bytes one optimizer step
+// moves, and what encoding them costs.
 #pragma once
 
 #include "bench/bench_context.hpp"
@@ -7,7 +8,7 @@
 
 namespace psgrad::bench {
 
-// Needs context.baselines.local_*_2_workers; sets context.process_memory.
+// Needs section 2's baseline (for the iterations); sets context.process_memory.
 void measure_multiprocess_runs(BenchContext& context, Report& report);
 
 // The "samples/s" figure of psgrad's summary line, or a negative number when there is none.

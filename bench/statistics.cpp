@@ -37,6 +37,17 @@ Stats ratio(const Stats& numerator, const Stats& denominator) {
   return result;
 }
 
+Stats paired_ratio(const Stats& numerator, const Stats& denominator) {
+  if (numerator.samples.size() != denominator.samples.size() || numerator.samples.empty())
+    return ratio(numerator, denominator);
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < numerator.samples.size(); ++i) {
+    if (denominator.samples[i] == 0.0) return Stats{};
+    ratios.push_back(numerator.samples[i] / denominator.samples[i]);
+  }
+  return summarize(std::move(ratios));
+}
+
 Stats reciprocal(const Stats& stats) {
   std::vector<double> samples;
   for (double s : stats.samples) samples.push_back(s > 0.0 ? 1.0 / s : 0.0);

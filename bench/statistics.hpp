@@ -21,6 +21,10 @@ Stats exact(double value);
 Stats scaled(const Stats& stats, double factor);
 // numerator / denominator: median over median, spread from the extreme pairings (worst to best case).
 Stats ratio(const Stats& numerator, const Stats& denominator);
+// numerator.samples[i] / denominator.samples[i], for series measured in pairs (each numerator run
+// right beside its denominator run), so that a change in the machine's load between pairs cancels:
+// the median of those ratios, spread over the pairs. Falls back to ratio() when the samples do not pair.
+Stats paired_ratio(const Stats& numerator, const Stats& denominator);
 // The reciprocal of each sample (seconds per call -> calls per second).
 Stats reciprocal(const Stats& stats);
 
