@@ -20,8 +20,16 @@ inline double sum_gradients(float* __restrict out, const float* const* in, std::
     const std::size_t n = std::min(block, size - start);
     float* __restrict o = out + start;
     const float* __restrict first = in[0] + offset + start;
-    for (std::size_t i = 0; i < n; ++i) o[i] = first[i];
-    for (std::size_t k = 1; k < count; ++k) {
+    std::size_t k = 1;
+    if (count >= 2) {
+      // The first two in one pass: a copy and then an add would write and read `o` once more.
+      const float* __restrict second = in[1] + offset + start;
+      for (std::size_t i = 0; i < n; ++i) o[i] = first[i] + second[i];
+      k = 2;
+    } else {
+      for (std::size_t i = 0; i < n; ++i) o[i] = first[i];
+    }
+    for (; k < count; ++k) {
       const float* __restrict g = in[k] + offset + start;
       for (std::size_t i = 0; i < n; ++i) o[i] += g[i];
     }
