@@ -11,6 +11,7 @@
 #include "caf/actor_system.hpp"
 #include "caf/actor_system_config.hpp"
 #include "actors/idle_help.hpp"
+#include "actors/step_helper.hpp"
 #include "actors/polling_scheduler.hpp"
 
 namespace psgrad {
@@ -47,6 +48,13 @@ class ActorConfig : public caf::actor_system_config {
   // of their own, which take on the offered half while they wait (DataWorkerSetup::help).
   void split_server_steps();
 
+  // Server steps split in halves, the second taken by a thread of its own (StepHelper) that a plain
+  // sync server wakes as a step starts: for server and shard processes, whose scheduler threads do
+  // not poll, and whose workers wait through each plain sync step. Nothing on one core, where that
+  // thread would only take the core from the step.
+  void help_server_steps_from_a_thread();
+  std::shared_ptr<StepHelper> step_helper() const { return step_helper_; }
+
   // Null unless idle threads poll or split_server_steps was called: then where a server step offers
   // half of its work.
   std::shared_ptr<IdleHelp> idle_help() const { return poll_settings_->help; }
@@ -55,10 +63,14 @@ class ActorConfig : public caf::actor_system_config {
   std::size_t threads_ = 0;
   // Shared with the scheduler's factory, which reads it when the actor system is made.
   std::shared_ptr<PollSettings> poll_settings_ = std::make_shared<PollSettings>();
+  std::shared_ptr<StepHelper> step_helper_;
 };
 
 // The idle help of a system made from an ActorConfig that polls when idle or splits server steps; null
 // otherwise.
 std::shared_ptr<IdleHelp> idle_help_of(const caf::actor_system& system);
+
+// The step helper of a system made from an ActorConfig that has one; null otherwise.
+std::shared_ptr<StepHelper> step_helper_of(const caf::actor_system& system);
 
 }  // namespace psgrad

@@ -235,6 +235,8 @@ class ParameterServer : public ParameterServerSelf::base {
       std::size_t gathered = 0;
       for (const auto& slot : pending_) gathered += slot.waiting ? 1 : 0;
       if (needed_ == 0 || gathered < needed_) return;
+      // A plain sync step: every worker now waits for it, so a core is free for its halves.
+      if (state_->step_helper && !state_->pipelined) state_->step_helper->wake();
       if (sharded()) {
         if (!peers_known_)
           return fail_step(caf::make_error(
@@ -737,11 +739,12 @@ ShardPlan plan_of(const ParameterServerState& state) {
 
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,
                                             std::shared_ptr<ParameterServerState> state) {
-  // Where idle scheduler threads poll, they take on half of each step.
+  // Where idle scheduler threads poll, or a step helper watches, they take on half of each step.
   if (auto help = idle_help_of(system)) {
     state->optimizer->split_steps_with(help.get());
     state->step_runner = std::move(help);
   }
+  state->step_helper = step_helper_of(system);  // with idle_help_of(system) set: its thread takes halves
   return system.spawn<ParameterServer>(std::move(state));
 }
 

@@ -7,6 +7,7 @@
 #include "caf/actor_system.hpp"
 #include "actors/float_buffer.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/step_helper.hpp"
 #include "model/optimizer.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/wire_encoding.hpp"
@@ -32,6 +33,7 @@ struct ParameterServerState {
   // the weights one step older than its own (or, after a stopping point, from its own)
   bool pipelined = false;
   std::shared_ptr<TwoPartRunner> step_runner;  // the optimizer splits its steps with it, if set
+  std::shared_ptr<StepHelper> step_helper;     // sync: woken when a step's first gradient arrives
 };
 
 // Where `count` contiguous shards split the layout: count + 1 float offsets from 0 to the total, each

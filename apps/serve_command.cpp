@@ -142,6 +142,7 @@ int run_serve_command(const ServeOptions& given) {
   print_run_header(*run);
   ActorConfig actor_config(static_cast<std::size_t>(run->config.cluster.threads),
                            network_from_config(run->config));
+  actor_config.help_server_steps_from_a_thread();
   ShutdownDeadline deadline(std::chrono::seconds(10));
   caf::actor_system system{actor_config};
 

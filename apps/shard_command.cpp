@@ -83,6 +83,7 @@ int run_shard_command(const ShardOptions& given) {
   }
   const auto network = network_settings(options);
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
+  actor_config.help_server_steps_from_a_thread();
   caf::actor_system system{actor_config};
   caf::scoped_actor self{system};
   RetryPolicy retry;

@@ -3,3 +3,6 @@
 set_tests_properties(
   "a worker with a thread of its own takes on halves of its server's steps, and the weights come out the same"
   PROPERTIES RUN_SERIAL TRUE)
+set_tests_properties(
+  "a plain sync server wakes its process's step helper, and the weights come out as from one thread"
+  PROPERTIES RUN_SERIAL TRUE)
