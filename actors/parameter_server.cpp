@@ -235,8 +235,6 @@ class ParameterServer : public ParameterServerSelf::base {
       std::size_t gathered = 0;
       for (const auto& slot : pending_) gathered += slot.waiting ? 1 : 0;
       if (needed_ == 0 || gathered < needed_) return;
-      // A plain sync step: every worker now waits for it, so a core is free for its halves.
-      if (state_->step_helper && !state_->pipelined) state_->step_helper->wake();
       if (sharded()) {
         if (!peers_known_)
           return fail_step(caf::make_error(
@@ -262,6 +260,9 @@ class ParameterServer : public ParameterServerSelf::base {
       if (slot.waiting && std::isfinite(loss)) loss = slot.gradients.loss;
     for (std::size_t f = 0; f < from_.size(); ++f) incoming_[f] = peer_squares_[from_[f]][position_[f]];
     const auto started = steady_now_ns();
+    // A plain sync step: every worker now waits for it, so a core is free for its halves.
+    const auto helper = state_->pipelined ? nullptr : state_->step_helper.get();
+    if (helper) helper->wake();
     const auto error = step(gradient_slices_.data(), gradient_slices_.size(), incoming_, loss);
     const auto weights = error ? Weights{} : snapshot();
     for (auto& slot : pending_) {
