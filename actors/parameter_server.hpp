@@ -33,7 +33,7 @@ struct ParameterServerState {
   // the weights one step older than its own (or, after a stopping point, from its own)
   bool pipelined = false;
   std::shared_ptr<TwoPartRunner> step_runner;  // the optimizer splits its steps with it, if set
-  std::shared_ptr<StepHelper> step_helper;     // sync: woken when a step's first gradient arrives
+  std::shared_ptr<StepHelper> step_helper;     // woken as each plain sync step starts, if set
 };
 
 // Where `count` contiguous shards split the layout: count + 1 float offsets from 0 to the total, each

@@ -1,6 +1,6 @@
-// A thread of a server process that takes on the second half of each pass of a sync step
-// (IdleHelp), woken when the step's last gradient has arrived: in such a process no scheduler thread
-// polls for work, and through a plain sync step every worker waits for the server, so a core is idle.
+// A thread of a server process that takes on the second half of each pass of a plain sync step
+// (IdleHelp), woken as the step starts: in such a process no scheduler thread polls for work, and
+// through a plain sync step every worker waits for the server, so a core is idle.
 #pragma once
 
 #include <atomic>
@@ -27,8 +27,6 @@ class StepHelper {
 
   // Whether it watches now (for tests).
   bool watching() const { return watching_.load(std::memory_order_acquire); }
-
-  const std::shared_ptr<IdleHelp>& help() const { return help_; }
 
  private:
   void loop();
