@@ -37,6 +37,23 @@ bool second_half_ran_elsewhere(IdleHelp& help) {
   return elsewhere;
 }
 
+// On one core a process makes no step helper: the cases that need one say so and pass.
+bool one_core() {
+  if (std::thread::hardware_concurrency() >= 2) return false;
+  MESSAGE("skipped: one core, where a process makes no step helper");
+  return true;
+}
+
+// 2 workers in sync, evaluation only at the end.
+TrainingJob sync_job(std::uint64_t iterations, bool pipeline) {
+  TrainingJob job;
+  job.num_workers = 2;
+  job.iterations = iterations;
+  job.eval_frequency = 1000000;
+  job.pipeline = pipeline;
+  return job;
+}
+
 // A sync run of 2 workers on 2 scheduler threads, in a system whose config may have a step helper.
 struct HelpedRun {
   Weights weights;
@@ -84,14 +101,8 @@ TEST_CASE("a step helper that was not woken takes nothing") {
 }
 
 TEST_CASE("a plain sync server wakes its process's step helper, and the weights come out as from one thread") {
-  if (std::thread::hardware_concurrency() < 2) {
-    MESSAGE("skipped: one core, where a process makes no step helper");
-    return;
-  }
-  TrainingJob job;
-  job.num_workers = 2;
-  job.iterations = 200;
-  job.eval_frequency = 1000000;
+  if (one_core()) return;
+  const auto job = sync_job(200, false);
   const auto data = testing::synthetic_data(512, 784, 10, 5);
   // The helper takes a half only when it gets a core while the step runs; CTest runs this case by
   // itself (tests/serial_tests.cmake), and a run may still find a core busy: up to three runs.
@@ -107,15 +118,8 @@ TEST_CASE("a plain sync server wakes its process's step helper, and the weights 
 }
 
 TEST_CASE("a pipelined sync server leaves its process's step helper asleep") {
-  if (std::thread::hardware_concurrency() < 2) {
-    MESSAGE("skipped: one core, where a process makes no step helper");
-    return;
-  }
-  TrainingJob job;
-  job.num_workers = 2;
-  job.iterations = 100;
-  job.eval_frequency = 1000000;
-  job.pipeline = true;
+  if (one_core()) return;
+  const auto job = sync_job(100, true);
   const auto data = testing::synthetic_data(512, 784, 10, 5);
   const auto helped = sync_run(job, data, true);
   CHECK(helped.halves == 0);
