@@ -89,7 +89,9 @@ void ActorConfig::split_server_steps() {
 // workers still computed (4 workers: 69-73k); with the pipeline the workers compute through the
 // step, and it took their cores (84.0-87.1k against 83.7-89.7k), so pipelined steps do not wake it.
 void ActorConfig::help_server_steps_from_a_thread() {
-  if (step_helper_ || std::thread::hardware_concurrency() < 2) return;
+  // A process held to one scheduler thread (cluster.threads = 1) or on one core gets no second
+  // busy thread.
+  if (step_helper_ || threads_ < 2 || std::thread::hardware_concurrency() < 2) return;
   split_server_steps();
   step_helper_ = std::make_shared<StepHelper>(poll_settings_->help, std::chrono::microseconds(300),
                                               std::chrono::microseconds(100));

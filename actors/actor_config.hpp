@@ -51,7 +51,7 @@ class ActorConfig : public caf::actor_system_config {
   // Server steps split in halves, the second taken by a thread of its own (StepHelper) that a plain
   // sync server wakes as a step starts: for server and shard processes, whose scheduler threads do
   // not poll, and whose workers wait through each plain sync step. Nothing on one core, where that
-  // thread would only take the core from the step.
+  // thread would only take the core from the step, nor with one scheduler thread.
   void help_server_steps_from_a_thread();
   std::shared_ptr<StepHelper> step_helper() const { return step_helper_; }
 

@@ -188,7 +188,7 @@ const SectionTable<ClusterSection>& cluster_table() {
   static const SectionTable<S> table{"cluster", {
       key("num_workers", &S::num_workers, "Number of workers that compute gradients in parallel.",
           within(1, max_workers)),
-      key("threads", &S::threads, "Scheduler threads for the actor system; 0 uses one per machine core. In one process with as many workers as threads or more (and no more threads than cores), idle threads poll 200 µs before they sleep.",
+      key("threads", &S::threads, "Scheduler threads for the actor system; 0 uses one per machine core. In one process with as many workers as threads or more (and no more threads than cores), idle threads poll 200 µs before they sleep. A server or shard process with 2 or more threads on 2 or more cores keeps one more thread, which takes half of each plain sync step.",
           within(0, max_scheduler_threads)),
       key("mode", &S::mode, "sync waits for every worker's gradients each step; async applies each as it arrives.",
           one_of({"sync", "async", "ssp"})),

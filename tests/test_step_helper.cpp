@@ -126,3 +126,10 @@ TEST_CASE("a pipelined sync server leaves its process's step helper asleep") {
   const auto alone = sync_run(job, data, false);
   CHECK(same_floats(helped.weights, alone.weights));
 }
+
+TEST_CASE("a process held to one scheduler thread makes no step helper") {
+  ActorConfig config(1);
+  config.help_server_steps_from_a_thread();
+  CHECK(config.step_helper() == nullptr);
+  CHECK(config.idle_help() == nullptr);
+}
