@@ -93,8 +93,7 @@ void ActorConfig::help_server_steps_from_a_thread() {
   // busy thread.
   if (step_helper_ || threads_ < 2 || std::thread::hardware_concurrency() < 2) return;
   split_server_steps();
-  step_helper_ = std::make_shared<StepHelper>(poll_settings_->help, std::chrono::microseconds(300),
-                                              std::chrono::microseconds(100));
+  step_helper_ = std::make_shared<StepHelper>(poll_settings_->help, kStepHelpWait, kNextPassWait);
 }
 
 std::shared_ptr<StepHelper> step_helper_of(const caf::actor_system& system) {

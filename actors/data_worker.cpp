@@ -15,7 +15,6 @@
 #include "actors/help_backoff.hpp"
 #include "actors/network_thread.hpp"
 #include "actors/server_group.hpp"
-#include "actors/spin_pause.hpp"
 #include "actors/steady_time.hpp"
 #include "actors/wire_encoder.hpp"
 #include "model/minibatcher.hpp"
@@ -29,12 +28,6 @@ using watch_atom = caf::atom_constant<caf::atom("watch")>;
 // To itself, on the network thread: carry on after a push (see keep_computing).
 using continue_atom = caf::atom_constant<caf::atom("continue")>;
 using DataWorkerSelf = DataWorkerActor::extend<caf::reacts_to<watch_atom>, caf::reacts_to<continue_atom>>;
-
-// How long a worker that has pushed watches for half a server step to take on (DataWorkerSetup::help):
-// a sleeping scheduler thread takes 60-95 µs to wake on this kind of machine, then steps. After it
-// helped, how long it watches for the step's next pass.
-constexpr std::chrono::microseconds kHelpWait{300};
-constexpr std::chrono::microseconds kNextPassWait{100};
 
 // The longest gradient a worker computes on its process's network thread (see DataWorker::subtype).
 constexpr std::chrono::milliseconds kNetworkThreadGradient{10};
@@ -248,23 +241,9 @@ class DataWorker : public DataWorkerSelf::base {
   }
 
   // Its core would idle until the answer comes: it takes on half of each pass of the step that answer
-  // waits for, if the server offers one soon (the server's thread may have to wake first). A step
-  // offers its passes one right after the other. True when it took a half.
-  bool help_with_step() {
-    using Clock = std::chrono::steady_clock;
-    auto deadline = Clock::now() + kHelpWait;
-    bool helped = false;
-    for (unsigned round = 1;; ++round) {
-      if (setup_->help->help()) {
-        deadline = Clock::now() + kNextPassWait;
-        round = 0;
-        helped = true;
-      }
-      // Reading the clock costs more than a pause: every 32 rounds is well under a microsecond apart.
-      if (round % 32 == 0 && Clock::now() >= deadline) return helped;
-      spin_pause();
-    }
-  }
+  // waits for, if the server offers one soon (the server's thread may have to wake first). True when
+  // it took a half.
+  bool help_with_step() { return setup_->help->watch(kStepHelpWait, kNextPassWait); }
 
   // While the loop runs, a tick (watch_interval) ends it once a server has owed an answer for longer
   // than the push timeout. Sync: the answer waits for every worker's gradient, and for the driver to drop a

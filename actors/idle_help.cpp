@@ -33,4 +33,22 @@ bool IdleHelp::help() {
   return true;
 }
 
+bool IdleHelp::watch(std::chrono::microseconds first_wait, std::chrono::microseconds next_pass,
+                     const std::atomic<bool>* stop) {
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + first_wait;
+  bool helped = false;
+  for (unsigned round = 1; stop == nullptr || !stop->load(std::memory_order_relaxed); ++round) {
+    if (help()) {
+      deadline = Clock::now() + next_pass;
+      round = 0;
+      helped = true;
+    }
+    // Reading the clock costs more than a pause: every 32 rounds is well under a microsecond apart.
+    if (round % 32 == 0 && Clock::now() >= deadline) break;
+    spin_pause();
+  }
+  return helped;
+}
+
 }  // namespace psgrad

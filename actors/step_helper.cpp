@@ -1,7 +1,5 @@
 #include "actors/step_helper.hpp"
 
-#include "actors/spin_pause.hpp"
-
 namespace psgrad {
 
 StepHelper::StepHelper(std::shared_ptr<IdleHelp> help, std::chrono::microseconds watch,
@@ -26,7 +24,6 @@ void StepHelper::wake() {
 }
 
 void StepHelper::loop() {
-  using Clock = std::chrono::steady_clock;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -35,16 +32,7 @@ void StepHelper::loop() {
       wake_ = false;  // a wake during this watch brings another one after it
     }
     watching_.store(true, std::memory_order_release);
-    auto deadline = Clock::now() + watch_;
-    // Reading the clock costs more than a pause: every 32 rounds is well under a microsecond apart.
-    for (unsigned round = 1; !stop_.load(std::memory_order_relaxed); ++round) {
-      if (help_->help()) {
-        deadline = Clock::now() + next_pass_;
-        round = 0;
-      }
-      if (round % 32 == 0 && Clock::now() >= deadline) break;
-      spin_pause();
-    }
+    help_->watch(watch_, next_pass_, &stop_);
     watching_.store(false, std::memory_order_release);
   }
 }

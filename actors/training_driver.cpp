@@ -121,7 +121,7 @@ class TrainingDriver : public TrainingDriverActor::base {
           if (note.shard < shard_steps_.size()) ++shard_steps_[note.shard];
           if (note.shard != 0) {
             trace_apply(note);
-            if (awaiting_shards_ && shards_caught_up()) finish();
+            if (awaiting_shards_ && !shards_behind()) finish();
             return;
           }
           async_applied(note);
