@@ -283,18 +283,29 @@ class DataWorker : public DataWorkerSelf::base {
     gradients.layout_hash = layout.hash();
     gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
     gradients.samples = static_cast<std::uint32_t>(batch.size);
-    // Reads the received weights and writes into the outgoing payload: nothing is copied.
-    auto buffer = pool_.acquire();
+    // Reads the received weights and writes into the outgoing payload: nothing is copied. A push
+    // through shared memory is computed in the slot it is sent from.
+    const std::size_t size = layout.total_size();
+    std::shared_ptr<void> slot = pushes_in_place() ? reserve_in_shared_memory(size * sizeof(float)) : nullptr;
+    std::shared_ptr<AlignedFloats> buffer = slot ? nullptr : pool_.acquire();
+    float* target = slot ? static_cast<float*>(slot.get()) : buffer->data();
     auto compute = [&](Model& model) {
-      return model.compute_gradients(weights.values.data(), buffer->data(), batch.inputs, batch.targets, dropout_rng_);
+      return model.compute_gradients(weights.values.data(), target, batch.inputs, batch.targets, dropout_rng_);
     };
     gradients.loss = setup_->workspaces ? compute(setup_->workspaces->borrow().model()) : compute(*model_);
-    gradients.values = wire_.encode(std::move(buffer));  // wire: bf16-rounded or top-k compressed
+    gradients.values = slot ? FloatBuffer(std::shared_ptr<const float>(slot, target), size)
+                            : wire_.encode(std::move(buffer));  // wire: bf16-rounded or top-k compressed
     weights = Weights{};
     if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
     gradients.timing = WorkTiming{previous_answered_, idle_since_, received, steady_now_ns()};
     previous_answered_ = gradients.timing.answered;
     return gradients;
+  }
+
+  // fp32 pushes to a server in another process on this host: what else the wire would encode (bf16
+  // rounding, top-k) is done in a buffer of the worker's own.
+  bool pushes_in_place() const {
+    return setup_->job.wire == WireEncoding::fp32 && servers_ && servers_->first_through_shared_memory();
   }
 
   // Gathers the next batch while the gradient just sent is on its way.

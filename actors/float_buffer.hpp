@@ -36,6 +36,8 @@ class FloatBuffer {
   FloatBuffer() = default;
   explicit FloatBuffer(const std::shared_ptr<const AlignedFloats>& values, WireEncoding encoding = WireEncoding::fp32)
       : values_(values, values ? values->data() : nullptr), size_(values ? values->size() : 0), encoding_(encoding) {}
+  // Floats held by something else than an AlignedFloats: a slot of shared memory written in place.
+  FloatBuffer(std::shared_ptr<const float> floats, std::size_t size) : values_(std::move(floats)), size_(size) {}
   static FloatBuffer copy_of(const float* data, std::size_t size) {
     return FloatBuffer(std::make_shared<const AlignedFloats>(data, data + size));
   }

@@ -46,8 +46,9 @@ class ParameterServer : public ParameterServerSelf::base {
         wire_(state_->wire, shard_size(*state_)) {
     if (state_->end == 0) state_->end = state_->layout.total_size();
     plan_ = plan_of(*state_);
-    current_ = pool_.acquire();
-    current_->assign(state_->weights.begin(), state_->weights.end());
+    auto first = pool_.acquire();
+    first->assign(state_->weights.begin(), state_->weights.end());
+    current_ = std::shared_ptr<float>(first, first->data());
   }
 
   // A push from another process is stepped on the network thread that read it (network_thread.hpp):
@@ -63,7 +64,11 @@ class ParameterServer : public ParameterServerSelf::base {
           if (barrier_) return gather(std::move(gradients));
           const auto started = steady_now_ns();
           const float* values = gradients.values.data();  // this shard's floats
-          if (auto error = step(&values, 1, gradients.foreign_squares, gradients.loss)) return error;
+          // Its answer goes back the way it came: through shared memory, the step writes the slot the
+          // new weights are sent from.
+          const bool answer_in_slot = gradients.values.arrived_through_shared_memory() &&
+                                      wire_.encoding() == WireEncoding::fp32;
+          if (auto error = step(&values, 1, gradients.foreign_squares, gradients.loss, answer_in_slot)) return error;
           tell(gradients, 1, started);
           return answer_to(gradients, snapshot());
         },
@@ -629,17 +634,26 @@ class ParameterServer : public ParameterServerSelf::base {
   // Divergence is caught here, the step it happens: a NaN or infinite loss is refused before it
   // touches the weights; a step that produced non-finite weights stops the run too.
   caf::error step(const float* const* gradients, std::size_t count, const std::vector<double>& foreign_squares,
-                  float loss) {
+                  float loss, bool into_slot = false) {
     const auto next_step = state_->version + 1;
     if (!std::isfinite(loss)) return diverged(fmt::format("the loss is {}", loss), next_step);
+    auto& optimizer = *state_->optimizer;
+    std::shared_ptr<void> slot = into_slot ? reserve_in_shared_memory(shard_size(*state_) * sizeof(float)) : nullptr;
     // Weights already handed out stay immutable: when anyone besides the pool and current_ still holds
-    // them, the step reads them and writes a free buffer (no copy first); otherwise it works in place.
-    if (current_.use_count() > 2) {
+    // them, or a worker on this host may read them in their slot, the step reads them and writes a
+    // free buffer (no copy first); otherwise it works in place.
+    if (slot) {
+      auto* next = static_cast<float*>(slot.get());
+      optimizer.apply_gradients(current_.get(), next, gradients, count, foreign_squares.data());
+      current_ = std::shared_ptr<float>(slot, next);
+      current_in_slot_ = true;
+    } else if (current_in_slot_ || current_.use_count() > 2) {
       auto next = pool_.acquire();
-      state_->optimizer->apply_gradients(current_->data(), next->data(), gradients, count, foreign_squares.data());
-      current_ = std::move(next);
+      optimizer.apply_gradients(current_.get(), next->data(), gradients, count, foreign_squares.data());
+      current_ = std::shared_ptr<float>(next, next->data());
+      current_in_slot_ = false;
     } else {
-      state_->optimizer->apply_gradients(current_->data(), current_->data(), gradients, count, foreign_squares.data());
+      optimizer.apply_gradients(current_.get(), current_.get(), gradients, count, foreign_squares.data());
     }
     if (!state_->optimizer->last_step_finite())
       return diverged(fmt::format("the gradients or the new weights are not finite (loss {:.4g})", loss), next_step);
@@ -656,18 +670,23 @@ class ParameterServer : public ParameterServerSelf::base {
 
   // The weights as workers get them (wire: encoded here), and the master weights themselves.
   Weights snapshot() {
-    return Weights{state_->version, state_->layout.hash(), wire_.encode(current_)};
+    return Weights{state_->version, state_->layout.hash(), wire_.encode(current_, shard_size(*state_))};
   }
   // A pusher on this host whose gradient came through shared memory gets its weights the same way.
   static Weights answer_to(const Gradients& pushed, Weights weights) {
     weights.values = weights.values.through_shared_memory(pushed.values.arrived_through_shared_memory());
     return weights;
   }
-  Weights master() const { return Weights{state_->version, state_->layout.hash(), FloatBuffer(current_)}; }
+  Weights master() const {
+    return Weights{state_->version, state_->layout.hash(), FloatBuffer(current_, shard_size(*state_))};
+  }
 
   std::shared_ptr<ParameterServerState> state_;
   BufferPool pool_;
-  std::shared_ptr<AlignedFloats> current_;  // held by pool_ too
+  // The master weights: a buffer of pool_ (which holds it too), or the slot of shared memory an async
+  // step wrote them into for its answer, where a worker may be reading them.
+  std::shared_ptr<float> current_;
+  bool current_in_slot_ = false;
   WeightsEncoder wire_;
   ShardPlan plan_;  // what pushers send this server
   std::vector<const float*> gradient_slices_;  // each gradient, in worker order

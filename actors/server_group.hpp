@@ -44,6 +44,9 @@ class ServerGroup {
       shared_memory_[i] = servers_[i] && std::find(nodes.begin(), nodes.end(), servers_[i].node()) != nodes.end();
   }
 
+  // Whether the first server's part of a push goes through shared memory.
+  bool first_through_shared_memory() const { return !shared_memory_.empty() && shared_memory_.front(); }
+
   const ParameterServerActor& first() const { return servers_.front(); }
   const std::vector<ParameterServerActor>& handles() const { return servers_; }
 

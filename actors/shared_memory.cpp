@@ -73,6 +73,10 @@ struct Mapping {
   std::size_t length = 0;
   std::size_t slots = 0;
   std::size_t slot_bytes = 0;
+  // Own segments only, per slot: whether this process holds it as a payload written in place
+  // (reserve_in_shared_memory), and whether that payload was sent. In this process's memory, so no
+  // peer can mark a slot free while this process still reads or writes it.
+  std::unique_ptr<std::atomic<std::uint8_t>[]> held_here;
   ~Mapping() {
     if (base != nullptr) munmap(base, length);
   }
@@ -91,7 +95,10 @@ struct OwnSegment {
 };
 
 std::atomic<bool> accepting{false};
-std::atomic<std::uint64_t> put_count{0}, taken_count{0}, fallback_count{0};
+std::atomic<std::uint64_t> put_count{0}, taken_count{0}, fallback_count{0}, in_place_count{0};
+
+// held_here's states.
+constexpr std::uint8_t not_held = 0, held_unsent = 1, held_sent = 2;
 
 // Whether process `pid` still runs (0: nobody).
 bool process_alive(std::uint32_t pid) {
@@ -108,6 +115,8 @@ class Outbox {
  public:
   std::optional<SharedMemoryReference> put(const void* data, std::size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& segment : segments_)
+      if (auto reference = send_in_place(segment, data, bytes)) return reference;
     for (auto& segment : segments_)
       if (segment.mapping->slot_bytes >= bytes)
         if (auto reference = put_into(segment, data, bytes)) return reference;
@@ -126,7 +135,8 @@ class Outbox {
       const auto& mapping = *at->mapping;
       bool idle = true;
       for (std::size_t slot = 0; slot < mapping.slots && idle; ++slot)
-        idle = mapping.state(slot).busy.load(std::memory_order_acquire) == 0;
+        idle = mapping.state(slot).busy.load(std::memory_order_acquire) == 0 &&
+               mapping.held_here[slot].load(std::memory_order_acquire) == not_held;
       if (!idle) continue;
       close(at->fd);
       segments_.erase(at);
@@ -153,6 +163,8 @@ class Outbox {
     mapping->length = length;
     mapping->slots = slots_per_segment;
     mapping->slot_bytes = slot_bytes;
+    mapping->held_here = std::make_unique<std::atomic<std::uint8_t>[]>(slots_per_segment);
+    for (std::uint32_t slot = 0; slot < slots_per_segment; ++slot) mapping->held_here[slot].store(not_held);
     // A fresh memfd reads as zeros: every slot free, sequence 0.
     auto& header = mapping->header();
     header.key = random_key();
@@ -163,11 +175,29 @@ class Outbox {
     return OwnSegment{fd, std::move(mapping)};
   }
 
-  static std::optional<SharedMemoryReference> put_into(OwnSegment& segment, const void* data, std::size_t bytes) {
+ public:
+  std::shared_ptr<void> reserve(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& segment : segments_)
+      if (segment.mapping->slot_bytes >= bytes)
+        if (auto slot = claim(segment)) return held_in_place(segment, *slot);
+    if (segments_.size() >= max_segments && !retire_idle_segment()) return nullptr;
+    auto segment = make_segment(round_up(bytes, page));
+    if (!segment) return nullptr;
+    segments_.push_back(std::move(*segment));
+    auto slot = claim(segments_.back());
+    return slot ? held_in_place(segments_.back(), *slot) : nullptr;
+  }
+
+ private:
+  // A free slot (neither held here nor waiting for or read by a receiver, unless abandoned), taken
+  // for writing: a late reader of what it held before sees its sequence changed.
+  static std::optional<std::uint32_t> claim(OwnSegment& segment) {
     const auto& mapping = *segment.mapping;
     const auto now = now_ns();
     const auto abandoned = abandoned_after_ns.load(std::memory_order_relaxed);
     for (std::uint32_t slot = 0; slot < mapping.slots; ++slot) {
+      if (mapping.held_here[slot].load(std::memory_order_acquire) != not_held) continue;
       auto& state = mapping.state(slot);
       std::uint32_t free = 0;
       const bool claimed = state.busy.compare_exchange_strong(free, 1, std::memory_order_acq_rel) ||
@@ -176,13 +206,58 @@ class Outbox {
       if (!claimed) continue;
       state.claimed_ns.store(now, std::memory_order_relaxed);
       state.holder.store(0, std::memory_order_relaxed);
-      state.sequence.fetch_add(1, std::memory_order_acq_rel);  // writing: a late reader sees it changed
-      std::memcpy(mapping.slot_data(slot), data, bytes);
-      const auto written = state.sequence.fetch_add(1, std::memory_order_acq_rel) + 1;
-      return SharedMemoryReference{static_cast<std::uint32_t>(getpid()), static_cast<std::uint32_t>(segment.fd),
-                                   mapping.header().key, slot, written};
+      state.sequence.fetch_add(1, std::memory_order_acq_rel);
+      return slot;
     }
     return std::nullopt;
+  }
+
+  // The reference a receiver takes a claimed slot's payload by, once it is written.
+  static SharedMemoryReference written(const OwnSegment& segment, std::uint32_t slot) {
+    const auto& mapping = *segment.mapping;
+    auto& state = mapping.state(slot);
+    state.claimed_ns.store(now_ns(), std::memory_order_relaxed);
+    const auto sequence = state.sequence.fetch_add(1, std::memory_order_acq_rel) + 1;
+    return SharedMemoryReference{static_cast<std::uint32_t>(getpid()), static_cast<std::uint32_t>(segment.fd),
+                                 mapping.header().key, slot, sequence};
+  }
+
+  static std::optional<SharedMemoryReference> put_into(OwnSegment& segment, const void* data, std::size_t bytes) {
+    const auto slot = claim(segment);
+    if (!slot) return std::nullopt;
+    std::memcpy(segment.mapping->slot_data(*slot), data, bytes);
+    return written(segment, *slot);
+  }
+
+  // A claimed slot this process writes in place; it holds the slot until the last copy of the result
+  // is gone. Unsent by then, the slot is free again; sent, it is free once its receiver lets go too.
+  static std::shared_ptr<void> held_in_place(const OwnSegment& segment, std::uint32_t slot) {
+    auto& mapping = segment.mapping;
+    mapping->held_here[slot].store(held_unsent, std::memory_order_release);
+    return std::shared_ptr<void>(
+        mapping->slot_data(slot),
+        [mapping, slot](void*) {
+          if (mapping->held_here[slot].exchange(not_held, std::memory_order_acq_rel) == held_unsent)
+            mapping->state(slot).busy.store(0, std::memory_order_release);
+        },
+        RecyclingAllocator<char>{});
+  }
+
+  // `data` is the start of a slot held in place and not sent yet: it is sent as it is, to one receiver
+  // (a second send of the same floats copies them, as any other payload).
+  static std::optional<SharedMemoryReference> send_in_place(OwnSegment& segment, const void* data, std::size_t bytes) {
+    const auto& mapping = *segment.mapping;
+    const auto* first = mapping.slot_data(0);
+    const auto* at = static_cast<const char*>(data);
+    if (at < first || at >= first + mapping.slots * mapping.slot_bytes || bytes > mapping.slot_bytes) return std::nullopt;
+    const auto offset = static_cast<std::size_t>(at - first);
+    if (offset % mapping.slot_bytes != 0) return std::nullopt;
+    const auto slot = static_cast<std::uint32_t>(offset / mapping.slot_bytes);
+    auto unsent = held_unsent;
+    if (!mapping.held_here[slot].compare_exchange_strong(unsent, held_sent, std::memory_order_acq_rel))
+      return std::nullopt;
+    in_place_count.fetch_add(1, std::memory_order_relaxed);
+    return written(segment, slot);
   }
 
   std::mutex mutex_;
@@ -282,6 +357,8 @@ std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std:
   return reference;
 }
 
+std::shared_ptr<void> reserve_in_shared_memory(std::size_t bytes) { return outbox().reserve(bytes); }
+
 std::variant<std::shared_ptr<const void>, std::string> hold_in_shared_memory(const SharedMemoryReference& reference,
                                                                            std::size_t bytes) {
   if (!accepts_shared_memory()) return std::string("this process does not take payloads through shared memory");
@@ -319,13 +396,15 @@ void accept_shared_memory(bool accept) { accepting.store(accept); }
 bool accepts_shared_memory() { return accepting.load(); }
 
 SharedMemoryCounts shared_memory_counts() {
-  return SharedMemoryCounts{put_count.load(), taken_count.load(), fallback_count.load()};
+  return SharedMemoryCounts{put_count.load(), taken_count.load(), fallback_count.load(), in_place_count.load()};
 }
 
 std::string shared_memory_note() {
   const auto counts = shared_memory_counts();
   if (counts.put + counts.taken + counts.inline_fallbacks == 0) return {};
-  auto note = fmt::format("through shared memory: {} payloads sent, {} received", counts.put, counts.taken);
+  auto note = fmt::format("through shared memory: {} payloads sent{}, {} received", counts.put,
+                          counts.in_place > 0 ? fmt::format(" ({} written in place)", counts.in_place) : "",
+                          counts.taken);
   if (counts.inline_fallbacks > 0) note += fmt::format(", {} sent inline (no slot free)", counts.inline_fallbacks);
   return note;
 }

@@ -30,10 +30,17 @@ struct SharedMemoryReference {
 // cross its simulated link). Empty when this process cannot tell (then it never uses shared memory).
 std::string shared_memory_host_identity();
 
-// Copies `bytes` into a free slot of this process's shared memory. Empty when no slot is free (a
+// Copies `bytes` into a free slot of this process's shared memory (or, when `data` is a slot reserved
+// below and not sent yet, sends that slot as it is). Empty when no slot is free (a
 // receiver slow to take its payloads, or gone) or the memory cannot be made: the caller then sends
 // the bytes inline.
 std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std::size_t bytes);
+
+// A free slot of at least `bytes` for a payload written in place: the caller writes it at the returned
+// pointer, and put_in_shared_memory of that pointer (once, for one receiver) then passes the slot on
+// without a copy. The slot is this process's while the result lives; sent, it is free once the
+// receiver lets go of it too. Empty when no slot is free or the memory cannot be made.
+std::shared_ptr<void> reserve_in_shared_memory(std::size_t bytes);
 
 // Takes the referenced slot's first `bytes` for reading in place: the result points at them, and the
 // slot stays the reader's (the sender does not write it, not even after a long time, while this
@@ -57,6 +64,7 @@ struct SharedMemoryCounts {
   std::uint64_t put = 0;
   std::uint64_t taken = 0;
   std::uint64_t inline_fallbacks = 0;  // put asked for, no slot free
+  std::uint64_t in_place = 0;          // of those put, sent from the slot they were written in
 };
 SharedMemoryCounts shared_memory_counts();
 // Those counts for a process's last log line ("through shared memory: ..."), empty when none.

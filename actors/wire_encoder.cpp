@@ -18,10 +18,10 @@ FloatBuffer GradientEncoder::encode(std::shared_ptr<AlignedFloats> gradient) {
 WeightsEncoder::WeightsEncoder(WireEncoding wire, std::size_t size)
     : encoding_(weights_encoding(wire)), pool_(encoding_ == WireEncoding::fp32 ? 0 : size) {}
 
-FloatBuffer WeightsEncoder::encode(const std::shared_ptr<AlignedFloats>& master) {
-  if (encoding_ == WireEncoding::fp32) return FloatBuffer(master);
+FloatBuffer WeightsEncoder::encode(const std::shared_ptr<const float>& master, std::size_t size) {
+  if (encoding_ == WireEncoding::fp32) return FloatBuffer(master, size);
   auto rounded = pool_.acquire();
-  round_to_bf16(master->data(), rounded->data(), master->size());
+  round_to_bf16(master.get(), rounded->data(), size);
   return FloatBuffer(std::move(rounded), encoding_);
 }
 

@@ -31,7 +31,8 @@ class WeightsEncoder {
 
   // The weights as workers receive them: the master buffer itself (fp32), or a bf16-rounded copy, so
   // the master keeps every bit and can still be stepped in place.
-  FloatBuffer encode(const std::shared_ptr<AlignedFloats>& master);
+  FloatBuffer encode(const std::shared_ptr<const float>& master, std::size_t size);
+  WireEncoding encoding() const { return encoding_; }
 
  private:
   WireEncoding encoding_;

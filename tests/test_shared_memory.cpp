@@ -139,6 +139,73 @@ TEST_CASE("a payload read in place keeps its slot until the last holder lets go"
   CHECK(puts_reach(other, *reference));
 }
 
+TEST_CASE("a payload written in a reserved slot is sent from it once, without a copy") {
+  const Accepting accepting;
+  const auto values = awkward_floats(4000);
+  const std::size_t bytes = values.size() * sizeof(float);
+  auto slot = reserve_in_shared_memory(bytes);
+  REQUIRE(slot != nullptr);
+  std::memcpy(slot.get(), values.data(), bytes);
+  const auto before = shared_memory_counts();
+  const auto sent = put_in_shared_memory(slot.get(), bytes);
+  REQUIRE(sent.has_value());
+  CHECK(shared_memory_counts().in_place == before.in_place + 1);
+  // A second send of the same floats is a copy into another slot.
+  const auto again = put_in_shared_memory(slot.get(), bytes);
+  REQUIRE(again.has_value());
+  CHECK(shared_memory_counts().in_place == before.in_place + 1);
+  CHECK_FALSE((again->fd == sent->fd && again->slot == sent->slot));
+  CHECK(same_bits(take(*again, values.size()).values, values));
+  // The receiver reads the very floats written; its letting go does not free the slot while the
+  // writer still holds it, nor does the writer's while the receiver reads.
+  auto held = hold_in_shared_memory(*sent, bytes);
+  REQUIRE(std::holds_alternative<std::shared_ptr<const void>>(held));
+  auto floats = std::get<std::shared_ptr<const void>>(held);
+  CHECK(std::memcmp(floats.get(), values.data(), bytes) == 0);
+  const std::vector<float> other(values.size(), 5.0f);
+  held = std::string();
+  floats.reset();
+  CHECK_FALSE(puts_reach(other, *sent));
+  CHECK(std::memcmp(slot.get(), values.data(), bytes) == 0);
+  slot.reset();
+  CHECK(puts_reach(other, *sent));
+
+  auto second = reserve_in_shared_memory(bytes);
+  REQUIRE(second != nullptr);
+  const auto reference = put_in_shared_memory(second.get(), bytes);
+  REQUIRE(reference.has_value());
+  second.reset();
+  auto reader = hold_in_shared_memory(*reference, bytes);
+  REQUIRE(std::holds_alternative<std::shared_ptr<const void>>(reader));
+  CHECK_FALSE(puts_reach(other, *reference));
+  reader = std::string();
+  CHECK(puts_reach(other, *reference));
+}
+
+TEST_CASE("a reserved slot never sent is free again once let go") {
+  const Accepting accepting;
+  const std::size_t bytes = 2000 * sizeof(float);
+  std::vector<std::shared_ptr<void>> reserved;
+  for (int k = 0; k < 1000; ++k) {
+    auto slot = reserve_in_shared_memory(bytes);
+    if (!slot) break;
+    reserved.push_back(std::move(slot));
+  }
+  REQUIRE(reserved.size() > 1);
+  REQUIRE(reserved.size() < 1000);  // every slot held: none is left
+  CHECK(reserve_in_shared_memory(bytes) == nullptr);
+  void* const where = reserved[reserved.size() / 2].get();
+  reserved[reserved.size() / 2].reset();
+  auto again = reserve_in_shared_memory(bytes);
+  CHECK(again.get() == where);
+  again.reset();
+  reserved.clear();
+  const std::vector<float> values(2000, 3.0f);
+  const auto reference = put_in_shared_memory(values.data(), bytes);
+  REQUIRE(reference.has_value());
+  CHECK_FALSE(take(*reference, values.size()).refused.has_value());
+}
+
 TEST_CASE("a slot whose reader died is reused after a while, and one a live reader holds never is") {
   const Accepting accepting;
   shorten_shared_memory_abandon_time(std::chrono::milliseconds(20));
@@ -310,6 +377,26 @@ TEST_CASE("a float buffer marked for shared memory crosses as a reference and ar
   // Unmarked, the floats travel in the message as before.
   const auto inline_bytes = testing::serialize(system, FloatBuffer::copy_of(values.data(), values.size()));
   CHECK(inline_bytes.size() >= values.size() * sizeof(float));
+}
+
+TEST_CASE("a float buffer computed in a reserved slot crosses without a copy and arrives equal") {
+  const Accepting accepting;
+  ActorConfig config{1};
+  caf::actor_system system{config};
+  const auto values = awkward_floats(118282);
+  auto slot = reserve_in_shared_memory(values.size() * sizeof(float));
+  REQUIRE(slot != nullptr);
+  auto* floats = static_cast<float*>(slot.get());
+  std::copy(values.begin(), values.end(), floats);
+  const auto before = shared_memory_counts();
+  const auto buffer = FloatBuffer(std::shared_ptr<const float>(slot, floats), values.size()).through_shared_memory();
+  slot.reset();
+  const auto bytes = testing::serialize(system, buffer);
+  CHECK(bytes.size() < 100);
+  CHECK(shared_memory_counts().in_place == before.in_place + 1);
+  FloatBuffer arrived;
+  REQUIRE_FALSE(testing::deserialize(system, bytes, arrived));
+  CHECK(std::memcmp(arrived.data(), values.data(), values.size() * sizeof(float)) == 0);
 }
 
 TEST_CASE("a payload another process put in shared memory is taken here, bit for bit") {
