@@ -98,8 +98,11 @@ case "$scenario" in
     for k in 0 1; do
       grep -q "gradients and weights go through shared memory to the 1 server process(es) on this host" \
         "$work_dir/work$k.log" || fail "worker $k did not use shared memory"
-      grep -Eq "training finished; through shared memory: [1-9][0-9]* payloads sent, [1-9][0-9]* received" \
+      grep -Eq "training finished; through shared memory: [1-9][0-9]* payloads sent( \([0-9]+ written in place\))?, [1-9][0-9]* received" \
         "$work_dir/work$k.log" || fail "worker $k sent or received no payload through shared memory"
+      # Each gradient is computed in the slot it is sent from, none copied on sending.
+      grep -Eq "through shared memory: ([1-9][0-9]*) payloads sent \(\1 written in place\)" "$work_dir/work$k.log" ||
+        fail "worker $k copied gradients into shared memory instead of computing them there"
     done
     grep -Eq "^psgrad serve: through shared memory: [1-9][0-9]* payloads sent" "$work_dir/serve.log" ||
       fail "the server sent no payload through shared memory"
@@ -175,6 +178,24 @@ case "$scenario" in
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
     grep -q "async summary: workers 2, steps 120" "$work_dir/serve.out" || fail "expected 120 async steps"
+    ;;
+  async-one-worker-matches-local)
+    # One async worker is deterministic: each gradient starts from the weights its last push made. The
+    # server answers from the slot of shared memory it stepped into, and the worker computes each
+    # gradient in the slot it sends it from; a slot reused too early would change the weights.
+    for pipeline in false true; do
+      common=(--config "$config" --mode async --workers 1 --set training.iterations=80
+              --set evaluation.frequency=1000 --set cluster.pipeline=$pipeline)
+      "$psgrad" train "${common[@]}" >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
+      "$psgrad" train "${common[@]}" --processes >"$work_dir/remote.out" 2>"$work_dir/remote.log" ||
+        fail "train --processes failed"
+      local_hash=$(grep "final weights" "$work_dir/local.out")
+      [ -n "$local_hash" ] || fail "the local run printed no final weights"
+      [ "$local_hash" = "$(grep "final weights" "$work_dir/remote.out")" ] ||
+        fail "pipeline $pipeline: one async worker process ends with other weights than a local run"
+      grep -Eq "psgrad serve: through shared memory: ([1-9][0-9]*) payloads sent \(\1 written in place\)" \
+        "$work_dir/remote.log" "$work_dir/remote.out" || fail "pipeline $pipeline: the server copied its answers"
+    done
     ;;
   train-processes)
     "$psgrad" train --config "$config" --processes --set training.iterations=30 \
