@@ -64,11 +64,8 @@ class ParameterServer : public ParameterServerSelf::base {
           if (barrier_) return gather(std::move(gradients));
           const auto started = steady_now_ns();
           const float* values = gradients.values.data();  // this shard's floats
-          // Its answer goes back the way it came: through shared memory, the step writes the slot the
-          // new weights are sent from.
-          const bool answer_in_slot = gradients.values.arrived_through_shared_memory() &&
-                                      wire_.encoding() == WireEncoding::fp32;
-          if (auto error = step(&values, 1, gradients.foreign_squares, gradients.loss, answer_in_slot)) return error;
+          const bool into_slot = answered_in_place(gradients);
+          if (auto error = step(&values, 1, gradients.foreign_squares, gradients.loss, into_slot)) return error;
           tell(gradients, 1, started);
           return answer_to(gradients, snapshot());
         },
@@ -268,7 +265,9 @@ class ParameterServer : public ParameterServerSelf::base {
     // A plain sync step: every worker now waits for it, so a core is free for its halves.
     const auto helper = state_->pipelined ? nullptr : state_->step_helper.get();
     if (helper) helper->wake();
-    const auto error = step(gradient_slices_.data(), gradient_slices_.size(), incoming_, loss);
+    bool into_slot = false;  // the first answer through shared memory is sent from it; the others copy it
+    for (const auto& slot : pending_) into_slot = into_slot || (slot.waiting && answered_in_place(slot.gradients));
+    const auto error = step(gradient_slices_.data(), gradient_slices_.size(), incoming_, loss, into_slot);
     const auto weights = error ? Weights{} : snapshot();
     for (auto& slot : pending_) {
       if (!slot.waiting) continue;
@@ -671,6 +670,11 @@ class ParameterServer : public ParameterServerSelf::base {
   // The weights as workers get them (wire: encoded here), and the master weights themselves.
   Weights snapshot() {
     return Weights{state_->version, state_->layout.hash(), wire_.encode(current_, shard_size(*state_))};
+  }
+  // An answer goes back the way its push came: through shared memory, the step writes the new
+  // weights into the slot they are sent from (fp32; other wires send a rounded copy anyway).
+  bool answered_in_place(const Gradients& pushed) const {
+    return pushed.values.arrived_through_shared_memory() && wire_.encoding() == WireEncoding::fp32;
   }
   // A pusher on this host whose gradient came through shared memory gets its weights the same way.
   static Weights answer_to(const Gradients& pushed, Weights weights) {

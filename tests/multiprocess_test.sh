@@ -106,6 +106,11 @@ case "$scenario" in
     done
     grep -Eq "^psgrad serve: through shared memory: [1-9][0-9]* payloads sent" "$work_dir/serve.log" ||
       fail "the server sent no payload through shared memory"
+    # Each step's weights are written in the slot the first answer is sent from; the second is a copy.
+    sent=$(sed -nE 's/^psgrad serve: through shared memory: ([0-9]+) payloads sent \(([0-9]+) written in place\).*/\1 \2/p' \
+      "$work_dir/serve.log")
+    [ -n "$sent" ] && [ "${sent% *}" -eq $((2 * ${sent#* })) ] ||
+      fail "expected one answer of each step's two sent from the slot the step wrote (got: ${sent:-none})"
     ;;
   sync-pipeline-matches-local)
     # Sync with cluster.pipeline: two pushes out per worker process, and still the local run's weights,
