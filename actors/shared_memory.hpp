@@ -1,8 +1,8 @@
-// Payloads between processes on one host through shared memory: the sender copies a buffer into a
-// slot of its own memfd and the message carries only the slot's reference; the receiver computes on
-// the floats where they are and frees the slot when done. Over loopback TCP the same buffer is copied
-// six or seven times (by CAF's serializer, the kernel twice, CAF's read buffer, its BASP worker, the
-// deserializer); here once.
+// Payloads between processes on one host through shared memory: the sender writes a buffer into a
+// slot of its own memfd (computes it there, or copies it in) and the message carries only the slot's
+// reference; the receiver computes on the floats where they are and frees the slot when done. Over
+// loopback TCP the same buffer is copied six or seven times (by CAF's serializer, the kernel twice,
+// CAF's read buffer, its BASP worker, the deserializer); here once at most.
 #pragma once
 
 #include <chrono>
