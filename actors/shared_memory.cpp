@@ -117,17 +117,38 @@ class Outbox {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& segment : segments_)
       if (auto reference = send_in_place(segment, data, bytes)) return reference;
+    const auto claimed = claim_slot(bytes);
+    if (!claimed) return std::nullopt;
+    std::memcpy(claimed->segment->mapping->slot_data(claimed->slot), data, bytes);
+    return written(*claimed->segment, claimed->slot);
+  }
+
+  std::shared_ptr<void> reserve(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto claimed = claim_slot(bytes);
+    return claimed ? held_in_place(*claimed->segment, claimed->slot) : nullptr;
+  }
+
+ private:
+  struct Claimed {
+    OwnSegment* segment;
+    std::uint32_t slot;
+  };
+
+  // A free slot of at least `bytes`, claimed: in a segment of such slots, or in a new one.
+  std::optional<Claimed> claim_slot(std::size_t bytes) {
     for (auto& segment : segments_)
       if (segment.mapping->slot_bytes >= bytes)
-        if (auto reference = put_into(segment, data, bytes)) return reference;
+        if (auto slot = claim(segment)) return Claimed{&segment, *slot};
     if (segments_.size() >= max_segments && !retire_idle_segment()) return std::nullopt;
     auto segment = make_segment(round_up(bytes, page));
     if (!segment) return std::nullopt;
     segments_.push_back(std::move(*segment));
-    return put_into(segments_.back(), data, bytes);
+    const auto slot = claim(segments_.back());
+    if (!slot) return std::nullopt;
+    return Claimed{&segments_.back(), *slot};
   }
 
- private:
   // Makes room for a segment of another size: one with no payload waiting in it goes (peers that
   // mapped it keep their own mapping; no reference to it is outstanding).
   bool retire_idle_segment() {
@@ -175,21 +196,6 @@ class Outbox {
     return OwnSegment{fd, std::move(mapping)};
   }
 
- public:
-  std::shared_ptr<void> reserve(std::size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& segment : segments_)
-      if (segment.mapping->slot_bytes >= bytes)
-        if (auto slot = claim(segment)) return held_in_place(segment, *slot);
-    if (segments_.size() >= max_segments && !retire_idle_segment()) return nullptr;
-    auto segment = make_segment(round_up(bytes, page));
-    if (!segment) return nullptr;
-    segments_.push_back(std::move(*segment));
-    auto slot = claim(segments_.back());
-    return slot ? held_in_place(segments_.back(), *slot) : nullptr;
-  }
-
- private:
   // A free slot (neither held here nor waiting for or read by a receiver, unless abandoned), taken
   // for writing: a late reader of what it held before sees its sequence changed.
   static std::optional<std::uint32_t> claim(OwnSegment& segment) {
@@ -220,13 +226,6 @@ class Outbox {
     const auto sequence = state.sequence.fetch_add(1, std::memory_order_acq_rel) + 1;
     return SharedMemoryReference{static_cast<std::uint32_t>(getpid()), static_cast<std::uint32_t>(segment.fd),
                                  mapping.header().key, slot, sequence};
-  }
-
-  static std::optional<SharedMemoryReference> put_into(OwnSegment& segment, const void* data, std::size_t bytes) {
-    const auto slot = claim(segment);
-    if (!slot) return std::nullopt;
-    std::memcpy(segment.mapping->slot_data(*slot), data, bytes);
-    return written(segment, *slot);
   }
 
   // A claimed slot this process writes in place; it holds the slot until the last copy of the result
