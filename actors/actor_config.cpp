@@ -82,9 +82,9 @@ void ActorConfig::split_server_steps() {
 // Woken as a step starts, the helper has about a pass to wake (60-95 µs on this project's VM) and
 // watches 300 µs from then. Measured with `psgrad train --processes --mode sync`, 2 workers,
 // alternated: 74.1-79.3k samples/s without it, 77.3-86.8k with it, faster in 7 of 7 pairs (the
-// server's apply 297 -> 158 µs, medians of a traced run); 4 workers 76.1 / 77.9k against 80.2 / 77.9k. Ending its watch when the
-// step ends kept only part of that (74.3-84.1k): the core it keeps awake also takes the answers'
-// wake-ups sooner. The price is where another process holds a core: beside one busy loop, 42.7-46.9k
+// server's apply 297 -> 158 µs, medians of a traced run); 4 workers 76.1 / 77.9k against 80.2 /
+// 77.9k. Ending its watch when the step ends kept only part of that (74.3-84.1k): the core it keeps
+// awake also takes the answers' wake-ups sooner. The price is where another process holds a core: beside one busy loop, 42.7-46.9k
 // with it against 45.7-48.0k. Woken when a step's first gradient came, it spun while the other
 // workers still computed (4 workers: 69-73k); with the pipeline the workers compute through the
 // step, and it took their cores (84.0-87.1k against 83.7-89.7k), so pipelined steps do not wake it.

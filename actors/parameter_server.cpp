@@ -636,24 +636,22 @@ class ParameterServer : public ParameterServerSelf::base {
                   float loss, bool into_slot = false) {
     const auto next_step = state_->version + 1;
     if (!std::isfinite(loss)) return diverged(fmt::format("the loss is {}", loss), next_step);
-    auto& optimizer = *state_->optimizer;
-    std::shared_ptr<void> slot = into_slot ? reserve_in_shared_memory(shard_size(*state_) * sizeof(float)) : nullptr;
     // Weights already handed out stay immutable: when anyone besides the pool and current_ still holds
     // them, or a worker on this host may read them in their slot, the step reads them and writes a
     // free buffer (no copy first); otherwise it works in place.
-    if (slot) {
-      auto* next = static_cast<float*>(slot.get());
-      optimizer.apply_gradients(current_.get(), next, gradients, count, foreign_squares.data());
-      current_ = std::shared_ptr<float>(slot, next);
-      current_in_slot_ = true;
+    auto next = current_;
+    bool next_in_slot = current_in_slot_;
+    if (auto slot = into_slot ? reserve_in_shared_memory(shard_size(*state_) * sizeof(float)) : nullptr) {
+      next = std::shared_ptr<float>(slot, static_cast<float*>(slot.get()));
+      next_in_slot = true;
     } else if (current_in_slot_ || current_.use_count() > 2) {
-      auto next = pool_.acquire();
-      optimizer.apply_gradients(current_.get(), next->data(), gradients, count, foreign_squares.data());
-      current_ = std::shared_ptr<float>(next, next->data());
-      current_in_slot_ = false;
-    } else {
-      optimizer.apply_gradients(current_.get(), current_.get(), gradients, count, foreign_squares.data());
+      auto buffer = pool_.acquire();
+      next = std::shared_ptr<float>(buffer, buffer->data());
+      next_in_slot = false;
     }
+    state_->optimizer->apply_gradients(current_.get(), next.get(), gradients, count, foreign_squares.data());
+    current_ = std::move(next);
+    current_in_slot_ = next_in_slot;
     if (!state_->optimizer->last_step_finite())
       return diverged(fmt::format("the gradients or the new weights are not finite (loss {:.4g})", loss), next_step);
     ++state_->version;
