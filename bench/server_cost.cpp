@@ -6,7 +6,6 @@
 #include <atomic>
 #include <stdexcept>
 #include <thread>
-#include <vector>
 
 #include "actors/actor_config.hpp"
 #include "actors/float_buffer.hpp"
@@ -19,7 +18,6 @@
 #include "caf/scoped_actor.hpp"
 #include "model/gradient_sum.hpp"
 #include "model/minibatcher.hpp"
-#include "model/parameter_layout.hpp"
 
 namespace psgrad::bench {
 
@@ -91,22 +89,6 @@ void measure_server_cost(BenchContext& context, Report& report) {
               scaled(context.baselines.compute_gradients_seconds, 1e6), "µs", "from section 2"});
   report.add({"server.fraction_of_gradient", section, "  sync server step ÷ compute_gradients",
               ratio(step_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
-  {
-    // The same arithmetic on a 4,096-float array whose weights, moments, sum and two gradients
-    // (96 KiB) stay in the core's L2, scaled to the model's floats: what the step costs when memory is
-    // not what it waits for. Near the full step, the step is bound by its floating-point work.
-    constexpr std::size_t small = 4096;
-    ParameterLayout layout;
-    layout.add("in_cache", "W", 1, small);
-    auto in_cache = std::move(build_optimizer(context.job, layout).value());
-    std::vector<float> weights(model.weights().begin(), model.weights().begin() + small);
-    const float* parts[] = {gradients[0].values.data(), gradients[1].values.data()};
-    auto cached_step = [&] { in_cache->apply_gradients(weights.data(), weights.data(), parts, 2); };
-    const auto cached_seconds = time_per_call(repeats, calls_for(seconds, cached_step, 3), cached_step);
-    report.add({"server.step_in_cache_us", section, "  the same arithmetic with its arrays in cache",
-                scaled(cached_seconds, 1e6 * static_cast<double>(size) / small), "µs",
-                "4,096 floats stepped, scaled to the model"});
-  }
   report.add({"server.async_fraction_of_gradient", section, "  async server step ÷ compute_gradients",
               ratio(async_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
 
