@@ -84,6 +84,16 @@ std::vector<TraceSpan> TraceRecorder::spans() const {
   return out;
 }
 
+std::vector<WorkerExchange> TraceRecorder::clock_probes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return probes_;
+}
+
+std::vector<WorkerExchange> TraceRecorder::exchanges() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return exchanges_;
+}
+
 std::size_t TraceRecorder::dropped() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return dropped_;

@@ -52,6 +52,10 @@ class TraceRecorder {
   // exchange.
   std::vector<TraceSpan> spans() const;
   std::size_t dropped() const;
+  // The clock probes taken, each as an exchange whose worker time is both received and answered.
+  std::vector<WorkerExchange> clock_probes() const;
+  // The compute requests recorded, in the order they came in.
+  std::vector<WorkerExchange> exchanges() const;
 
  private:
   mutable std::mutex mutex_;

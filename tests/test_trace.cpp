@@ -21,7 +21,7 @@ using namespace psgrad::testing;
 
 namespace {
 
-std::vector<TraceSpan> traced_run(const TrainingJob& job) {
+std::shared_ptr<TraceRecorder> traced_recording(const TrainingJob& job) {
   const auto data = synthetic_data(320, 12, 4, 31);
   ActorConfig config(2);
   caf::actor_system system{config};
@@ -30,8 +30,10 @@ std::vector<TraceSpan> traced_run(const TrainingJob& job) {
   hooks.trace = trace;
   auto summary = train_in_process(system, job, data, data, nullptr, std::move(hooks));
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
-  return trace->spans();
+  return trace;
 }
+
+std::vector<TraceSpan> traced_run(const TrainingJob& job) { return traced_recording(job)->spans(); }
 
 // Within one row, spans either follow each other or one holds the other: what a timeline can draw.
 // Returns the first pair that overlaps partly, as text; empty when none does.
@@ -105,6 +107,25 @@ TEST_CASE("a traced async run shows every worker too") {
   for (const auto& span : spans)
     if (span.name == "compute") workers.insert(span.process);
   CHECK(workers == std::set<std::uint32_t>{1, 2});
+}
+
+TEST_CASE("every worker's clock is probed before the first step, not behind a compute") {
+  for (const auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    CAPTURE(static_cast<int>(mode));
+    const auto trace = traced_recording(small_job(mode, 2, 8));
+    const auto probes = trace->clock_probes();
+    const auto exchanges = trace->exchanges();
+    REQUIRE(!exchanges.empty());
+    std::int64_t first_sent = exchanges.front().sent;
+    for (const auto& e : exchanges) first_sent = std::min(first_sent, e.sent);
+    std::map<std::uint32_t, std::size_t> per_worker;
+    for (const auto& probe : probes) {
+      ++per_worker[probe.worker];
+      CHECK(probe.returned <= first_sent);
+    }
+    CHECK(per_worker.size() == 2);
+    for (const auto& entry : per_worker) CHECK(entry.second == 8);  // the driver's clock_probes, all answered
+  }
 }
 
 TEST_CASE("a worker's clock offset is estimated from its exchange with the shortest round trip") {
