@@ -13,6 +13,7 @@
 #include "io/model_scoring.hpp"
 #include "io/prediction_inputs.hpp"
 #include "io/saved_model.hpp"
+#include "apps/cli_checks.hpp"
 
 namespace psgrad {
 
@@ -64,7 +65,7 @@ Command add_predict_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "csv", "json"}));
   command->add_option("--scale", options->scale,
                       "multiply NumPy and CSV features by this (default: the model's data.scale)")
-      ->check(CLI::PositiveNumber);
+      ->check(above_zero());
   return {command, [options] { return run_predict_command(*options); }};
 }
 

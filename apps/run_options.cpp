@@ -1,6 +1,8 @@
 // Registers the run options on a subcommand; they fill RunOptions.
 #include "apps/run_options.hpp"
 
+#include "apps/cli_checks.hpp"
+
 namespace psgrad {
 
 namespace {
@@ -29,7 +31,7 @@ void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_option("--mode", options.mode, "sync, async or ssp (overrides cluster.mode)")
       ->check(CLI::IsMember({"sync", "async", "ssp"}));
   command.add_option("--workers", options.workers, "number of workers (overrides cluster.num_workers)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one());
   command.add_option("--set", options.overrides, "override a config value: section.key=value (repeatable)")
       ->allow_extra_args(false);
   command.add_option("--data-dir", options.data_dir, "data folder (default $PSGRAD_DATA, else ./data)");

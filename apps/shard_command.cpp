@@ -16,6 +16,7 @@
 #include "actors/float_buffer.hpp"
 #include "actors/shard_listener.hpp"
 #include "actors/shared_memory.hpp"
+#include "apps/cli_checks.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
@@ -28,7 +29,7 @@ Command add_shard_command(CLI::App& app) {
   auto* command = app.add_subcommand("shard", "Hold one parameter-server shard for a `psgrad serve --remote-shards` run");
   command->add_option("--index", options->index, "which shard to hold, 1..K-1 (the server holds shard 0)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one());
   command->add_option("--listen", options->listen,
                       "HOST[:PORT] where workers reach this shard (default: this machine's address toward the "
                       "server, a free port)");

@@ -392,6 +392,17 @@ case "$scenario" in
     done
     echo "$(echo "$keys" | wc -w) keys x 6 extreme values: $refused refused in one line, $ran ran without a crash"
     ;;
+  option-refusals)
+    # A command-line value out of range is refused in one line that names the option, what it
+    # expects and what it got, as a config value is.
+    for args in "train --config $config --workers 0" "shard --index 0 --connect 127.0.0.1:1" \
+                "predict --model none.psgrad --scale 0 none"; do
+      "$psgrad" $args >refused.out 2>refused.err && fail "psgrad $args was not refused"
+      grep -qE "^--(workers|index|scale): expected (an integer >= 1|a number > 0), got 0$" refused.err ||
+        fail "psgrad $args: no one-line refusal naming the option: $(head -n1 refused.err)"
+      grep -q "e+\|0000000" refused.err && fail "psgrad $args: the refusal shows a meaningless range"
+    done
+    ;;
   config-reference-current)
     "$psgrad" config reference >reference.md || fail "config reference failed"
     diff -u "$source_dir/docs/config-reference.md" reference.md ||

@@ -1,0 +1,35 @@
+// Command-line checks that refuse a value in the words config errors use ("expected an integer >= 1,
+// got 0"); CLI11's PositiveNumber says "not in range 0.000000 to 1.8e308".
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace psgrad {
+
+// An integer of at least 1 (worker counts, shard indexes).
+inline CLI::Validator at_least_one() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        long long value = 0;
+        if (!CLI::detail::lexical_cast(input, value) || value < 1) return "expected an integer >= 1, got " + input;
+        return {};
+      },
+      "POSITIVE", "at least one");
+}
+
+// A finite number above 0 (scales).
+inline CLI::Validator above_zero() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        double value = 0.0;
+        if (!CLI::detail::lexical_cast(input, value) || !std::isfinite(value) || value <= 0.0)
+          return "expected a number > 0, got " + input;
+        return {};
+      },
+      "POSITIVE", "above zero");
+}
+
+}  // namespace psgrad
