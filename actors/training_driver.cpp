@@ -391,16 +391,51 @@ class TrainingDriver : public TrainingDriverActor::base {
     ++iteration_;
     for (auto& other : slots_) other.last_progress = Clock::now();
     if (iteration_ >= until_) {
-      sync_stop_point();
+      if (!settling_stop_) sync_stop_point();  // else settle_pipelined_stop goes on from here
       return true;
     }
     // Interrupted or stopped early: the workers stop after the step they are computing.
-    if (stopping()) {
+    if (stopping() && !settled_stop_) {
       until_ = iteration_ + 1;
       for (auto& other : slots_)
         if (other.alive && other.in_loop) send(other.handle, until_atom::value, until_ + version_offset_);
+      if (job_.pipeline) settle_pipelined_stop();
     }
     return false;
+  }
+
+  // Pipelined sync, stopped between stopping points: a worker may have sent a push for a step past
+  // the stop before it heard of it, and a push no step takes would leave its batch unserved on resume.
+  // So every worker is asked which step its last push feeds, and all push up to the furthest: each
+  // push is applied, and the run ends at that step. A worker asked has heard of the stop (the driver's
+  // messages to it keep their order), so it starts no push past it on its own.
+  void settle_pipelined_stop() {
+    settling_stop_ = true;
+    settled_stop_ = true;
+    auto furthest = std::make_shared<std::uint64_t>(0);
+    const Countdown answered(1, [this, furthest] {
+      settling_stop_ = false;
+      if (finished_ || failed_) return;
+      const auto last = *furthest > version_offset_ ? *furthest - version_offset_ : 0;
+      if (last > until_) {
+        until_ = last;
+        for (auto& slot : slots_)
+          if (slot.alive && slot.in_loop) send(slot.handle, until_atom::value, until_ + version_offset_);
+      }
+      if (iteration_ >= until_) sync_stop_point();
+    });
+    for (auto& slot : slots_) {
+      if (!slot.alive || !slot.in_loop) continue;
+      answered.add();
+      request(slot.handle, job_.request_timeout, fed_atom::value)
+          .then(
+              [furthest, answered](std::uint64_t fed) {
+                *furthest = std::max(*furthest, fed);
+                answered();
+              },
+              [answered](caf::error&) { answered(); });  // a worker lost meanwhile pushes no more
+    }
+    answered();
   }
 
   // Every worker waits with the weights of this step: evaluate, checkpoint or end, then go on.
@@ -888,6 +923,8 @@ class TrainingDriver : public TrainingDriverActor::base {
   bool started_loops_ = false;
   bool awaiting_shards_ = false;  // finish() waits for the shards to catch up (shards_behind)
   bool asked_final_step_ = false;
+  bool settling_stop_ = false;  // pipelined sync: waiting for the workers' word on their last pushes
+  bool settled_stop_ = false;   // ... asked once per run
   std::optional<std::uint64_t> final_steps_;  // pipelined sync on shards: steps every shard takes
   Clock::time_point awaiting_since_;  // the workers' push/pull loops run
   bool finished_ = false;

@@ -4,7 +4,11 @@
 // uninterrupted one.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "caf/all.hpp"
@@ -129,4 +133,53 @@ TEST_CASE("pipelined sync on 2 shards resumes from a checkpoint to the uninterru
   const auto resumed = run(job, data, 2, checkpoints[0]);
   CHECK(resumed.final_weights.version == 9);
   CHECK(resumed.final_weights.values == uninterrupted.final_weights.values);
+}
+
+TEST_CASE("a signal in pipelined sync leaves no push unapplied, so each worker's stream stands where its steps put it") {
+  // Worker 2 is slow: when the signal comes the others have sent their push for the step after the
+  // stop while it is still computing the one before. The run ends at the furthest step a push feeds,
+  // and every worker's data stream and dropout generator stand where that many gradients put them:
+  // as at the end of a run planned to stop there.
+  const auto data = synthetic_data(256, 784, 10, 23);
+  auto job = pipelined_job(1000000);  // only the signal ends it
+  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{15}};
+  ActorConfig config(2);
+  prepare_local_run(config, job.num_workers);
+  caf::actor_system system{config};
+  DriverHooks hooks;
+  auto interrupt = std::make_shared<std::atomic<int>>(0);
+  hooks.interrupt = interrupt;
+  std::vector<TrainingCheckpoint> checkpoints;
+  hooks.on_checkpoint = [&checkpoints](const TrainingCheckpoint& checkpoint) { checkpoints.push_back(checkpoint); };
+  std::thread signal([interrupt] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    interrupt->store(2);
+  });
+  auto interrupted = train_in_process(system, job, data, data, nullptr, hooks);
+  signal.join();
+  REQUIRE_MESSAGE(interrupted.ok(), (interrupted.ok() ? "" : interrupted.error()));
+  CHECK(interrupted->interrupted_by == 2);
+  REQUIRE(checkpoints.size() == 1);
+  const auto& stopped = checkpoints[0];
+  const auto steps = stopped.version;
+  MESSAGE("stopped at step " << steps);
+  REQUIRE(steps > 2);
+  CHECK(stopped.iteration == steps);
+  CHECK(interrupted->gradients_per_worker == std::vector<std::uint64_t>(3, steps));
+
+  std::vector<TrainingCheckpoint> planned_checkpoints;
+  auto planned_job = job;
+  planned_job.iterations = steps;
+  planned_job.eval_frequency = 0;
+  run(planned_job, data, 2, std::nullopt, &planned_checkpoints);
+  REQUIRE(!planned_checkpoints.empty());
+  const auto& planned = planned_checkpoints.back();
+  REQUIRE(planned.workers.size() == 3);
+  REQUIRE(stopped.workers.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    CAPTURE(k);
+    CHECK(stopped.workers[k].data.epoch == planned.workers[k].data.epoch);
+    CHECK(stopped.workers[k].data.cursor == planned.workers[k].data.cursor);
+    CHECK(stopped.workers[k].dropout == planned.workers[k].dropout);
+  }
 }
