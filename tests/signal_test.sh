@@ -73,6 +73,22 @@ case "$scenario" in
     [ "$elapsed_ms" -lt 1000 ] || fail "second SIGINT: took $elapsed_ms ms to exit"
     grep -q "stopping now" second.err || fail "second SIGINT: no notice"
     ;;
+  sigint-pipelined)
+    # Pipelined sync with a slow worker: when the signal comes, the fast one has already sent its push
+    # for the step after the stop. Every push the server received must be applied (2 per step), so
+    # no batch drawn is skipped on resume; and the checkpoint resumes.
+    interrupt_run pipelined INT --processes --mode sync --set cluster.pipeline=true \
+      --set cluster.straggler_delay_ms=15 --metrics pipelined.jsonl --save pipelined.psgrad
+    check_saved_run pipelined 130
+    steps=$(sed -n 's/.*"type":"interrupted".*"steps":\([0-9]*\).*/\1/p' pipelined.jsonl)
+    received=$(sed -n 's/.*through shared memory: .* \([0-9]*\) received.*/\1/p' pipelined.err)
+    [ -n "$steps" ] && [ -n "$received" ] || fail "no step count or no count of pushes received"
+    [ "$received" -eq $((2 * steps)) ] || fail "the server received $received pushes for $steps steps of 2 workers"
+    "$psgrad" train --config "$config" --processes --mode sync --set cluster.pipeline=true --resume "$checkpoint" \
+      --set training.iterations=$((steps + 5)) --no-metrics >resumed.out 2>resumed.err ||
+      fail "resuming the interrupted checkpoint exited with $?"
+    grep -q "steps 5," resumed.out || fail "the resumed run did not make exactly the 5 remaining steps"
+    ;;
   sigint-processes)
     interrupt_run processes INT --processes --metrics processes.jsonl --save processes.psgrad
     check_saved_run processes 130
