@@ -143,6 +143,7 @@ TEST_CASE("a signal in pipelined sync leaves no push unapplied, so each worker's
   const auto data = synthetic_data(256, 784, 10, 23);
   auto job = pipelined_job(1000000);  // only the signal ends it
   job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{15}};
+  job.checkpoint_every = 20;  // a stopping point; the signal comes some steps after the first
   ActorConfig config(2);
   prepare_local_run(config, job.num_workers);
   caf::actor_system system{config};
@@ -150,20 +151,26 @@ TEST_CASE("a signal in pipelined sync leaves no push unapplied, so each worker's
   auto interrupt = std::make_shared<std::atomic<int>>(0);
   hooks.interrupt = interrupt;
   std::vector<TrainingCheckpoint> checkpoints;
-  hooks.on_checkpoint = [&checkpoints](const TrainingCheckpoint& checkpoint) { checkpoints.push_back(checkpoint); };
-  std::thread signal([interrupt] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  auto taken = std::make_shared<std::atomic<int>>(0);
+  hooks.on_checkpoint = [&checkpoints, taken](const TrainingCheckpoint& checkpoint) {
+    checkpoints.push_back(checkpoint);
+    ++*taken;
+  };
+  std::thread signal([interrupt, taken] {
+    for (int waited = 0; *taken == 0 && waited < 60000; waited += 5)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     interrupt->store(2);
   });
   auto interrupted = train_in_process(system, job, data, data, nullptr, hooks);
   signal.join();
   REQUIRE_MESSAGE(interrupted.ok(), (interrupted.ok() ? "" : interrupted.error()));
   CHECK(interrupted->interrupted_by == 2);
-  REQUIRE(checkpoints.size() == 1);
-  const auto& stopped = checkpoints[0];
+  REQUIRE(checkpoints.size() >= 2);
+  const auto& stopped = checkpoints.back();
   const auto steps = stopped.version;
   MESSAGE("stopped at step " << steps);
-  REQUIRE(steps > 2);
+  REQUIRE(steps > 20);
   CHECK(stopped.iteration == steps);
   CHECK(interrupted->gradients_per_worker == std::vector<std::uint64_t>(3, steps));
 
