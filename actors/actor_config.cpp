@@ -84,10 +84,11 @@ void ActorConfig::split_server_steps() {
 // alternated: 74.1-79.3k samples/s without it, 77.3-86.8k with it, faster in 7 of 7 pairs (the
 // server's apply 297 -> 158 µs, medians of a traced run); 4 workers 76.1 / 77.9k against 80.2 /
 // 77.9k. Ending its watch when the step ends kept only part of that (74.3-84.1k): the core it keeps
-// awake also takes the answers' wake-ups sooner. The price is where another process holds a core: beside one busy loop, 42.7-46.9k
-// with it against 45.7-48.0k. Woken when a step's first gradient came, it spun while the other
-// workers still computed (4 workers: 69-73k); with the pipeline the workers compute through the
-// step, and it took their cores (84.0-87.1k against 83.7-89.7k), so pipelined steps do not wake it.
+// awake also takes the answers' wake-ups sooner. The price is where another process holds a core:
+// beside one busy loop, 42.7-46.9k with it against 45.7-48.0k. Woken when a step's first gradient
+// came, it spun while the other workers still computed (4 workers: 69-73k); with the pipeline the
+// workers compute through the step, and it took their cores (84.0-87.1k against 83.7-89.7k), so
+// pipelined steps do not wake it.
 void ActorConfig::help_server_steps_from_a_thread() {
   // A process held to one scheduler thread (cluster.threads = 1) or on one core gets no second
   // busy thread.

@@ -639,12 +639,14 @@ class ParameterServer : public ParameterServerSelf::base {
     // Weights already handed out stay immutable: when anyone besides the pool and current_ still holds
     // them, or a worker on this host may read them in their slot, the step reads them and writes a
     // free buffer (no copy first); otherwise it works in place.
+    // (Counted before `next` below takes a reference of its own.)
+    const bool handed_out = current_in_slot_ || current_.use_count() > 2;
     auto next = current_;
     bool next_in_slot = current_in_slot_;
     if (auto slot = into_slot ? reserve_in_shared_memory(shard_size(*state_) * sizeof(float)) : nullptr) {
       next = std::shared_ptr<float>(slot, static_cast<float*>(slot.get()));
       next_in_slot = true;
-    } else if (current_in_slot_ || current_.use_count() > 2) {
+    } else if (handed_out) {
       auto buffer = pool_.acquire();
       next = std::shared_ptr<float>(buffer, buffer->data());
       next_in_slot = false;

@@ -412,11 +412,10 @@ class TrainingDriver : public TrainingDriverActor::base {
   void settle_pipelined_stop() {
     settling_stop_ = true;
     settled_stop_ = true;
-    auto furthest = std::make_shared<std::uint64_t>(0);
-    const Countdown answered(1, [this, furthest] {
+    ask_fed([this](const FedRange& fed) {
       settling_stop_ = false;
       if (finished_ || failed_) return;
-      const auto last = *furthest > version_offset_ ? *furthest - version_offset_ : 0;
+      const auto last = fed.furthest > version_offset_ ? fed.furthest - version_offset_ : 0;
       if (last > until_) {
         until_ = last;
         for (auto& slot : slots_)
@@ -424,16 +423,29 @@ class TrainingDriver : public TrainingDriverActor::base {
       }
       if (iteration_ >= until_) sync_stop_point();
     });
+  }
+
+  // Which steps the live workers' last pushes feed: the smallest and the furthest answer (UINT64_MAX
+  // and 0 when none answered; a worker lost meanwhile feeds no more steps).
+  struct FedRange {
+    std::uint64_t smallest = UINT64_MAX;
+    std::uint64_t furthest = 0;
+  };
+
+  void ask_fed(std::function<void(const FedRange&)> then) {
+    auto range = std::make_shared<FedRange>();
+    const Countdown answered(1, [range, then] { then(*range); });
     for (auto& slot : slots_) {
-      if (!slot.alive || !slot.in_loop) continue;
+      if (!slot.alive) continue;
       answered.add();
       request(slot.handle, job_.request_timeout, fed_atom::value)
           .then(
-              [furthest, answered](std::uint64_t fed) {
-                *furthest = std::max(*furthest, fed);
+              [range, answered](std::uint64_t fed) {
+                range->smallest = std::min(range->smallest, fed);
+                range->furthest = std::max(range->furthest, fed);
                 answered();
               },
-              [answered](caf::error&) { answered(); });  // a worker lost meanwhile pushes no more
+              [answered](caf::error&) { answered(); });
     }
     answered();
   }
@@ -782,25 +794,13 @@ class TrainingDriver : public TrainingDriverActor::base {
   // take. Without answers (every worker lost), the furthest shard's step.
   void find_final_step() {
     asked_final_step_ = true;
-    auto smallest = std::make_shared<std::uint64_t>(UINT64_MAX);
-    const Countdown answered(1 + alive_count(), [this, smallest] {
+    ask_fed([this](const FedRange& fed) {
       const auto first = version_offset_ + hooks_.start_iteration;  // the version this run started from
       const auto furthest = *std::max_element(shard_steps_.begin(), shard_steps_.end());
-      const auto last = std::max({*smallest, until_ + version_offset_, first});
-      final_steps_ = *smallest == UINT64_MAX ? furthest : last - first;
+      const auto last = std::max({fed.smallest, until_ + version_offset_, first});
+      final_steps_ = fed.smallest == UINT64_MAX ? furthest : last - first;
       finish();
     });
-    for (auto& slot : slots_) {
-      if (!slot.alive) continue;
-      request(slot.handle, job_.request_timeout, fed_atom::value)
-          .then(
-              [smallest, answered](std::uint64_t fed) {
-                *smallest = std::min(*smallest, fed);
-                answered();
-              },
-              [answered](caf::error&) { answered(); });  // a worker lost meanwhile feeds no more steps
-    }
-    answered();
   }
 
   void finish() {
