@@ -9,11 +9,11 @@ set -euo pipefail
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 link=1gbit delay=1ms out="" workers_list="1 2 4 8" shards_list="1 2" wires="fp32 bf16" modes="sync async async-pipeline" seeds=0
-gradients=800 repeats=1 psgrad_flag=()
+gradients=800 repeats=1 psgrad_flag=() worker_link_flag=()
 
 usage() {
   cat <<'EOF'
-Usage: bench/scaling-table.sh [--link RATE] [--delay D] [--json FILE] [--workers "1 2 4 8"] [--shards "1 2"]
+Usage: bench/scaling-table.sh [--link RATE] [--worker-link RATE] [--delay D] [--json FILE] [--workers "1 2 4 8"] [--shards "1 2"]
                               [--wires "fp32 bf16"] [--modes "sync async async-pipeline sync-ordered sync-pipeline sync-pipeline-ordered"] [--gradients G]
                               [--seeds "0 1 2"]   (every run once per seed; default 0)
                               [--repeats R]       (the whole table R times: async runs differ between repeats)
@@ -25,6 +25,7 @@ while (($#)); do
   case "$1" in
     -h | --help) usage; exit 0 ;;
     --link) link=$2 ;;
+    --worker-link) worker_link_flag=(--worker-link "$2") ;;
     --delay) delay=$2 ;;
     --json) out=$2 ;;
     --workers) workers_list=$2 ;;
@@ -62,7 +63,7 @@ for repeat in $(seq "$repeats"); do
             [ "$mode" = sync-ordered ] && overlap=(--set cluster.ordered_answers=true) run_mode=sync
             [ "$mode" = sync-pipeline ] && overlap=(--set cluster.pipeline=true) run_mode=sync
             [ "$mode" = sync-pipeline-ordered ] && overlap=(--set cluster.pipeline=true --set cluster.ordered_answers=true) run_mode=sync
-            "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" --delay "$delay" \
+            "$source_dir/scripts/cluster-sim.sh" --workers "$workers" --shards "$shards" --link "$link" "${worker_link_flag[@]}" --delay "$delay" \
               --wire "$wire" --mode "$run_mode" --iterations "$iterations" --seed "$seed" --set evaluation.frequency=100000 \
               "${overlap[@]}" "${psgrad_flag[@]}" --json "$out" >&2 ||
               { echo "scaling-table: the run with $workers workers, $shards shard hosts, $wire, $mode, seed $seed failed (above); its row is missing" >&2

@@ -8,7 +8,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--delay D] [--wire ENC]
+Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--worker-link RATE] [--delay D] [--wire ENC]
                               [--mode sync|async|ssp] [--iterations I] [--seed S] [--json FILE]
                               [--launcher direct|ssh] [--absent-hosts A] [--config C] [--psgrad BINARY]
                               [--timeout SECONDS] [--keep-logs DIR] [--set KEY=VALUE]...
@@ -17,6 +17,8 @@ Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--delay 
   --shards K       parameter-server shards (cluster.servers): the server holds shard 0, shards 1..K-1
                    run as `psgrad shard` on hosts of their own (default 1)
   --link RATE      every host's link rate, each way, as tc writes it: 100mbit, 1gbit, ... (default 1gbit)
+  --worker-link R  the worker hosts' link rate instead (default: --link), to see a run where only the
+                   server's and shards' links bound it
   --delay D        one-way delay of a host's link: every packet between two hosts waits D (0ms, 1ms,
                    500us ...; default 1ms): tc netem as the sender's link sends it, or, where the
                    kernel has no netem, psgrad-link-delay (next to psgrad) as the receiver's link
@@ -43,7 +45,7 @@ say() { echo "cluster-sim: $*" >&2; }
 die() { say "$*"; exit 1; }
 
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
-workers=2 shards=1 link=1gbit delay=1ms wire=fp32 mode=sync iterations=50 seed=0 json="" timeout=300
+workers=2 shards=1 link=1gbit worker_link="" delay=1ms wire=fp32 mode=sync iterations=50 seed=0 json="" timeout=300
 config="$source_dir/configs/mnist.toml" psgrad="$source_dir/build/apps/psgrad" keep_logs="" launcher=direct absent_hosts=0
 extra_sets=()
 
@@ -56,6 +58,7 @@ while (($#)); do
     --workers) workers=$value ;;
     --shards) shards=$value ;;
     --link) link=$value ;;
+    --worker-link) worker_link=$value ;;
     --delay) delay=$value ;;
     --wire) wire=$value ;;
     --mode) mode=$value ;;
@@ -85,6 +88,9 @@ whole_number seed "$seed" 0 4294967295
 whole_number timeout "$timeout" 1 86400
 whole_number absent-hosts "$absent_hosts" 0 16
 [[ $link =~ ^[0-9]+(\.[0-9]+)?(bit|kbit|mbit|gbit)$ ]] || die "--link $link: expected a rate like 100mbit or 1gbit"
+[ -n "$worker_link" ] || worker_link=$link
+[[ $worker_link =~ ^[0-9]+(\.[0-9]+)?(bit|kbit|mbit|gbit)$ ]] ||
+  die "--worker-link $worker_link: expected a rate like 100mbit or 1gbit"
 [[ $delay =~ ^[0-9]+(\.[0-9]+)?(us|ms|s)$ ]] || die "--delay $delay: expected a time like 0ms, 1ms or 500us"
 case "$mode" in sync|async|ssp) ;; *) die "--mode $mode: expected sync, async or ssp" ;; esac
 case "$launcher" in direct|ssh) ;; *) die "--launcher $launcher: expected direct or ssh" ;; esac
@@ -161,9 +167,14 @@ ip -n "$switch" link set br0 up
 # link had idled that long (while a worker computed), so sync and single-worker runs looked close to
 # the link's rate when they were not; tbf's watchdog runs on high-resolution timers, so a small
 # bucket keeps the rate.
-rate_bits=$(tc_rate=$link; n=${tc_rate%%[a-z]*}; unit=${tc_rate#"$n"}
-  case "$unit" in bit) m=1 ;; kbit) m=1000 ;; mbit) m=1000000 ;; gbit) m=1000000000 ;; esac
-  awk -v n="$n" -v m="$m" 'BEGIN { printf "%.0f", n * m }')
+bits_per_second() {  # tc rate -> bits per second
+  local n=${1%%[a-z]*} m
+  case "${1#"$n"}" in bit) m=1 ;; kbit) m=1000 ;; mbit) m=1000000 ;; gbit) m=1000000000 ;; esac
+  awk -v n="$n" -v m="$m" 'BEGIN { printf "%.0f", n * m }'
+}
+host_link() {  # host -> its link's tc rate: the server's and shards' hosts come first
+  if (($1 < shards)); then echo "$link"; else echo "$worker_link"; fi
+}
 burst=131072
 no_delay=$(awk -v d="${delay%%[a-z]*}" 'BEGIN { print (d == 0) ? "yes" : "" }')
 # How --delay is applied: tc's netem where the kernel has it; otherwise psgrad-link-delay, which holds
@@ -220,16 +231,17 @@ for ((h = 0; h < host_count; h++)); do
   ip -n "$switch" link set "p$h" master br0 up
   ip -n "$ns" addr add "$(address $h)/16" dev eth0
   ip -n "$ns" link set eth0 up
+  rate=$(host_link "$h")
   # What the host sends: rate-limited, and delayed here by netem (psgrad-link-delay delays it where it
   # arrives).
   case "$delay_method" in
-    netem) tc -n "$ns" qdisc add dev eth0 root netem delay "$delay" rate "$link" limit 100000 ;;
+    netem) tc -n "$ns" qdisc add dev eth0 root netem delay "$delay" rate "$rate" limit 100000 ;;
     user-space) start_link_delay "$ns" "$h"
-                tc -n "$ns" qdisc add dev eth0 root tbf rate "$link" burst "$burst" latency 100ms ;;
-    none) tc -n "$ns" qdisc add dev eth0 root tbf rate "$link" burst "$burst" latency 100ms ;;
+                tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 100ms ;;
+    none) tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 100ms ;;
   esac
   # What the host receives: rate-limited on the switch's side of its link.
-  tc -n "$switch" qdisc add dev "p$h" root tbf rate "$link" burst "$burst" latency 100ms
+  tc -n "$switch" qdisc add dev "p$h" root tbf rate "$rate" burst "$burst" latency 100ms
 done
 
 switch_bytes() {  # every byte the hosts sent into the switch
@@ -357,8 +369,13 @@ bytes_before=$(switch_bytes)
 ports_before=$(port_counts)
 if [ "$launcher" = ssh ]; then start_ssh_launch; else start_direct; fi
 bytes=$(($(switch_bytes) - bytes_before))
-busiest=$(paste <(echo "$ports_before") <(port_counts) |
-  awk '{ s = $3 - $1; r = $4 - $2; if (s > m) m = s; if (r > m) m = r } END { printf "%.0f", m }')
+host_rates=$(for ((h = 0; h < host_count; h++)); do bits_per_second "$(host_link "$h")"; echo; done)
+# The busiest link direction: the one that used most of its own link's rate (with one rate for every
+# host, the one that carried most bytes). "bytes rate" of it.
+busiest_link=$(paste <(echo "$ports_before") <(port_counts) <(echo "$host_rates") |
+  awk '{ s = $3 - $1; r = $4 - $2; b = (s > r) ? s : r
+         if (b / $5 > m) { m = b / $5; bytes = b; rate = $5 } } END { printf "%.0f %.0f", bytes, rate }')
+busiest=${busiest_link% *} rate_bits=${busiest_link#* }
 
 # "sync summary: workers 2, steps 50, final accuracy 0.812, wall 0.53 s, 97574 samples/s[, ...]"
 summary=$(grep " summary: workers" "$summary_file" | tail -n 1)
@@ -382,7 +399,8 @@ for ((h = 0; h < ${#link_delay_pids[@]}; h++)); do
   fi
 done
 
-echo "cluster-sim: workers $workers, shards $shards, link $link delay $delay$delay_note, wire $wire, mode $mode," \
+worker_link_note=""; [ "$worker_link" != "$link" ] && worker_link_note=" (workers' $worker_link)"
+echo "cluster-sim: workers $workers, shards $shards, link $link$worker_link_note delay $delay$delay_note, wire $wire, mode $mode," \
      "launcher $launcher, $samples_per_second samples/s, $mb_per_step MB per step, final accuracy $accuracy, steps $steps, wall $wall s," \
      "busiest link $link_use of its rate"
 if [ -n "$json" ]; then
@@ -393,7 +411,7 @@ if [ -n "$json" ]; then
     [[ $override == cluster.pipeline=* ]] && pipeline=${override#cluster.pipeline=}
     [[ $override == cluster.ordered_answers=* ]] && ordered_answers=${override#cluster.ordered_answers=}
   done
-  printf '{"workers":%d,"shards":%d,"link":"%s","delay":"%s","delay_applied":%s,"delay_method":"%s","wire":"%s","mode":"%s","pipeline":%s,"ordered_answers":%s,"launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
-    "$workers" "$shards" "$link" "$delay" "$delay_applied" "$delay_method" "$wire" "$mode" "$pipeline" "$ordered_answers" "$launcher" "$iterations" "$seed" "$steps" \
+  printf '{"workers":%d,"shards":%d,"link":"%s","worker_link":"%s","delay":"%s","delay_applied":%s,"delay_method":"%s","wire":"%s","mode":"%s","pipeline":%s,"ordered_answers":%s,"launcher":"%s","iterations":%d,"seed":%d,"steps":%d,"samples_per_second":%d,"bytes_per_step":%d,"busiest_link_bytes_per_step":%d,"busiest_link_use":%s,"final_accuracy":%s,"wall_seconds":%s}\n' \
+    "$workers" "$shards" "$link" "$worker_link" "$delay" "$delay_applied" "$delay_method" "$wire" "$mode" "$pipeline" "$ordered_answers" "$launcher" "$iterations" "$seed" "$steps" \
     "$samples_per_second" "$bytes_per_step" "$busiest_per_step" "$link_use" "$accuracy" "$wall" >>"$json"
 fi

@@ -56,6 +56,27 @@ case "$scenario" in
     fi
     [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
     ;;
+  worker-link)
+    # --worker-link shapes the worker hosts' links alone, and the busiest link is measured against its
+    # own rate. One sync worker moves its 0.47 MB pull and 0.47 MB push over its own 100 Mbit/s link, so
+    # a step takes at least 2 x (0.47 MB less tbf's 128 KiB bucket) / 100 Mbit/s = 55 ms: at most 2,340
+    # samples/s, where the server's 1 Gbit/s alone allows several times that. That link's use, taken at
+    # 100 Mbit/s, is about half (one direction at a time); taken at the server's 1 Gbit/s it would be a
+    # tenth of that.
+    bash "$sim" --psgrad "$psgrad" --workers 1 --link 1gbit --worker-link 100mbit --delay 0ms --iterations 20 \
+      --timeout 60 --json "$work_dir/run.jsonl" >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+    wait $sim_pid || fail "the simulator failed (exit $?)"
+    cat "$work_dir/sim.out"
+    grep -q "^cluster-sim: workers 1, shards 1, link 1gbit (workers' 100mbit) delay 0ms" "$work_dir/sim.out" ||
+      fail "the summary line does not name the workers' link rate"
+    grep -q '"link":"1gbit","worker_link":"100mbit"' "$work_dir/run.jsonl" || fail "no worker_link in the JSON line"
+    rate=$(sed -n 's/.* \([0-9]*\) samples\/s.*/\1/p' "$work_dir/sim.out")
+    [ -n "$rate" ] && [ "$rate" -le 2340 ] || fail "$rate samples/s: faster than a 100 Mbit/s worker link allows (2,340)"
+    use=$(sed -n 's/.*busiest link \([0-9.]*\) of its rate.*/\1/p' "$work_dir/sim.out")
+    awk -v u="$use" 'BEGIN { exit !(u >= 0.3 && u <= 1.05) }' ||
+      fail "busiest link at $use of its rate; expected about 0.5, measured against the worker's 100 Mbit/s"
+    [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    ;;
   delayed-steps)
     # The delay reaches the run itself: with 20 ms each way a sync step of one worker (its push, then
     # the answer) takes at least 40 ms, so no more than 128 / 0.04 = 3,200 samples/s; undelayed, this
@@ -181,7 +202,7 @@ case "$scenario" in
     ;;
   bad-flags)
     for args in "--wire fp16:expected fp32, bf16 or topk" "--mode turbo:expected sync, async or ssp" \
-                "--link fast:expected a rate" "--workers 0:expected a whole number 1..64"; do
+                "--link fast:expected a rate" "--worker-link 1gb:worker-link 1gb: expected a rate" "--workers 0:expected a whole number 1..64"; do
       flags=${args%%:*} expected=${args#*:}
       # shellcheck disable=SC2086
       bash "$sim" --psgrad "$psgrad" $flags >"$work_dir/bad.out" 2>"$work_dir/bad.log" && fail "$flags was accepted"
