@@ -418,8 +418,12 @@ class TrainingDriver : public TrainingDriverActor::base {
       const auto last = fed.furthest > version_offset_ ? fed.furthest - version_offset_ : 0;
       if (last > until_) {
         until_ = last;
-        for (auto& slot : slots_)
+        // The question may have taken long: each worker's clock for the raised stop starts now, as at
+        // any stop, so a slow answer does not make the next watch tick drop healthy workers.
+        for (auto& slot : slots_) {
+          slot.last_progress = Clock::now();
           if (slot.alive && slot.in_loop) send(slot.handle, until_atom::value, until_ + version_offset_);
+        }
       }
       if (iteration_ >= until_) sync_stop_point();
     });
@@ -804,7 +808,7 @@ class TrainingDriver : public TrainingDriverActor::base {
   }
 
   void finish() {
-    if (finished_) return;
+    if (finished_ || failed_) return;  // a failed run reports its failure, never a summary
     if (drains_shards() && !asked_final_step_) return find_final_step();
     // The final weights and state are fetched once every shard has applied what shard 0 has (sync
     // pipelined: every step the workers fed); the timer gives up waiting after request_timeout, e.g.
