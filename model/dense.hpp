@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "model/gemm_blocking.hpp"
 #include "model/layer.hpp"
 
 namespace psgrad {
@@ -13,7 +14,9 @@ namespace psgrad {
 template <class Activation>
 class Dense final : public Layer {
  public:
-  Dense(std::size_t output_width, std::size_t input_width) : output_width_(output_width), input_width_(input_width) {}
+  Dense(std::size_t output_width, std::size_t input_width) : output_width_(output_width), input_width_(input_width) {
+    pin_gemm_blocking();
+  }
 
   std::string kind() const override { return Activation::kind; }
   std::size_t input_width() const override { return input_width_; }
