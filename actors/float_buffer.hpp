@@ -19,6 +19,7 @@
 #include "caf/serializer.hpp"
 #include "actors/shared_memory.hpp"
 #include "model/aligned_floats.hpp"
+#include "model/buffer_pool.hpp"
 #include "model/bf16.hpp"
 #include "model/wire_encoding.hpp"
 
@@ -297,18 +298,5 @@ typename Inspector::result_type inspect(Inspector& f, RawFloat x) {
     return f(x.value);
   }
 }
-
-// Reuses buffers nobody else holds any more, so steady-state training does not allocate.
-class BufferPool {
- public:
-  explicit BufferPool(std::size_t size) : size_(size) {}
-  // A buffer of the pool's size that only the caller may write until it is shared.
-  std::shared_ptr<AlignedFloats> acquire();
-  std::size_t buffers_created() const { return buffers_.size(); }
-
- private:
-  std::size_t size_;
-  std::vector<std::shared_ptr<AlignedFloats>> buffers_;
-};
 
 }  // namespace psgrad

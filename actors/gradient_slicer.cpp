@@ -88,17 +88,4 @@ Result<std::vector<Gradients>> GradientSlicer::slice(const Gradients& whole, boo
   return parts;
 }
 
-Result<std::vector<std::vector<Gradients>>> GradientSlicer::slice(const std::vector<Gradients>& all) {
-  if (all.empty()) return Error{"no gradients to slice"};
-  std::vector<const Gradients*> gradients;
-  for (const auto& gradient : all) gradients.push_back(&gradient);
-  if (auto taken = take(gradients); !taken) return Error{taken.error()};
-  std::vector<std::vector<Gradients>> parts(plans_.size());
-  for (std::size_t i = 0; i < plans_.size(); ++i) {
-    for (const auto& gradient : all) parts[i].push_back(part(gradient, i));
-    parts[i].front().foreign_squares = foreign_squares(i);
-  }
-  return parts;
-}
-
 }  // namespace psgrad

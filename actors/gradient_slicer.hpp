@@ -38,8 +38,6 @@ class GradientSlicer {
   // One gradient: each shard's part, in plan order, with the sums of squares of its foreign chunks
   // unless `with_squares` is false. An error when it does not hold total_size floats.
   Result<std::vector<Gradients>> slice(const Gradients& whole, bool with_squares = true);
-  // A sync step's gradients: for each shard, its part of every gradient, in the given order.
-  Result<std::vector<std::vector<Gradients>>> slice(const std::vector<Gradients>& all);
 
  private:
   explicit GradientSlicer(std::vector<ShardPlan> plans);

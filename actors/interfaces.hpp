@@ -16,9 +16,8 @@ using StepListener = caf::typed_actor<caf::reacts_to<applied_atom, StepNote>>;
 // A server shard as its peers see it: told the sums of squares of a sync step (ShardSquares).
 using ShardPeer = caf::typed_actor<caf::reacts_to<squares_atom, ShardSquares>>;
 
-// Holds the weights and the optimizer. "apply" with one gradient, or with several that it sums in the
-// given order, makes one optimizer step and answers with the new weights, in the run's wire encoding.
-// After "barrier" (sync), a pushed gradient waits for the step that sums it: the step is taken once
+// Holds the weights and the optimizer. Async/ssp: "apply" with a gradient makes one optimizer step and
+// answers with the new weights, in the run's wire encoding. Sync: after "barrier", a pushed gradient waits for the step that sums it: the step is taken once
 // `needed` of the listed members' gradients for the current version are in, summed in worker order,
 // and every one of them is answered with the new weights; a gradient from older weights is dropped
 // and answered at once with the current ones; "barrier" is answered with the workers whose gradients
@@ -32,7 +31,6 @@ using ParameterServerActor = caf::typed_actor<
     caf::replies_to<apply_atom, Gradients>::with<Weights>,
     caf::reacts_to<listen_atom, StepListener, std::uint32_t>,
     caf::replies_to<barrier_atom, std::vector<std::uint32_t>, std::uint32_t>::with<std::vector<std::uint32_t>>,
-    caf::replies_to<apply_atom, std::vector<Gradients>>::with<Weights>,
     caf::replies_to<weights_atom>::with<Weights>,
     // The fp32 master weights, whatever the wire encoding (weights_atom's answer is encoded for workers).
     caf::replies_to<master_atom>::with<Weights>,

@@ -27,6 +27,7 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   state->layout = model->layout();
   state->weights.assign(model->weights().begin(), model->weights().end());
   state->optimizer = std::move(optimizer).value();
+  state->mode = job.mode;
   state->wire = job.wire;
   state->ordered_answers = job.ordered_answers;
   state->pipelined = job.pipeline && job.mode == TrainingMode::sync;
@@ -82,6 +83,7 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     auto shard = std::make_shared<ParameterServerState>();
     shard->layout = whole.layout;
+    shard->mode = whole.mode;
     shard->wire = whole.wire;
     shard->ordered_answers = whole.ordered_answers;
     shard->pipelined = whole.pipelined;

@@ -115,9 +115,8 @@ struct Gradients {
   float loss = 0.0f;
   FloatBuffer values;
   WorkTiming timing;
-  // One per ShardPlan::foreign_chunks range, of this gradient (async/ssp, and a single apply). A sync
-  // push carries none: its step clips the sum of several gradients, whose squares the shards exchange
-  // (ShardSquares). Of several gradients applied at once, the first carries those of their sum.
+  // One per ShardPlan::foreign_chunks range, of this gradient (async/ssp). A sync push carries none:
+  // its step clips the sum of several gradients, whose squares the shards exchange (ShardSquares).
   std::vector<double> foreign_squares;
 };
 

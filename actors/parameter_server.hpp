@@ -5,21 +5,23 @@
 #include <vector>
 
 #include "caf/actor_system.hpp"
-#include "actors/float_buffer.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/step_helper.hpp"
 #include "model/optimizer.hpp"
 #include "model/parameter_layout.hpp"
+#include "model/training_mode.hpp"
 #include "model/wire_encoding.hpp"
+#include "store/parameter_store.hpp"
 
 namespace psgrad {
 
-// A server holds the whole parameter buffer, or one shard of it: the floats [begin, end) of the
-// model's layout, with an optimizer restricted to them (Optimizer::restrict_to). A shard receives only
-// its floats of each gradient, and the sums of squares of the chunks held elsewhere that its clip
-// norms need (its ShardPlan, asked with plan_atom): with each push in async/ssp, from the shards that
-// hold them once per sync step (of the step's summed gradients). So an array cut between shards is
-// clipped by the norm of all of it.
+// What a server starts from: the whole parameter buffer, or one shard of it (the floats [begin, end)
+// of the model's layout, with an optimizer restricted to them, Optimizer::restrict_to). A shard
+// receives only its floats of each gradient, and the sums of squares of the chunks held elsewhere that
+// its clip norms need (its ShardPlan, asked with plan_atom): with each push in async/ssp, from the
+// shards that hold them once per sync step (of the step's summed gradients). So an array cut between
+// shards is clipped by the norm of all of it. The server takes the weights and optimizer into its
+// ParameterStore.
 struct ParameterServerState {
   ParameterLayout layout;       // the whole model's
   std::vector<float> weights;   // end - begin floats
@@ -27,6 +29,7 @@ struct ParameterServerState {
   std::uint64_t version = 0;  // optimizer steps taken so far
   std::size_t begin = 0;
   std::size_t end = 0;  // 0: the whole buffer
+  TrainingMode mode = TrainingMode::sync;  // sync: the barrier server; async/ssp: each push applied as it comes
   WireEncoding wire = WireEncoding::fp32;  // the run's: weights go out as weights_encoding(wire)
   bool ordered_answers = false;  // sync: a step's answers to remote workers go one after another
   // sync with cluster.pipeline: each worker keeps two pushes out, so a step sums gradients computed from
@@ -36,18 +39,12 @@ struct ParameterServerState {
   std::shared_ptr<StepHelper> step_helper;     // woken as each plain sync step starts, if set
 };
 
-// Where `count` contiguous shards split the layout: count + 1 float offsets from 0 to the total, each
-// cut as near total x i / count as the points allowed let it: array starts, and every `grain` floats
-// into an array (the norm grid, norm_chunk_size, keeps sums bit-identical to one server;
-// a grain beyond every array's size cuts on array boundaries only). Empty when there are fewer
-// allowed points than shards.
-std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t count, std::size_t grain);
-
 // What a server holding `state` receives of each gradient: its floats, and the foreign chunks whose
 // sums of squares its clip norms need.
 ShardPlan plan_of(const ParameterServerState& state);
 
-// The server keeps running until it receives an exit message (or its last handle goes away).
+// A server for state.mode (sync_parameter_server.cpp, async_parameter_server.cpp). It keeps running
+// until it receives an exit message (or its last handle goes away).
 ParameterServerActor spawn_parameter_server(caf::actor_system& system,
                                             std::shared_ptr<ParameterServerState> state);
 

@@ -85,12 +85,10 @@ class ServerGroup {
   // sum, so the squares of a single push would go unused: pushes carry none.
   void push_without_squares() { squares_ = false; }
 
-  // Pushes one gradient (Gradients) or several to be applied at once (std::vector<Gradients>, summed
-  // in their order) and hands `then` the whole new weights. One server gets them as they are; each
-  // shard only its part (GradientSlicer), after prepare.
-  template <class Self, class Timeout, class Payload>
-  void apply(Self* self, Timeout timeout, std::function<void(Weights)> then, FailureHandler failed, Payload gradients) {
-    static_assert(std::is_same_v<Payload, Gradients> || std::is_same_v<Payload, std::vector<Gradients>>);
+  // Pushes a gradient and hands `then` the whole new weights. One server gets it as it is; each shard
+  // only its part (GradientSlicer), after prepare.
+  template <class Self, class Timeout>
+  void apply(Self* self, Timeout timeout, std::function<void(Weights)> then, FailureHandler failed, Gradients gradients) {
     if (servers_.size() == 1) {
       mark_for_shared_memory(gradients, 0);
       return gather(then, failed,
@@ -99,10 +97,7 @@ class ServerGroup {
     if (!slicer_)
       return failed("parameter server shards",
                     caf::make_error(caf::sec::runtime_error, "gradients pushed before the shards said what they hold"));
-    auto parts = [&] {
-      if constexpr (std::is_same_v<Payload, Gradients>) return slicer_->slice(gradients, squares_);
-      else return slicer_->slice(gradients);
-    }();
+    auto parts = slicer_->slice(gradients, squares_);
     if (!parts) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, parts.error()));
     gather(then, failed, [&](std::size_t i) {
       mark_for_shared_memory((*parts)[i], i);
@@ -188,9 +183,6 @@ class ServerGroup {
   void mark_for_shared_memory(Gradients& gradients, std::size_t server) const {
     if (server < shared_memory_.size() && shared_memory_[server])
       gradients.values = gradients.values.through_shared_memory();
-  }
-  void mark_for_shared_memory(std::vector<Gradients>& all, std::size_t server) const {
-    for (auto& gradients : all) mark_for_shared_memory(gradients, server);
   }
 
   std::vector<ParameterServerActor> servers_;

@@ -13,6 +13,7 @@
 #include "actors/idle_help.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
+#include "store/parameter_store.hpp"
 #include "actors/spin_pause.hpp"
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
@@ -53,23 +54,18 @@ void measure_server_cost(BenchContext& context, Report& report) {
   const double seconds = context.effort.seconds_per_sample / 5.0;
   const char* section = "5 server";
 
-  // The server's steps as parameter_server.cpp takes them. Sync: the workers have let go of the
-  // weights, so the sum of 2 gradients and Adam run in place, on the threads the server gets for it.
-  // Async: a worker still computes on the current weights, so the step writes a free buffer.
-  auto optimizer = std::move(build_optimizer(context.job, model.layout()).value());
-  BufferPool pool(size);
-  auto current = pool.acquire();
-  std::copy(model.weights().begin(), model.weights().end(), current->begin());
+  // The server's steps as its ParameterStore takes them. Sync: the workers have let go of the weights,
+  // so the sum of 2 gradients and Adam run in place, on the threads the server gets for it. Async: a
+  // worker still computes on the current weights (`held`), so the step writes a free buffer.
+  ParameterStore store(model.layout(), std::vector<float>(model.weights().begin(), model.weights().end()),
+                       std::move(build_optimizer(context.job, model.layout()).value()));
   const float* both[] = {gradients[0].values.data(), gradients[1].values.data()};
-  auto sync_step = [&] { optimizer->apply_gradients(current->data(), current->data(), both, 2); };
+  auto sync_step = [&] { store.apply_gradients(both, 2, nullptr, 0.0f); };
   Weights held;
-  std::uint64_t version = 0;
-  auto snapshot = [&] { held = Weights{++version, model.layout().hash(), FloatBuffer(current)}; };
+  auto snapshot = [&] { held = Weights{store.version(), model.layout().hash(), FloatBuffer(store.weights(), size)}; };
   auto async_step = [&] {
-    auto next = pool.acquire();
-    optimizer->apply_gradients(current->data(), next->data(), both, 1);
-    current = std::move(next);
     snapshot();
+    store.apply_gradients(both, 1, nullptr, 0.0f);
   };
   std::vector<float> sum(size);
   auto add_gradients = [&] { sum_gradients(sum.data(), both, 2, 0, size); };
@@ -101,9 +97,9 @@ void measure_server_cost(BenchContext& context, Report& report) {
       while (!stop.load(std::memory_order_relaxed))
         if (!help.help()) spin_pause();
     });
-    optimizer->split_steps_with(&help);
+    store.split_steps_with(&help);
     const auto split_seconds = time_per_call(repeats, calls_for(seconds, sync_step, 3), sync_step);
-    optimizer->split_steps_with(nullptr);
+    store.split_steps_with(nullptr);
     stop.store(true);
     helper.join();
     report.add({"server.split_step_us", section, "sync server step, half on an idle polling thread",
@@ -112,31 +108,34 @@ void measure_server_cost(BenchContext& context, Report& report) {
                 ratio(split_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
   }
 
-  // The same step through the actor: request/response, message dispatch and the reply's Weights.
+  // One gradient's step through the (async) actor: request/response, message dispatch and the reply's
+  // Weights.
   ActorConfig config(0);
   caf::actor_system system{config};
-  auto state = initial_server_state(context.job, train->width, train->num_classes);
+  auto async_job = context.job;
+  async_job.mode = TrainingMode::async;
+  auto state = initial_server_state(async_job, train->width, train->num_classes);
   if (!state) throw std::runtime_error(state.error());
   auto server = spawn_parameter_server(system, std::move(state).value());
   caf::scoped_actor self{system};
   Weights latest;
   auto actor_step = [&] {
-    self->request(server, caf::infinite, apply_atom::value, gradients)
+    self->request(server, caf::infinite, apply_atom::value, gradients[0])
         .receive([&](Weights& weights) { latest = std::move(weights); },
                  [&](caf::error&) { throw std::runtime_error("parameter server refused the gradients"); });
   };
   const auto actor_seconds = time_per_call(repeats, calls_for(seconds, actor_step, 3), actor_step);
   caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
-  report.add({"server.actor_step_us", section, "ParameterServer actor round trip", scaled(actor_seconds, 1e6), "µs",
-              "request + reply"});
+  report.add({"server.actor_step_us", section, "ParameterServer actor round trip, 1 gradient",
+              scaled(actor_seconds, 1e6), "µs", "request + reply"});
   report.add({"server.actor_fraction_of_gradient", section, "  round trip ÷ compute_gradients",
               ratio(actor_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
 
-  // Sharded servers (cluster.servers = K): one step is a request to every shard at once with its part
-  // of the gradients (cut as the driver cuts them); each shard sums and steps only its floats and
-  // answers with its slice.
+  // Sharded servers (cluster.servers = K): one async push is a request to every shard at once with its
+  // part of the gradient (cut as a worker cuts it, with the sums of squares a shard's clip norms need);
+  // each shard steps only its floats and answers with its slice.
   for (std::size_t shards : {1, 2, 3, 4}) {
-    auto job = context.job;
+    auto job = async_job;
     job.servers = shards;
     auto whole = initial_server_state(job, train->width, train->num_classes);
     if (!whole) throw std::runtime_error(whole.error());
@@ -151,7 +150,7 @@ void measure_server_cost(BenchContext& context, Report& report) {
     if (!slicer) throw std::runtime_error(slicer.error());
     std::size_t largest_slice = 0;
     auto sharded_step = [&] {
-      auto parts = slicer->slice(gradients);
+      auto parts = slicer->slice(gradients[0]);
       if (!parts) throw std::runtime_error(parts.error());
       for (std::size_t i = 0; i < servers->size(); ++i) self->send((*servers)[i], apply_atom::value, (*parts)[i]);
       for (std::size_t i = 0; i < servers->size(); ++i)

@@ -8,14 +8,12 @@
 
 namespace psgrad::testing {
 
-// `push` answers one gradient, `push_many` several applied at once; every other message gets an
-// empty answer.
-template <class Push, class PushMany>
-ParameterServerActor::behavior_type stub_server(Push push, PushMany push_many) {
+// `push` answers a gradient; every other message gets an empty answer.
+template <class Push>
+ParameterServerActor::behavior_type stub_server(Push push) {
   return {std::move(push),
           [](listen_atom, StepListener, std::uint32_t) {},
           [](barrier_atom, std::vector<std::uint32_t>& members, std::uint32_t) { return members; },
-          std::move(push_many),
           [](weights_atom) { return Weights{}; },
           [](master_atom) { return Weights{}; },
           [](state_atom) { return ServerState{}; },

@@ -53,10 +53,6 @@ ParameterServerActor::behavior_type silent_server(ParameterServerActor::stateful
       [self](apply_atom, Gradients&) -> caf::result<Weights> {
         self->state.push_back(self->make_response_promise());
         return caf::delegated<Weights>();
-      },
-      [self](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> {
-        self->state.push_back(self->make_response_promise());
-        return caf::delegated<Weights>();
       });
 }
 

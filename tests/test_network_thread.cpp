@@ -54,8 +54,7 @@ struct SchedulerBlocker {
 // Refuses every push, so a worker's loop ends at its first gradient.
 ParameterServerActor::behavior_type refusing_server() {
   const auto refuse = [] { return caf::make_error(caf::sec::runtime_error, "refused on purpose"); };
-  return stub_server([=](apply_atom, Gradients&) -> caf::result<Weights> { return refuse(); },
-                     [=](apply_atom, std::vector<Gradients>&) -> caf::result<Weights> { return refuse(); });
+  return stub_server([=](apply_atom, Gradients&) -> caf::result<Weights> { return refuse(); });
 }
 
 }  // namespace

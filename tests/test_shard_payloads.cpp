@@ -21,6 +21,7 @@
 #include "actors/gradient_slicer.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
+#include "store/parameter_store.hpp"
 #include "actors/training_driver.hpp"
 #include "model/gradient_clip.hpp"
 #include "model/random.hpp"
@@ -73,10 +74,6 @@ ParameterServerActor::behavior_type relay(ParameterServerActor::pointer self, Pa
       [=](barrier_atom, const std::vector<std::uint32_t>& members,
           std::uint32_t needed) -> caf::result<std::vector<std::uint32_t>> {
         return self->delegate(shard, barrier_atom::value, members, needed);
-      },
-      [=](apply_atom, const std::vector<Gradients>& all) -> caf::result<Weights> {
-        for (const auto& gradients : all) received->note(self->system(), gradients);
-        return self->delegate(shard, apply_atom::value, all);
       },
       [=](weights_atom) -> caf::result<Weights> { return self->delegate(shard, weights_atom::value); },
       [=](master_atom) -> caf::result<Weights> { return self->delegate(shard, master_atom::value); },
@@ -417,18 +414,11 @@ TEST_CASE("a gradient slicer refuses plans that do not tile the layout and gradi
   CHECK((*parts)[0].foreign_squares == std::vector<double>{sum_of_squares(values.data() + 10, 4),
                                                             sum_of_squares(values.data() + 14, 6)});
   CHECK((*parts)[1].foreign_squares == std::vector<double>{sum_of_squares(values.data(), 10)});
-  // Several gradients (a sync step): the squares are of their sum, on the first gradient only.
-  Gradients other = whole;
-  other.worker = 3;
-  const auto second = random_values(20, 5);
-  other.values = FloatBuffer::copy_of(second.data(), second.size());
-  const auto step = slicer->slice(std::vector<Gradients>{whole, other});
-  REQUIRE(step.ok());
-  std::vector<float> sum(10);
-  for (std::size_t i = 0; i < 10; ++i) sum[i] = values[i] + second[i];
-  CHECK((*step)[1][0].foreign_squares == std::vector<double>{sum_of_squares(sum.data(), 10)});
-  CHECK((*step)[1][1].foreign_squares.empty());
-  CHECK((*step)[1][1].values == FloatBuffer::copy_of(second.data() + 10, 10));
+  // A sync push carries no squares: the shards exchange those of the step's sum.
+  const auto without = slicer->slice(whole, false);
+  REQUIRE(without.ok());
+  CHECK((*without)[0].foreign_squares.empty());
+  CHECK((*without)[1].values == FloatBuffer::copy_of(values.data() + 10, 10));
   whole.values = FloatBuffer::copy_of(values.data(), 19);
   const auto short_one = slicer->slice(whole);
   REQUIRE_FALSE(short_one.ok());
@@ -546,15 +536,12 @@ TEST_CASE("sync shards step with the same workers' gradients when a worker is lo
       return gradients;
     };
     caf::scoped_actor self{system};
-    // One server stepping with the kept worker's gradient alone.
-    auto one = spawn_parameter_server(system, whole);
-    self->request(one, caf::infinite, apply_atom::value,
-                  std::vector<Gradients>{gradients_of(kept, 0, 0, kept.size())})
-        .receive([](Weights& weights) { CHECK(weights.version == 1); },
-                 [&](caf::error& error) { FAIL(error_text(system, error)); });
-    FloatBuffer expected;
-    self->request(one, caf::infinite, master_atom::value)
-        .receive([&](Weights& weights) { expected = weights.values; }, [](caf::error&) { FAIL("no master"); });
+    // One server's store stepping with the kept worker's gradient alone.
+    ParameterStore one(layout, whole->weights, std::move(whole->optimizer));
+    const float* kept_gradient = kept.data();
+    REQUIRE_FALSE(one.apply_gradients(&kept_gradient, 1, nullptr, 0.0f).has_value());
+    CHECK(one.version() == 1);
+    const std::vector<float> expected(one.weights().get(), one.weights().get() + one.size());
 
     std::vector<ParameterServerActor> servers;
     std::vector<ShardPeer> peers;
@@ -597,7 +584,7 @@ TEST_CASE("sync shards step with the same workers' gradients when a worker is lo
     REQUIRE(stepped.size() == expected.size());
     CHECK(std::memcmp(stepped.data(), expected.data(), stepped.size() * sizeof(float)) == 0);
     for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(one, caf::exit_reason::user_shutdown);
+
   }
 }
 
