@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates every figure and example output in README.md from the current build: the example runs
-# (sync and async, seed 0), the accuracy table (seeds 0, 1, 2 on each data set) and
-# docs/sync-vs-async.png. Each lives in README.md between "<!-- begin NAME -->" and "<!-- end NAME -->"
-# lines, which this script rewrites; tests/readme_test.sh checks the sync example against the build.
+# (sync and async, seed 0), the wall times quoted under the picture, the accuracy table (seeds 0, 1, 2
+# on each data set) and docs/sync-vs-async.png. Each lives in README.md between "<!-- begin NAME -->"
+# and "<!-- end NAME -->" lines, which this script rewrites; tests/readme_test.sh checks the sync
+# example against the build.
 # The performance figures come from build/bench/psgrad_bench and bench/straggler.sh, not from here.
 # Usage: scripts/readme-figures.sh [BUILD_DIR]    (default: build)
 set -euo pipefail
@@ -45,6 +46,20 @@ train configs/mnist.toml sync 0 sync
 train configs/mnist.toml async 0 async
 { echo '```'; excerpt sync; echo; excerpt async; echo '```'; } >"$scratch/examples.md"
 replace_block example-runs "$scratch/examples.md"
+
+# The sentence under the picture quotes these two runs' wall times, so it is rewritten with them.
+summary_value() {  # name sed-expression: a value from the run's summary line
+  sed -n "/^[a-z]* summary: /s/$2/\1/p" "$scratch/$1.out"
+}
+wall='.*, wall \([0-9.]*\) s,.*' accuracy='.*final accuracy \([0-9.]*\),.*'
+staleness='.*staleness min\/mean\/max [0-9]*\/\([0-9.]*\)\/.*'
+{
+  echo "In the runs shown, sync ended after $(summary_value sync "$wall") s at $(summary_value sync "$accuracy")" \
+       "and async after $(summary_value async "$wall") s at $(summary_value async "$accuracy"), with a staleness" \
+       "mean of $(summary_value async "$staleness") (the summary lines above; each curve ends at its last step," \
+       "before the final evaluation)."
+} >"$scratch/wall-times.md"
+replace_block figure-wall-times "$scratch/wall-times.md"
 
 echo "readme-figures: docs/sync-vs-async.png" >&2
 "$psgrad" plot "$scratch/sync.jsonl" "$scratch/async.jsonl" -o docs/sync-vs-async.png \
