@@ -1,6 +1,5 @@
-// The driver: starts the workers' push/pull loops with the servers and keeps the schedule (sync
-// stopping points, async/ssp credits), sends snapshots to the evaluator, survives lost workers, takes checkpoints, and
-// answers its "run" request with a summary.
+// The driver: starts the workers' push/pull loops with the servers under the mode's schedule, sends
+// snapshots to the evaluator, survives lost workers, takes checkpoints, and answers "run" with a summary.
 #pragma once
 
 #include <atomic>
@@ -36,20 +35,26 @@ struct DriverHooks {
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers
 // that join a running job arrive as (add_worker_atom, DataWorkerActor, std::string host, uint32 index).
+// It keeps membership, evaluation, checkpoints and the end of the run; the mode's RunSchedule
+// (run_schedule.hpp: sync_schedule.cpp, async_schedule.cpp) decides what the workers compute.
 //
 // Its phases (behaviors it becomes):
 //
-//   idle --run--> training --(last step | interrupted | failure)--> ending --(workers stopped)--> quit
-//                  |   ^
-//          every worker lost: checkpoint, wait (elastic) for an add_worker, else fail
+//   idle --run--> starting --first weights--> training --(last step | interrupted)--> [draining] --> ending --> quit
+//                    |                          |  ^                                      (a shard still takes
+//                    |              every worker|  |a worker joins                          steps the workers fed)
+//                    |                     lost v  |
+//                    +-------------------> waiting_for_workers --(none within rejoin_timeout | interrupted)--> ending
+//
+//   any phase --failure--> ending
 //
 // In training every worker runs its own push/pull loop: a gradient goes worker -> servers -> worker,
 // and the servers tell the driver of every gradient. Sync: the barrier sits on the servers (each push
-// is answered, a response promise, once the step has every gradient it needs); the driver names the
+// is answered, a response promise, once the step has every gradient it needs); the schedule names the
 // members and moves the stopping point ("until") past which no worker computes, and at a stopping
-// point evaluates, checkpoints or ends the run. Async/ssp: the driver answers the servers' notes with
-// credits (the run's total, the ssp bound, an interrupt: all enforced by credits). In ending, a worker that
-// joins late is told to stop.
+// point evaluates, checkpoints or ends the run. Async/ssp: the schedule answers the servers' notes with
+// credits (the run's total, the ssp bound, an interrupt: all enforced by credits). In ending, a worker
+// that joins late is told to stop.
 TrainingDriverActor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                  ParameterServerActor server, std::vector<DataWorkerActor> workers,
                                  EvaluatorActor evaluator, DriverHooks hooks = {});
