@@ -16,6 +16,8 @@ struct Slot {
   caf::actor_addr reserved_by;  // the process's actor that said hello
   DataWorkerActor worker;       // set once joined
   std::string host;
+  // The driver watches it (it started with the run or was handed over), so its loss is the driver's.
+  bool with_driver = false;
 };
 
 class Coordinator : public CoordinatorActor::base {
@@ -30,18 +32,22 @@ class Coordinator : public CoordinatorActor::base {
         [this](hello_atom, std::uint32_t protocol, const std::string& token,
                const std::string& host) -> caf::result<JoinOffer> { return hello(protocol, token, host); },
         [this](join_atom, const JoinRequest& request) -> caf::result<std::uint32_t> { return join(request); },
-        [this](driver_atom, const TrainingDriverActor& driver) { driver_ = driver; },
+        [this](driver_atom, const TrainingDriverActor& driver) {
+          driver_ = driver;
+          // Workers that joined the running job before the driver was known are its from now on.
+          for (std::uint32_t k = 0; k < slots_.size(); ++k)
+            if (slots_[k].worker && !slots_[k].with_driver) hand_to_driver(k);
+        },
         [this](shard_hello_atom, std::uint32_t protocol, const std::string& token,
                std::uint32_t shard) -> caf::result<JoinOffer> {
-          const auto who = fmt::format("shard process {}", shard);
           if (protocol != protocol_version)
-            return refuse(who, fmt::format("protocol version {} does not match the server's {}", protocol,
-                                           protocol_version));
-          if (token != setup_.token) return refuse(who, "wrong join token");
+            return refuse_shard(shard, fmt::format("protocol version {} does not match the server's {}", protocol,
+                                                   protocol_version));
+          if (token != setup_.token) return refuse_shard(shard, "wrong join token");
           if (shard == 0 || shard > setup_.remote_shards)
-            return refuse(who, fmt::format("this run expects shards 1 to {} from other processes",
-                                           setup_.remote_shards));
-          if (shards_[shard - 1]) return refuse(who, fmt::format("shard {} has already joined", shard));
+            return refuse_shard(shard, fmt::format("this run expects shards 1 to {} from other processes",
+                                                   setup_.remote_shards));
+          if (shards_[shard - 1]) return refuse_shard(shard, fmt::format("shard {} has already joined", shard));
           JoinOffer offer{protocol_version, shard, setup_.remote_shards + 1, setup_.config};
           offer.host_identity = setup_.host_identity;
           offer.input_width = setup_.input_width;
@@ -55,14 +61,13 @@ class Coordinator : public CoordinatorActor::base {
         [this](join_shard_atom, std::uint32_t shard, const ParameterServerActor& server, std::uint64_t layout_hash,
                const std::string& host, std::uint16_t port,
                const std::string& host_identity) -> caf::result<std::uint32_t> {
-          const auto who = fmt::format("shard process {}", shard);
           if (shard == 0 || shard > setup_.remote_shards || shards_[shard - 1] || !server)
-            return refuse(who, fmt::format("shard {} was not expected", shard));
+            return refuse_shard(shard, fmt::format("shard {} was not expected", shard));
           if (host.empty() || port == 0)
-            return refuse(who, fmt::format("shard {} gave no address for workers to reach it", shard));
+            return refuse_shard(shard, fmt::format("shard {} gave no address for workers to reach it", shard));
           if (layout_hash != setup_.layout_hash)
-            return refuse(who, fmt::format("model layout {:016x} differs from the server's {:016x}", layout_hash,
-                                           setup_.layout_hash));
+            return refuse_shard(shard, fmt::format("model layout {:016x} differs from the server's {:016x}",
+                                                   layout_hash, setup_.layout_hash));
           shards_[shard - 1] = server;
           addresses_.push_back(ShardAddress{shard, host, port, server, host_identity});
           if (setup_.tally) ++setup_.tally->shards_joined;
@@ -89,6 +94,12 @@ class Coordinator : public CoordinatorActor::base {
   caf::error refuse(const std::string& host, const std::string& reason) {
     if (setup_.tally) ++setup_.tally->refused;
     event(fmt::format("refused worker from {}: {}", host, reason));
+    return caf::make_error(caf::sec::request_receiver_down, reason);
+  }
+
+  caf::error refuse_shard(std::uint32_t shard, const std::string& reason) {
+    if (setup_.tally) ++setup_.tally->shards_refused;
+    event(fmt::format("refused shard process {}: {}", shard, reason));
     return caf::make_error(caf::sec::request_receiver_down, reason);
   }
 
@@ -153,7 +164,8 @@ class Coordinator : public CoordinatorActor::base {
     count_joined();
     if (started_) {
       event(fmt::format("worker {} joined the running job from {}", request.worker_index, host));
-      if (driver_) caf::anon_send(driver_, add_worker_atom::value, slot.worker, host, request.worker_index);
+      // Before the driver is known the worker waits here, and its loss is still ours to notice.
+      if (driver_) hand_to_driver(request.worker_index);
       return joined_;
     }
     event(fmt::format("worker {} joined from {} ({} of {})", request.worker_index, host, joined_,
@@ -167,12 +179,18 @@ class Coordinator : public CoordinatorActor::base {
     for (const auto& shard : shards_)
       if (!shard) return;
     started_ = true;
-    for (const auto& slot : slots_) {
+    for (auto& slot : slots_) {
       if (!slot.worker) continue;
+      slot.with_driver = true;
       started_workers_.push_back(slot.worker);
       started_hosts_.push_back(slot.host);
     }
     waiting_.deliver(started_workers_, started_hosts_);
+  }
+
+  void hand_to_driver(std::uint32_t k) {
+    slots_[k].with_driver = true;
+    caf::anon_send(driver_, add_worker_atom::value, slots_[k].worker, slots_[k].host, k);
   }
 
   void release(std::uint32_t k) {
@@ -185,14 +203,16 @@ class Coordinator : public CoordinatorActor::base {
     if (setup_.tally) setup_.tally->workers_joined = joined_;
   }
 
+  // A process that reserved a place and went away gives it back, before training or during it (an
+  // elastic newcomer takes it); a worker the driver watches is the driver's to drop.
   void on_down(const caf::down_msg& down) {
-    if (started_) return;  // from now on the driver watches the workers
     for (std::uint32_t k = 0; k < slots_.size(); ++k) {
-      const bool was_worker = slots_[k].worker && slots_[k].worker.address() == down.source;
-      if (slots_[k].reserved && (slots_[k].reserved_by == down.source || was_worker)) {
-        event(fmt::format("worker {} from {} left before training started", k, slots_[k].host));
-        release(k);
-      }
+      auto& slot = slots_[k];
+      const bool was_worker = slot.worker && slot.worker.address() == down.source;
+      if (!slot.reserved || slot.with_driver || !(slot.reserved_by == down.source || was_worker)) continue;
+      event(fmt::format("worker {} from {} left before {}", k, slot.host,
+                        started_ ? "it took part in the running job" : "training started"));
+      release(k);
     }
   }
 

@@ -18,8 +18,9 @@ namespace psgrad {
 // How joining went so far, for the server to say when it gives up waiting; the coordinator counts.
 struct JoinTally {
   std::atomic<std::uint32_t> workers_joined{0};
-  std::atomic<std::uint32_t> refused{0};  // hellos and joins refused, for any reason
+  std::atomic<std::uint32_t> refused{0};  // worker hellos and joins refused, and psgrad peers the gate turned away
   std::atomic<std::uint32_t> shards_joined{0};
+  std::atomic<std::uint32_t> shards_refused{0};  // shard process hellos and joins refused
 };
 
 struct CoordinatorSetup {

@@ -75,7 +75,8 @@ std::string gave_up_waiting(const ServeSetup& setup, const JoinTally& tally, std
                           std::chrono::duration<double>(setup.join_timeout).count(), tally.workers_joined.load(),
                           setup.job.num_workers, tally.refused.load());
   if (remote_shards > 0)
-    text += fmt::format(", {} of {} shard processes joined", tally.shards_joined.load(), remote_shards);
+    text += fmt::format(", {} of {} shard processes joined, {} refused", tally.shards_joined.load(), remote_shards,
+                        tally.shards_refused.load());
   return text;
 }
 

@@ -4,7 +4,7 @@
 
 namespace psgrad {
 
-Weights ServerGroup::join(const std::vector<Weights>& parts) {
+Weights ServerGroup::SliceJoiner::join(const std::vector<Weights>& parts) {
   std::size_t total = 0;
   for (const auto& part : parts) total += part.values.size();
   if (!pool_) pool_ = std::make_unique<BufferPool>(total);

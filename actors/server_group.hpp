@@ -28,7 +28,15 @@ namespace psgrad {
 class ServerGroup {
  public:
   explicit ServerGroup(std::vector<ParameterServerActor> servers)
-      : servers_(std::move(servers)), watch_(std::make_shared<AnswerWatch>(servers_.size())) {}
+      : servers_(std::move(servers)),
+        slicer_(std::make_shared<std::optional<GradientSlicer>>()),
+        joiner_(std::make_shared<SliceJoiner>()),
+        watch_(std::make_shared<AnswerWatch>(servers_.size())) {}
+  // Its answer handlers share the group's state: a copy would share it too, so there is one owner.
+  ServerGroup(const ServerGroup&) = delete;
+  ServerGroup& operator=(const ServerGroup&) = delete;
+  ServerGroup(ServerGroup&&) = default;
+  ServerGroup& operator=(ServerGroup&&) = default;
 
   std::size_t size() const { return servers_.size(); }
 
@@ -57,12 +65,12 @@ class ServerGroup {
   // of a gradient, then runs `then`; with one server, or when asked before, there is nothing to ask.
   template <class Self, class Timeout>
   void prepare(Self* self, Timeout timeout, std::function<void()> then, FailureHandler failed) {
-    if (servers_.size() == 1 || slicer_) return then();
+    if (servers_.size() == 1 || *slicer_) return then();
     auto plans = std::make_shared<std::vector<ShardPlan>>(servers_.size());
-    const Countdown planned(servers_.size(), [this, plans, then, failed] {
+    const Countdown planned(servers_.size(), [prepared = slicer_, plans, then, failed] {
       auto slicer = GradientSlicer::make(std::move(*plans));
       if (!slicer) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, slicer.error()));
-      slicer_.emplace(std::move(slicer).value());
+      prepared->emplace(std::move(slicer).value());
       then();
     });
     for (std::size_t i = 0; i < servers_.size(); ++i)
@@ -78,7 +86,7 @@ class ServerGroup {
   // What each shard holds, once prepared (else empty).
   const std::vector<ShardPlan>& plans() const {
     static const std::vector<ShardPlan> none;
-    return slicer_ ? slicer_->plans() : none;
+    return *slicer_ ? (*slicer_)->plans() : none;
   }
 
   // Sync training: the shards gather each step's gradients and exchange the sums of squares of their
@@ -94,10 +102,10 @@ class ServerGroup {
       return gather(then, failed,
                     [&](std::size_t) { return self->request(servers_[0], timeout, apply_atom::value, std::move(gradients)); });
     }
-    if (!slicer_)
+    if (!*slicer_)
       return failed("parameter server shards",
                     caf::make_error(caf::sec::runtime_error, "gradients pushed before the shards said what they hold"));
-    auto parts = slicer_->slice(gradients, squares_);
+    auto parts = (*slicer_)->slice(gradients, squares_);
     if (!parts) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, parts.error()));
     gather(then, failed, [&](std::size_t i) {
       mark_for_shared_memory((*parts)[i], i);
@@ -144,6 +152,15 @@ class ServerGroup {
   }
 
  private:
+  // Joins the shards' slices into whole weights, in buffers it recycles once their holders let go.
+  class SliceJoiner {
+   public:
+    Weights join(const std::vector<Weights>& parts);
+
+   private:
+    std::unique_ptr<BufferPool> pool_;  // sized by the first join
+  };
+
   // Sends with `send(i)` to every server and joins their answers (see request).
   template <class Send>
   void gather(std::function<void(Weights)> then, FailureHandler failed, Send send) {
@@ -162,7 +179,7 @@ class ServerGroup {
       return;
     }
     auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
-    const Countdown joined(servers_.size(), [this, parts, then] { then(join(*parts)); });
+    const Countdown joined(servers_.size(), [joiner = joiner_, parts, then] { then(joiner->join(*parts)); });
     for (std::size_t i = 0; i < servers_.size(); ++i) {
       watch_->asked(i, now);
       send(i).then(
@@ -178,18 +195,18 @@ class ServerGroup {
     }
   }
 
-  Weights join(const std::vector<Weights>& parts);
-
   void mark_for_shared_memory(Gradients& gradients, std::size_t server) const {
     if (server < shared_memory_.size() && shared_memory_[server])
       gradients.values = gradients.values.through_shared_memory();
   }
 
+  // What the answer handlers touch they share, never reach through `this`: they run when the answers
+  // come, and by then the group may have moved or gone.
   std::vector<ParameterServerActor> servers_;
-  std::unique_ptr<BufferPool> pool_;  // joined weights
-  std::optional<GradientSlicer> slicer_;  // shards: what each takes of a gradient, once prepared
+  std::shared_ptr<std::optional<GradientSlicer>> slicer_;  // shards: what each takes of a gradient, once prepared
+  std::shared_ptr<SliceJoiner> joiner_;
   bool squares_ = true;  // pushes carry their foreign chunks' sums of squares
-  std::shared_ptr<AnswerWatch> watch_;  // shared with the answer handlers, which may outlive the group
+  std::shared_ptr<AnswerWatch> watch_;
   std::vector<bool> shared_memory_;  // per server: on this host, taking payloads through shared memory
 };
 

@@ -1,6 +1,8 @@
 // The join handshake: who the Coordinator admits, who it refuses, and when it releases the workers.
 #include <doctest/doctest.h>
 
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <variant>
 
@@ -21,6 +23,12 @@ struct Handshake {
   explicit Handshake(std::uint32_t workers, std::string token = "") {
     coordinator = spawn_coordinator(system, CoordinatorSetup{"[training]\n", workers, std::move(token), 0xabc,
                                                              784, 10, nullptr});
+  }
+  explicit Handshake(CoordinatorSetup setup) { coordinator = spawn_coordinator(system, std::move(setup)); }
+  static CoordinatorSetup elastic_setup(std::uint32_t workers) {
+    CoordinatorSetup setup{"[training]\n", workers, "", 0xabc, 784, 10, nullptr};
+    setup.elastic = true;
+    return setup;
   }
   ~Handshake() { caf::anon_send_exit(coordinator, caf::exit_reason::user_shutdown); }
 
@@ -63,7 +71,48 @@ struct Handshake {
   JoinRequest request(std::uint32_t index) {
     return JoinRequest{index, fake_worker(), 0xabc, 784, 10, 100, "test"};
   }
+  // A worker process that says hello, joins when `joins`, and goes away: the offer's index, or the
+  // refusal. Its actor's end reaches the coordinator before anything sent after this returns.
+  std::variant<std::uint32_t, std::string> hello_and_go_away(bool joins) {
+    caf::scoped_actor process{system};
+    std::variant<std::uint32_t, std::string> outcome = std::string("no answer");
+    process->request(coordinator, std::chrono::seconds(5), hello_atom::value, protocol_version, std::string(),
+                     std::string("gone"))
+        .receive([&](const JoinOffer& offer) { outcome = offer.worker_index; },
+                 [&](caf::error& error) { outcome = error_text(system, error); });
+    if (joins && std::holds_alternative<std::uint32_t>(outcome)) {
+      auto joining = request(std::get<std::uint32_t>(outcome));
+      joining.host = "gone";
+      process->request(coordinator, std::chrono::seconds(5), join_atom::value, joining)
+          .receive([](std::uint32_t) {}, [&](caf::error& error) { outcome = error_text(system, error); });
+    }
+    return outcome;
+  }
+  // Starts a run of `workers` that all joined from "test".
+  void start(std::uint32_t workers) {
+    for (std::uint32_t k = 0; k < workers; ++k) {
+      REQUIRE(hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(k));
+      REQUIRE(join(request(k)) == "joined");
+    }
+    REQUIRE(wait_for_start(std::chrono::seconds(5)));
+  }
 };
+
+// A training driver that only tells `observer` the index and host of each worker it is handed.
+TrainingDriverActor observing_driver(caf::actor_system& system, const caf::actor& observer) {
+  return caf::actor_cast<TrainingDriverActor>(system.spawn([observer] {
+    return caf::behavior{[observer](add_worker_atom, const DataWorkerActor&, const std::string& host,
+                                    std::uint32_t index) { caf::anon_send(observer, index, host); }};
+  }));
+}
+
+// The next worker the driver was handed, or nothing within 5 s.
+std::optional<std::pair<std::uint32_t, std::string>> next_handed(caf::scoped_actor& observer) {
+  std::optional<std::pair<std::uint32_t, std::string>> handed;
+  observer->receive([&](std::uint32_t index, const std::string& host) { handed.emplace(index, host); },
+                    caf::after(std::chrono::seconds(5)) >> [] {});
+  return handed;
+}
 
 bool contains(const std::variant<std::uint32_t, std::string>& outcome, const std::string& text) {
   return std::holds_alternative<std::string>(outcome) &&
@@ -171,4 +220,76 @@ TEST_CASE("coordinator tells workers where each shard process listens, and refus
   CHECK(told.second[1].shard == 2);
   CHECK(told.second[1].host == "10.0.0.3");
   for (const auto& server : {first, second}) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("coordinator frees the place of a process that said hello and went away after training started") {
+  Handshake h(Handshake::elastic_setup(1));
+  h.start(1);
+  // The running job grows by one place for the newcomer, which goes away before it joins.
+  REQUIRE(h.hello_and_go_away(false) == std::variant<std::uint32_t, std::string>(1u));
+  // The next newcomer takes that place rather than a new one.
+  CHECK(h.hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(1u));
+}
+
+TEST_CASE("coordinator frees the place of a worker that joined the running job and went away before the driver "
+          "was known") {
+  Handshake h(Handshake::elastic_setup(1));
+  h.start(1);
+  REQUIRE(h.hello_and_go_away(true) == std::variant<std::uint32_t, std::string>(1u));
+  caf::scoped_actor observer{h.system};
+  const auto driver = observing_driver(h.system, observer);
+  caf::anon_send(h.coordinator, driver_atom::value, driver);
+  REQUIRE(h.hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(1u));
+  REQUIRE(h.join(h.request(1)) == "joined");
+  // The driver hears only of the worker that stayed.
+  CHECK(next_handed(observer) == std::make_pair(1u, std::string("test")));
+  caf::anon_send_exit(driver, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("coordinator hands the driver the workers that joined the running job before it was known") {
+  Handshake h(Handshake::elastic_setup(1));
+  h.start(1);
+  REQUIRE(h.hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(1u));
+  REQUIRE(h.join(h.request(1)) == "joined");
+  caf::scoped_actor observer{h.system};
+  const auto driver = observing_driver(h.system, observer);
+  caf::anon_send(h.coordinator, driver_atom::value, driver);
+  REQUIRE(h.hello(protocol_version, "") == std::variant<std::uint32_t, std::string>(2u));
+  REQUIRE(h.join(h.request(2)) == "joined");
+  // Worker 0 came with the run's start; 1 waited for the driver; 2 is handed over as it joins.
+  CHECK(next_handed(observer) == std::make_pair(1u, std::string("test")));
+  CHECK(next_handed(observer) == std::make_pair(2u, std::string("test")));
+  caf::anon_send_exit(driver, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("coordinator counts a refused shard process as a refused shard, not a refused worker") {
+  auto tally = std::make_shared<JoinTally>();
+  struct Events {
+    std::mutex mutex;
+    std::vector<std::string> lines;
+  };
+  auto events = std::make_shared<Events>();
+  CoordinatorSetup setup{"[training]\n", 1, "", 0xabc, 784, 10, [events](const std::string& line) {
+                           const std::lock_guard<std::mutex> lock(events->mutex);
+                           events->lines.push_back(line);
+                         }};
+  setup.remote_shards = 1;
+  setup.tally = tally;
+  Handshake h(setup);
+  std::string refusal;
+  h.self->request(h.coordinator, std::chrono::seconds(5), shard_hello_atom::value, protocol_version + 1,
+                  std::string(), std::uint32_t{1})
+      .receive([](const JoinOffer&) {}, [&](caf::error& error) { refusal = error_text(h.system, error); });
+  REQUIRE(refusal.find("protocol version") != std::string::npos);
+  CHECK(tally->shards_refused.load() == 1);
+  CHECK(tally->refused.load() == 0);
+  {
+    const std::lock_guard<std::mutex> lock(events->mutex);
+    REQUIRE(events->lines.size() == 1);
+    CHECK(events->lines[0].find("refused shard process 1: protocol version") == 0);
+  }
+  // A worker's refusal is still a worker's.
+  REQUIRE(contains(h.hello(protocol_version + 1, ""), "protocol version"));
+  CHECK(tally->refused.load() == 1);
+  CHECK(tally->shards_refused.load() == 1);
 }
