@@ -6,9 +6,9 @@
 #include "caf/io/middleman.hpp"
 #include "caf/openssl/manager.hpp"
 #include "actors/interfaces.hpp"
-#include "actors/messages.hpp"
-#include "actors/polling_scheduler.hpp"
-#include "actors/tls_error_queue.hpp"
+#include "payloads/messages.hpp"
+#include "runtime/polling_scheduler.hpp"
+#include "runtime/tls_error_queue.hpp"
 
 namespace psgrad {
 
@@ -40,7 +40,7 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   load<caf::io::middleman>();
   if (network.tls.enabled()) {
     // Without it, one TLS connection's error closes the next one CAF reads (see tls_error_queue.cpp).
-    if (!tls_error_queue_isolated()) throw std::logic_error("psgrad was linked without actors/tls_error_queue.cpp");
+    if (!tls_error_queue_isolated()) throw std::logic_error("psgrad was linked without runtime/tls_error_queue.cpp");
     load<caf::openssl::manager>();
     openssl_certificate = network.tls.certificate;
     openssl_key = network.tls.key;

@@ -10,9 +10,9 @@
 
 #include "caf/actor_system.hpp"
 #include "caf/actor_system_config.hpp"
-#include "actors/idle_help.hpp"
-#include "actors/step_helper.hpp"
-#include "actors/polling_scheduler.hpp"
+#include "runtime/idle_help.hpp"
+#include "runtime/step_helper.hpp"
+#include "runtime/polling_scheduler.hpp"
 
 namespace psgrad {
 
@@ -38,7 +38,7 @@ class ActorConfig : public caf::actor_system_config {
 
   std::size_t threads() const { return threads_; }  // the scheduler's threads
 
-  // An idle scheduler thread polls its queue for this long before it sleeps (actors/polling_scheduler.hpp),
+  // An idle scheduler thread polls its queue for this long before it sleeps (runtime/polling_scheduler.hpp),
   // and meanwhile takes on the second half of a server step (idle_help()); zero (the default): it
   // sleeps at once, as in CAF's work sharing. Call it once (a second call throws std::logic_error),
   // before the actor system is made.

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "actors/socket_backlog.hpp"
-#include "actors/steady_time.hpp"
+#include "runtime/socket_backlog.hpp"
+#include "runtime/steady_time.hpp"
 
 namespace psgrad {
 

@@ -10,9 +10,9 @@
 
 #include "caf/actor_system.hpp"
 #include "caf/node_id.hpp"
-#include "actors/idle_help.hpp"
+#include "runtime/idle_help.hpp"
 #include "actors/interfaces.hpp"
-#include "actors/model_workspaces.hpp"
+#include "runtime/model_workspaces.hpp"
 #include "actors/training_job.hpp"
 #include "model/dataset.hpp"
 
@@ -29,10 +29,10 @@ struct DataWorkerSetup {
   // that was sent over the network alive past the end, and the process would never exit.
   bool detached = true;
   // The server processes (CAF nodes) on this host that take payloads through shared memory: pushes to
-  // them go that way (actors/shared_memory.hpp), and so come their answers.
+  // them go that way (payloads/shared_memory.hpp), and so come their answers.
   std::vector<caf::node_id> shared_memory_nodes;
   // Workers of one process that share its scheduler threads (not detached) borrow a model per gradient
-  // from here instead of each keeping one (actors/model_workspaces.hpp); null: a model of its own.
+  // from here instead of each keeping one (runtime/model_workspaces.hpp); null: a model of its own.
   std::shared_ptr<ModelWorkspaces> workspaces;
   // A detached worker in a process whose server steps split in halves (ActorConfig::idle_help): it takes
   // on the half on offer while it waits for its answer; null: it waits asleep.

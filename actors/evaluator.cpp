@@ -5,7 +5,7 @@
 #include "caf/all.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
-#include "actors/steady_time.hpp"
+#include "runtime/steady_time.hpp"
 
 namespace psgrad {
 

@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "model/result.hpp"
 
 namespace psgrad {

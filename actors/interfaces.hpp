@@ -5,7 +5,7 @@
 
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "model/data_fingerprint.hpp"
 
 namespace psgrad {

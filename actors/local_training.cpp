@@ -8,7 +8,7 @@
 
 #include "caf/scoped_actor.hpp"
 #include "actors/data_worker.hpp"
-#include "actors/error_text.hpp"
+#include "runtime/error_text.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/shard_state.hpp"
 #include "actors/training_driver.hpp"

@@ -10,7 +10,7 @@
 #include "caf/actor_system.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/evaluator.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/training_driver.hpp"
 #include "actors/training_job.hpp"

@@ -6,7 +6,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/interfaces.hpp"
-#include "actors/step_helper.hpp"
+#include "runtime/step_helper.hpp"
 #include "model/optimizer.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/training_mode.hpp"

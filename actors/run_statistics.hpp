@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 
 namespace psgrad {
 

@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
-#include "actors/network_thread.hpp"
+#include "runtime/network_thread.hpp"
 #include "actors/parameter_server.hpp"
-#include "actors/shared_memory.hpp"
-#include "actors/steady_time.hpp"
-#include "actors/wire_encoder.hpp"
+#include "payloads/shared_memory.hpp"
+#include "runtime/steady_time.hpp"
+#include "payloads/wire_encoder.hpp"
 
 namespace psgrad {
 

@@ -17,11 +17,11 @@
 #include "caf/error.hpp"
 #include "actors/answer_watch.hpp"
 #include "actors/countdown.hpp"
-#include "actors/float_buffer.hpp"
+#include "payloads/float_buffer.hpp"
 #include "actors/gradient_slicer.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/shard_state.hpp"
-#include "actors/steady_time.hpp"
+#include "runtime/steady_time.hpp"
 
 namespace psgrad {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 
 namespace psgrad {
 

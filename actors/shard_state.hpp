@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "model/optimizer.hpp"
 #include "model/result.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "caf/typed_response_promise.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 
 namespace psgrad {
 

@@ -8,7 +8,7 @@
 #include "caf/all.hpp"
 #include "actors/countdown.hpp"
 #include "actors/run_schedule.hpp"
-#include "actors/steady_time.hpp"
+#include "runtime/steady_time.hpp"
 #include "actors/training_driver.hpp"
 
 namespace psgrad {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 
 namespace psgrad {
 

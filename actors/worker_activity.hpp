@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 
 namespace psgrad {
 

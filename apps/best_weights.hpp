@@ -8,7 +8,7 @@
 #include <string>
 
 #include "actors/evaluator.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "model/early_stopping.hpp"
 
 namespace psgrad {

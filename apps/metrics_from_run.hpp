@@ -4,7 +4,7 @@
 #include <chrono>
 #include <string>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "actors/training_job.hpp"
 #include "io/metrics_records.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "apps/run_setup.hpp"
 #include "model/result.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 
 namespace psgrad {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "actors/evaluator.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "apps/progress_line.hpp"
 #include "io/metrics_writer.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "actors/trace_recorder.hpp"
 #include "actors/training_job.hpp"
 #include "apps/best_weights.hpp"

@@ -15,8 +15,8 @@
 
 #include "caf/actor_system.hpp"
 #include "apps/signal_watch.hpp"
-#include "actors/remote_server.hpp"
-#include "actors/shared_memory.hpp"
+#include "transport/remote_server.hpp"
+#include "payloads/shared_memory.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/connect_options.hpp"
 #include "apps/job_from_config.hpp"

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "model/result.hpp"
 
 namespace psgrad {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "actors/actor_config.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "caf/actor_system.hpp"
 #include "caf/binary_deserializer.hpp"
 #include "caf/binary_serializer.hpp"

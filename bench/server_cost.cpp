@@ -8,13 +8,13 @@
 #include <thread>
 
 #include "actors/actor_config.hpp"
-#include "actors/float_buffer.hpp"
+#include "payloads/float_buffer.hpp"
 #include "actors/gradient_slicer.hpp"
-#include "actors/idle_help.hpp"
+#include "runtime/idle_help.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "store/parameter_store.hpp"
-#include "actors/spin_pause.hpp"
+#include "runtime/spin_pause.hpp"
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
 #include "model/gradient_sum.hpp"
@@ -89,7 +89,7 @@ void measure_server_cost(BenchContext& context, Report& report) {
               ratio(async_seconds, context.baselines.compute_gradients_seconds), "ratio", ""});
 
   // The sync step as a local run takes it while its other scheduler thread is idle and polling: that
-  // thread takes half of each pass (actors/idle_help.hpp). Here a thread that does nothing else polls.
+  // thread takes half of each pass (runtime/idle_help.hpp). Here a thread that does nothing else polls.
   {
     IdleHelp help;
     std::atomic<bool> stop{false};

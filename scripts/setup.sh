@@ -14,7 +14,7 @@ packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doc
 # lists for `psgrad launch --slurm`; slurmctld, slurmd and munge: the test that runs it under a real
 # single-host Slurm (it starts its own daemons with a config and key of its own). libzip-dev and
 # libcsv-dev: reading your own data from .npz archives and CSV files. libssl-dev: the gate's HMAC (libcrypto)
-# and actors/tls_error_queue.cpp (libssl); libcaf-dev does not depend on it. libnetfilter-queue-dev and
+# and runtime/tls_error_queue.cpp (libssl); libcaf-dev does not depend on it. libnetfilter-queue-dev and
 # iptables: psgrad-link-delay, the simulator's --delay on kernels without sch_netem.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

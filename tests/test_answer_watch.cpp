@@ -10,7 +10,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/answer_watch.hpp"
 #include "actors/data_worker.hpp"
-#include "actors/error_text.hpp"
+#include "runtime/error_text.hpp"
 #include "actors/training_job.hpp"
 #include "tests/actor_fixtures.hpp"
 #include "tests/stub_server.hpp"

@@ -9,7 +9,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/coordinator.hpp"
-#include "actors/error_text.hpp"
+#include "runtime/error_text.hpp"
 
 using namespace psgrad;
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "actors/gate_handshake.hpp"
+#include "transport/gate_handshake.hpp"
 
 using namespace psgrad;
 

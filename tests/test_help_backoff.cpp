@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "actors/help_backoff.hpp"
+#include "runtime/help_backoff.hpp"
 
 using namespace psgrad;
 

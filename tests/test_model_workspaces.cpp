@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "actors/model_workspaces.hpp"
+#include "runtime/model_workspaces.hpp"
 #include "actors/training_job.hpp"
 #include "tests/actor_fixtures.hpp"
 

@@ -9,7 +9,7 @@
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/error_text.hpp"
+#include "runtime/error_text.hpp"
 #include "actors/local_training.hpp"
 #include "actors/data_worker.hpp"
 #include "actors/parameter_server.hpp"

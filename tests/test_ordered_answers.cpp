@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "caf/all.hpp"
-#include "actors/connection_gate.hpp"
-#include "actors/error_text.hpp"
-#include "actors/gated_dial.hpp"
+#include "transport/connection_gate.hpp"
+#include "runtime/error_text.hpp"
+#include "transport/gated_dial.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/training_job.hpp"
@@ -103,7 +103,7 @@ TEST_CASE("with ordered answers a sync server answers remote workers one at a ti
 }
 
 TEST_CASE("with ordered answers through psgrad's gate the next answer goes once the one before has left the server's sockets") {
-  // Connections the gate admitted are watched (actors/socket_backlog.hpp): on loopback an answer
+  // Connections the gate admitted are watched (runtime/socket_backlog.hpp): on loopback an answer
   // leaves at once, so the next goes without waiting for a receipt, which this worker never sends.
   Processes processes;
   const auto ordered = ordered_server(processes.server);

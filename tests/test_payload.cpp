@@ -7,7 +7,7 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "tests/message_bytes.hpp"
 
 using namespace psgrad;

@@ -13,7 +13,7 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/idle_help.hpp"
+#include "runtime/idle_help.hpp"
 #include "actors/local_training.hpp"
 #include "tests/actor_fixtures.hpp"
 

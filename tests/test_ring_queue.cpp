@@ -3,7 +3,7 @@
 
 #include <deque>
 
-#include "actors/ring_queue.hpp"
+#include "runtime/ring_queue.hpp"
 
 using namespace psgrad;
 

@@ -4,7 +4,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/coordinator.hpp"
-#include "actors/shard_listener.hpp"
+#include "transport/shard_listener.hpp"
 
 using namespace psgrad;
 

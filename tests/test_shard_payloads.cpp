@@ -16,7 +16,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/data_worker.hpp"
-#include "actors/error_text.hpp"
+#include "runtime/error_text.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/gradient_slicer.hpp"
 #include "actors/local_training.hpp"

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "actors/actor_config.hpp"
-#include "actors/float_buffer.hpp"
-#include "actors/messages.hpp"
-#include "actors/shared_memory.hpp"
+#include "payloads/float_buffer.hpp"
+#include "payloads/messages.hpp"
+#include "payloads/shared_memory.hpp"
 #include "message_bytes.hpp"
 
 namespace psgrad {

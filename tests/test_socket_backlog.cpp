@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "actors/socket_backlog.hpp"
-#include "actors/unique_socket.hpp"
+#include "runtime/socket_backlog.hpp"
+#include "transport/unique_socket.hpp"
 
 using namespace psgrad;
 

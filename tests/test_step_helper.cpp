@@ -11,9 +11,9 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/idle_help.hpp"
+#include "runtime/idle_help.hpp"
 #include "actors/local_training.hpp"
-#include "actors/step_helper.hpp"
+#include "runtime/step_helper.hpp"
 #include "tests/actor_fixtures.hpp"
 
 using namespace psgrad;

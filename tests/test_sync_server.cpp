@@ -7,7 +7,7 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/error_text.hpp"
+#include "runtime/error_text.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "tests/actor_fixtures.hpp"

@@ -17,8 +17,8 @@
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/tls_error_queue.hpp"
-#include "actors/unique_socket.hpp"
+#include "runtime/tls_error_queue.hpp"
+#include "transport/unique_socket.hpp"
 #include "temp_folder.hpp"
 
 using namespace psgrad;

@@ -58,7 +58,7 @@ std::vector<float> sequential_sync(const TrainingJob& job, std::shared_ptr<const
 TEST_CASE("sync mode sums worker gradients in worker order then makes one step, bit for bit") {
   const auto data = synthetic_data(200, 12, 4, 1);
   // On 2 threads: 1 worker computes on a thread of its own; 2 to 4 share the scheduler's threads and
-  // borrow models per gradient (actors/model_workspaces.hpp).
+  // borrow models per gradient (runtime/model_workspaces.hpp).
   for (std::size_t workers : {1, 2, 3, 4}) {
     CAPTURE(workers);
     const auto job = small_job(TrainingMode::sync, workers, 5);

@@ -8,8 +8,8 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/float_buffer.hpp"
-#include "actors/messages.hpp"
+#include "payloads/float_buffer.hpp"
+#include "payloads/messages.hpp"
 
 namespace {
 

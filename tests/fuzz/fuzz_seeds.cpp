@@ -8,7 +8,7 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/idx.hpp"
 #include "io/npz_archive.hpp"

@@ -1,4 +1,4 @@
-#include "actors/float_buffer.hpp"
+#include "payloads/float_buffer.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,5 +1,5 @@
 // Builds and checks the gate's challenge, answer and verdict with OpenSSL's HMAC-SHA256.
-#include "actors/gate_handshake.hpp"
+#include "transport/gate_handshake.hpp"
 
 #include <algorithm>
 #include <cstring>

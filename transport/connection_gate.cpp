@@ -1,6 +1,6 @@
 // The gate's thread: accept, challenge, read at most one answer's bytes per connection, judge, then
 // hand the socket to CAF or close it. One poll loop; nothing here grows with what a peer sends.
-#include "actors/connection_gate.hpp"
+#include "transport/connection_gate.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,10 +17,10 @@
 #include <sys/socket.h>
 
 #include "caf/all.hpp"
-#include "caf/io/all.hpp"
-#include "actors/gate_handshake.hpp"
-#include "actors/network_words.hpp"
-#include "actors/socket_backlog.hpp"
+#include "transport/basp_adapter.hpp"
+#include "transport/gate_handshake.hpp"
+#include "transport/network_words.hpp"
+#include "runtime/socket_backlog.hpp"
 
 namespace psgrad {
 
@@ -259,8 +259,7 @@ ConnectionGate::ConnectionGate(caf::actor_system& system, GateSetup setup, Uniqu
       setup_(std::move(setup)),
       listener_(std::move(listener)),
       wake_(::eventfd(0, EFD_CLOEXEC)),
-      port_(port),
-      basp_(system.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"))) {}
+      port_(port) {}
 
 ConnectionGate::~ConnectionGate() {
   if (thread_.joinable()) {
@@ -269,7 +268,7 @@ ConnectionGate::~ConnectionGate() {
     thread_.join();
   }
   // Forget the published actor, so CAF holds no reference to it for this port any more.
-  caf::anon_send(basp_, caf::close_atom_v, port_);
+  close_published_port(system_, port_);
 }
 
 void ConnectionGate::run() {
@@ -282,8 +281,7 @@ void ConnectionGate::run() {
 void ConnectionGate::hand_to_caf(UniqueSocket socket) {
   const int fd = socket.release();
   watch_socket_backlog(fd);  // what a sync server's ordered answers look at (parameter_server.cpp)
-  auto scribe = system_.middleman().backend().new_scribe(fd);
-  caf::anon_send(basp_, caf::publish_atom_v, std::move(scribe), port_, setup_.published, setup_.interface);
+  hand_accepted_socket_to_caf(system_, fd, port_, setup_.published, setup_.interface);
 }
 
 }  // namespace psgrad

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "caf/actor_system.hpp"
-#include "actors/connection_gate.hpp"
+#include "transport/connection_gate.hpp"
 #include "actors/interfaces.hpp"
 #include "model/result.hpp"
 

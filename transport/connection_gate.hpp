@@ -16,7 +16,7 @@
 #include "caf/actor_cast.hpp"
 #include "caf/actor_system.hpp"
 #include "caf/intrusive_ptr.hpp"
-#include "actors/unique_socket.hpp"
+#include "transport/unique_socket.hpp"
 #include "model/result.hpp"
 
 namespace psgrad {
@@ -86,7 +86,6 @@ class ConnectionGate {
   UniqueSocket listener_;
   UniqueSocket wake_;  // an eventfd: written once to stop the thread
   std::uint16_t port_;
-  caf::actor basp_;
   std::atomic<std::uint64_t> admitted_{0};
   std::atomic<std::uint64_t> refused_{0};
   std::thread thread_;

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "actors/idle_help.hpp"
+#include "runtime/idle_help.hpp"
 
 namespace psgrad {
 

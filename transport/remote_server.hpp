@@ -12,7 +12,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/evaluator.hpp"
-#include "actors/messages.hpp"
+#include "payloads/messages.hpp"
 #include "actors/trace_recorder.hpp"
 #include "actors/training_job.hpp"
 #include "model/checkpoint.hpp"

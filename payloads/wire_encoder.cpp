@@ -1,4 +1,4 @@
-#include "actors/wire_encoder.hpp"
+#include "payloads/wire_encoder.hpp"
 
 #include "model/bf16.hpp"
 

@@ -1,5 +1,5 @@
 // Asks the system what CAF would not say (bind and connect probes) and words it for people.
-#include "actors/network_words.hpp"
+#include "transport/network_words.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "caf/sec.hpp"
-#include "actors/error_text.hpp"
+#include "runtime/error_text.hpp"
 
 namespace psgrad {
 

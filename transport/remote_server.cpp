@@ -1,6 +1,6 @@
 // Publishes the Coordinator, gathers workers and shard processes, runs the driver, and stops
 // everything it started through one cleanup guard.
-#include "actors/remote_server.hpp"
+#include "transport/remote_server.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -10,14 +10,14 @@
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
-#include "actors/connection_gate.hpp"
+#include "transport/connection_gate.hpp"
 #include "actors/coordinator.hpp"
-#include "actors/error_text.hpp"
-#include "actors/float_buffer.hpp"
-#include "actors/network_words.hpp"
+#include "runtime/error_text.hpp"
+#include "payloads/float_buffer.hpp"
+#include "transport/network_words.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
-#include "actors/shared_memory.hpp"
+#include "payloads/shared_memory.hpp"
 #include "actors/training_driver.hpp"
 
 namespace psgrad {

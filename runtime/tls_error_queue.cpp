@@ -7,7 +7,7 @@
 // connection fail, and CAF closed that connection too: a worker's exit cut the server off from a
 // shard process, a port scan could drop every worker. The four calls below are found before
 // libssl's (the executable's symbols come first), clear the queue, and go on to libssl's own.
-#include "actors/tls_error_queue.hpp"
+#include "runtime/tls_error_queue.hpp"
 
 #include <cstdlib>
 

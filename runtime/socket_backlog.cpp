@@ -1,4 +1,4 @@
-#include "actors/socket_backlog.hpp"
+#include "runtime/socket_backlog.hpp"
 
 #include <linux/sockios.h>
 #include <linux/tcp.h>

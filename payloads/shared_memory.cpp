@@ -1,6 +1,6 @@
 // Segments are memfds: they vanish with the last process that maps them, so a killed process leaves
 // nothing behind in /dev/shm. A receiver opens a sender's segment once through /proc/PID/fd/FD.
-#include "actors/shared_memory.hpp"
+#include "payloads/shared_memory.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -23,7 +23,7 @@
 
 #include <fmt/format.h>
 
-#include "actors/recycling_allocator.hpp"
+#include "payloads/recycling_allocator.hpp"
 
 namespace psgrad {
 

@@ -1,6 +1,6 @@
-#include "actors/idle_help.hpp"
+#include "runtime/idle_help.hpp"
 
-#include "actors/spin_pause.hpp"
+#include "runtime/spin_pause.hpp"
 
 namespace psgrad {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <optional>
 
-#include "actors/float_buffer.hpp"
+#include "payloads/float_buffer.hpp"
 #include "model/gradient_compressor.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/wire_encoding.hpp"

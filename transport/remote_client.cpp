@@ -1,5 +1,5 @@
 // Dials the server with backoff, says hello, joins, and waits for the server to stop what we serve.
-#include "actors/remote_client.hpp"
+#include "transport/remote_client.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,9 +10,9 @@
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
-#include "actors/error_text.hpp"
-#include "actors/gated_dial.hpp"
-#include "actors/network_words.hpp"
+#include "runtime/error_text.hpp"
+#include "transport/gated_dial.hpp"
+#include "transport/network_words.hpp"
 
 namespace psgrad {
 
@@ -25,7 +25,7 @@ struct ReachedCoordinator {
 };
 
 // One attempt: through CAF's OpenSSL module in TLS mode, else through the server's gate
-// (actors/gated_dial.hpp), which keeps the join token off the wire.
+// (transport/gated_dial.hpp), which keeps the join token off the wire.
 ReachedCoordinator reach_coordinator(caf::actor_system& system, const std::string& host, std::uint16_t port,
                                      const std::string& token, const RetryPolicy& retry) {
   ReachedCoordinator reached;

@@ -1,4 +1,4 @@
-#include "actors/step_helper.hpp"
+#include "runtime/step_helper.hpp"
 
 namespace psgrad {
 

@@ -7,8 +7,8 @@
 
 #include "caf/atom.hpp"
 #include "caf/meta/type_name.hpp"
-#include "actors/float_buffer.hpp"
-#include "actors/raw_vector.hpp"
+#include "payloads/float_buffer.hpp"
+#include "payloads/raw_vector.hpp"
 #include "model/checkpoint.hpp"
 #include "model/norm_chunks.hpp"
 #include "model/optimizer.hpp"

@@ -4,7 +4,7 @@
 namespace psgrad {
 
 // Whether CAF's calls to SSL_read, SSL_write, SSL_accept and SSL_connect reach psgrad's versions
-// (actors/tls_error_queue.cpp), which clear the thread's error queue first.
+// (runtime/tls_error_queue.cpp), which clear the thread's error queue first.
 bool tls_error_queue_isolated();
 
 }  // namespace psgrad

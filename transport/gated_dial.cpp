@@ -1,6 +1,6 @@
 // Dials with a deadline on every step, so a silent or hostile server costs a worker at most the
 // timeout and a few fixed-size buffers, never an allocation it declares.
-#include "actors/gated_dial.hpp"
+#include "transport/gated_dial.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -11,11 +11,11 @@
 #include <sys/socket.h>
 
 #include "caf/all.hpp"
-#include "caf/io/all.hpp"
-#include "actors/error_text.hpp"
-#include "actors/gate_handshake.hpp"
-#include "actors/network_words.hpp"
-#include "actors/unique_socket.hpp"
+#include "transport/basp_adapter.hpp"
+#include "runtime/error_text.hpp"
+#include "transport/gate_handshake.hpp"
+#include "transport/network_words.hpp"
+#include "transport/unique_socket.hpp"
 
 namespace psgrad {
 
@@ -143,24 +143,15 @@ GatedDial dial_through_gate(caf::actor_system& system, const std::string& host, 
   dial = pass_gate(socket->get(), where, token, protocol, timeout, deadline);
   if (!dial.published) return dial;
   // Admitted: from here on the connection is CAF's, exactly as if its own connect had made it.
-  auto scribe = system.middleman().backend().new_scribe(socket->release());
-  auto basp = system.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
-  caf::scoped_actor self{system};
-  self->request(basp, timeout, caf::connect_atom_v, std::move(scribe), port)
-      .receive(
-          [&](caf::node_id&, caf::strong_actor_ptr& published, std::set<std::string>& published_interface) {
-            if (!published)
-              dial.published = Error{fmt::format("{} answers, but not as a psgrad server", where)};
-            else if (!system.assignable(published_interface, interface))
-              dial.published = Error{fmt::format("{} serves something other than a psgrad run (another psgrad "
-                                                 "version?)",
-                                                 where)};
-            else
-              dial.published = std::move(published);
-          },
-          [&](caf::error& error) {
-            dial.published = Error{fmt::format("{}: CAF's handshake failed: {}", where, error_text(system, error))};
-          });
+  auto reached = connect_socket_through_caf(system, socket->release(), port, timeout);
+  if (!reached)
+    dial.published = Error{fmt::format("{}: CAF's handshake failed: {}", where, error_text(system, reached.error()))};
+  else if (!reached->actor)
+    dial.published = Error{fmt::format("{} answers, but not as a psgrad server", where)};
+  else if (!system.assignable(reached->interface, interface))
+    dial.published = Error{fmt::format("{} serves something other than a psgrad run (another psgrad version?)", where)};
+  else
+    dial.published = std::move(reached->actor);
   return dial;
 }
 

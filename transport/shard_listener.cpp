@@ -1,5 +1,5 @@
 // Opens a shard process's port for workers, and dials every shard from a worker process.
-#include "actors/shard_listener.hpp"
+#include "transport/shard_listener.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,10 +15,10 @@
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
-#include "actors/error_text.hpp"
-#include "actors/gated_dial.hpp"
-#include "actors/network_words.hpp"
-#include "actors/unique_socket.hpp"
+#include "runtime/error_text.hpp"
+#include "transport/gated_dial.hpp"
+#include "transport/network_words.hpp"
+#include "transport/unique_socket.hpp"
 
 namespace psgrad {
 

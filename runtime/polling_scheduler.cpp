@@ -1,11 +1,11 @@
-#include "actors/polling_scheduler.hpp"
+#include "runtime/polling_scheduler.hpp"
 
 #include <memory>
 
 #include "caf/actor_system.hpp"
 #include "caf/actor_system_config.hpp"
 #include "caf/scheduler/coordinator.hpp"
-#include "actors/spin_pause.hpp"
+#include "runtime/spin_pause.hpp"
 
 namespace psgrad {
 

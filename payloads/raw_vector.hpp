@@ -13,7 +13,7 @@
 #include "caf/error.hpp"
 #include "caf/sec.hpp"
 #include "caf/serializer.hpp"
-#include "actors/float_buffer.hpp"
+#include "payloads/float_buffer.hpp"
 
 namespace psgrad {
 

@@ -12,8 +12,8 @@
 #include "caf/policy/unprofiled.hpp"
 #include "caf/resumable.hpp"
 #include "caf/scheduler/abstract_coordinator.hpp"
-#include "actors/idle_help.hpp"
-#include "actors/ring_queue.hpp"
+#include "runtime/idle_help.hpp"
+#include "runtime/ring_queue.hpp"
 
 namespace psgrad {
 

@@ -17,7 +17,7 @@
 #include "caf/meta/type_name.hpp"
 #include "caf/sec.hpp"
 #include "caf/serializer.hpp"
-#include "actors/shared_memory.hpp"
+#include "payloads/shared_memory.hpp"
 #include "model/aligned_floats.hpp"
 #include "model/buffer_pool.hpp"
 #include "model/bf16.hpp"
@@ -31,7 +31,7 @@ namespace psgrad {
 // (bf16: every value a bf16 one; topk: any, mostly zeros, sent as the nonzero entries). A buffer may
 // be a slice of another (what a server shard receives): it shares the floats in this process, and only
 // its own floats cross the network, arriving as a buffer of their own. A handle marked for shared
-// memory (a peer on this host, actors/shared_memory.hpp) sends its floats through a slot of it instead.
+// memory (a peer on this host, payloads/shared_memory.hpp) sends its floats through a slot of it instead.
 class FloatBuffer {
  public:
   FloatBuffer() = default;
