@@ -19,7 +19,7 @@ Result<Model> build_initialized_model(const TrainingJob& job, std::size_t input_
 }
 
 Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const ParameterLayout& layout) {
-  const auto* entry = find_optimizer(job.optimizer);
+  const auto entry = find_optimizer(job.optimizer);
   if (!entry) return Error{fmt::format("unknown optimizer '{}'", job.optimizer)};
   Settings settings = job.optimizer_settings;
   if (auto missing = fill_defaults(entry->settings, settings))

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <type_traits>
 #include <utility>
@@ -98,7 +99,6 @@ Key<Section> key(const std::string& name, Member Section::*member, std::string d
   spec.minimum_exclusive = check.minimum_exclusive;
   spec.maximum_exclusive = check.maximum_exclusive;
   spec.choices = std::move(check.choices);
-  spec.minimum_exclusive = check.minimum_exclusive;
   return entry;
 }
 
@@ -271,12 +271,15 @@ struct RegistrySection {
   const char* name_key;   // "@layers"
   const char* what;       // "architecture", for messages
   std::vector<std::string> (*known_names)();
-  std::function<const std::vector<SettingSpec>*(const std::string&)> settings_of;  // null: not registered
+  // Null: not registered. The settings share their entry's ownership, so they stay valid if the name is
+  // registered again while a config is read.
+  std::function<std::shared_ptr<const std::vector<SettingSpec>>(const std::string&)> settings_of;
 };
 
 template <class Entry>
-const std::vector<SettingSpec>* settings_of(const Entry* entry) {
-  return entry ? &entry->settings : nullptr;
+std::shared_ptr<const std::vector<SettingSpec>> settings_of(const std::shared_ptr<const Entry>& entry) {
+  if (!entry) return nullptr;
+  return std::shared_ptr<const std::vector<SettingSpec>>(entry, &entry->settings);  // aliases the entry
 }
 
 const RegistrySection model_section{"model", kLayersKey, "architecture", architecture_names,
@@ -325,7 +328,7 @@ Status read_section(const toml::table& document, const Validator& validator, con
   auto chosen = validator.read_registry_name(original, registry.name, registry.name_key, registry.what,
                                              registry.known_names(), default_name);
   if (!chosen) return Error{chosen.error()};
-  const auto* specs = registry.settings_of(*chosen);
+  const auto specs = registry.settings_of(*chosen);
   if (!specs)  // the default itself is not registered: a build problem, still an error value
     return Error{fmt::format("{}: {}.{}: {} \"{}\" is not registered", validator.source(), registry.name,
                              registry.name_key, registry.what, *chosen)};
@@ -347,7 +350,7 @@ Status read_schedule(const toml::table& schedule_table, const Validator& validat
   const std::string path = "optimizer.learn_rate";
   auto chosen = validator.read_registry_name(&schedule_table, path, kSchedulesKey, "schedule", schedule_names(), "");
   if (!chosen) return Error{chosen.error()};
-  const auto* entry = find_schedule(*chosen);
+  const auto entry = find_schedule(*chosen);
   auto read = validator.read_settings(&schedule_table, path, entry->settings, {kSchedulesKey}, *chosen);
   if (!read) return Error{read.error()};
   auto schedule = build_schedule(*chosen, *read);
@@ -439,7 +442,7 @@ void render_section(std::ostringstream& out, const SectionTable<Section>& table,
 void render_section(std::ostringstream& out, const RegistrySection& registry, const std::string& name,
                     const Settings& settings) {
   out << "[" << registry.name << "]\n" << toml_string(registry.name_key) << " = " << toml_string(name) << "\n";
-  const auto* specs = registry.settings_of(name);
+  const auto specs = registry.settings_of(name);
   render_settings(out, specs ? *specs : std::vector<SettingSpec>{}, settings);
 }
 
@@ -449,15 +452,15 @@ void render_optimizer(std::ostringstream& out, const OptimizerSection& optimizer
   if (optimizer.schedule.empty()) return render_section(out, optimizer_section, optimizer.name, optimizer.settings);
   Settings settings = optimizer.settings;
   settings.erase("learn_rate");
-  auto specs = optimizer_section.settings_of(optimizer.name) ? *optimizer_section.settings_of(optimizer.name)
-                                                             : std::vector<SettingSpec>{};
+  const auto registered = optimizer_section.settings_of(optimizer.name);
+  auto specs = registered ? *registered : std::vector<SettingSpec>{};
   specs.erase(std::remove_if(specs.begin(), specs.end(), [](const SettingSpec& s) { return s.name == "learn_rate"; }),
               specs.end());
   out << "[" << optimizer_section.name << "]\n"
       << toml_string(optimizer_section.name_key) << " = " << toml_string(optimizer.name) << "\n";
   render_settings(out, specs, settings);
   out << "\n[optimizer.learn_rate]\n" << toml_string(kSchedulesKey) << " = " << toml_string(optimizer.schedule) << "\n";
-  const auto* entry = find_schedule(optimizer.schedule);
+  const auto entry = find_schedule(optimizer.schedule);
   render_settings(out, entry ? entry->settings : std::vector<SettingSpec>{}, optimizer.schedule_settings);
 }
 

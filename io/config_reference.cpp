@@ -66,29 +66,29 @@ std::string config_reference_markdown() {
                      quoted_names(architecture_names()),
                      ModelSection{}.architecture);
   for (const auto& name : architecture_names())
-    if (const auto* entry = find_architecture(name)) add_rows(out, "model (" + name + ")", entry->settings);
+    if (const auto entry = find_architecture(name)) add_rows(out, "model (" + name + ")", entry->settings);
   out += fmt::format("| optimizer | `\"@optimizers\"` | a registered optimizer name, one of {} | `\"{}\"` | "
                      "Which registered optimizer updates the weights. |\n",
                      quoted_names(optimizer_names()),
                      OptimizerSection{}.name);
   for (const auto& name : optimizer_names())
-    if (const auto* entry = find_optimizer(name)) add_rows(out, "optimizer (" + name + ")", entry->settings);
+    if (const auto entry = find_optimizer(name)) add_rows(out, "optimizer (" + name + ")", entry->settings);
   out += fmt::format("| optimizer.learn_rate | `\"@schedules\"` | a registered schedule name, one of {} | none "
                      "(learn_rate is a number) | A table `[optimizer.learn_rate]` instead of a number: the "
                      "learning rate of each server step from one of Thinc's schedules, with Thinc's parameter "
                      "names. |\n",
                      quoted_names(schedule_names()));
   for (const auto& name : schedule_names())
-    if (const auto* entry = find_schedule(name)) add_rows(out, "optimizer.learn_rate (" + name + ")", entry->settings);
+    if (const auto entry = find_schedule(name)) add_rows(out, "optimizer.learn_rate (" + name + ")", entry->settings);
   add_rows(out, "data", data_settings());
   add_rows(out, "cluster", cluster_settings());
   out += "\n## Architectures and optimizers\n\n";
   for (const auto& name : architecture_names())
-    if (const auto* entry = find_architecture(name)) out += fmt::format("- `{}` (architecture): {}\n", name, entry->description);
+    if (const auto entry = find_architecture(name)) out += fmt::format("- `{}` (architecture): {}\n", name, entry->description);
   for (const auto& name : optimizer_names())
-    if (const auto* entry = find_optimizer(name)) out += fmt::format("- `{}` (optimizer): {}\n", name, entry->description);
+    if (const auto entry = find_optimizer(name)) out += fmt::format("- `{}` (optimizer): {}\n", name, entry->description);
   for (const auto& name : schedule_names())
-    if (const auto* entry = find_schedule(name)) out += fmt::format("- `{}` (schedule): {}\n", name, entry->description);
+    if (const auto entry = find_schedule(name)) out += fmt::format("- `{}` (schedule): {}\n", name, entry->description);
   return out;
 }
 

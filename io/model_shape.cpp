@@ -13,7 +13,7 @@ namespace psgrad {
 
 Result<ModelShape> model_shape(const std::string& architecture, const Settings& settings,
                                std::uint64_t input_width, std::uint64_t classes) {
-  const auto* entry = find_architecture(architecture);
+  const auto entry = find_architecture(architecture);
   if (!entry) return Error{fmt::format("unknown architecture '{}'", architecture)};
   // A registered architecture is outside code, and settings it lacks make its getters throw: whatever
   // it throws becomes a message, not an abort.

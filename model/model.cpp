@@ -34,7 +34,7 @@ void Model::bind_buffers(const float* weights, float* gradients) {
 
 Result<Model> Model::build(const std::string& architecture, const Settings& settings,
                            std::size_t input_width, std::size_t output_width) {
-  const auto* entry = find_architecture(architecture);
+  const auto entry = find_architecture(architecture);
   if (!entry) return Error{fmt::format("unknown architecture '{}'", architecture)};
   Settings filled = settings;
   if (auto missing = fill_defaults(entry->settings, filled))

@@ -1,10 +1,8 @@
 #include "model/registry.hpp"
 
-#include <map>
-#include <mutex>
-
 #include "model/adam.hpp"
 #include "model/dropout.hpp"
+#include "model/named_registry.hpp"
 #include "model/relu.hpp"
 #include "model/sgd.hpp"
 #include "model/softmax.hpp"
@@ -128,63 +126,24 @@ OptimizerEntry sgd() {
   return entry;
 }
 
-struct Registries {
-  std::mutex mutex;
-  std::map<std::string, Architecture> architectures;
-  std::map<std::string, OptimizerEntry> optimizers;
-  Registries() {
-    for (auto entry : {relu_relu_softmax(), mlp()}) architectures[entry.name] = entry;
-    for (auto entry : {adam(), sgd()}) optimizers[entry.name] = entry;
-  }
-};
+NamedRegistry<Architecture>& architectures() {
+  static NamedRegistry<Architecture> registry{relu_relu_softmax(), mlp()};
+  return registry;
+}
 
-Registries& registries() {
-  static Registries instance;
-  return instance;
+NamedRegistry<OptimizerEntry>& optimizers() {
+  static NamedRegistry<OptimizerEntry> registry{adam(), sgd()};
+  return registry;
 }
 
 }  // namespace
 
-void register_architecture(Architecture architecture) {
-  auto& r = registries();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.architectures[architecture.name] = std::move(architecture);
-}
+void register_architecture(Architecture architecture) { architectures().add(std::move(architecture)); }
+std::shared_ptr<const Architecture> find_architecture(const std::string& name) { return architectures().find(name); }
+std::vector<std::string> architecture_names() { return architectures().names(); }
 
-const Architecture* find_architecture(const std::string& name) {
-  auto& r = registries();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.architectures.find(name);
-  return it == r.architectures.end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> architecture_names() {
-  auto& r = registries();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  std::vector<std::string> names;
-  for (const auto& [name, entry] : r.architectures) names.push_back(name);
-  return names;
-}
-
-void register_optimizer(OptimizerEntry optimizer) {
-  auto& r = registries();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.optimizers[optimizer.name] = std::move(optimizer);
-}
-
-const OptimizerEntry* find_optimizer(const std::string& name) {
-  auto& r = registries();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.optimizers.find(name);
-  return it == r.optimizers.end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> optimizer_names() {
-  auto& r = registries();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  std::vector<std::string> names;
-  for (const auto& [name, entry] : r.optimizers) names.push_back(name);
-  return names;
-}
+void register_optimizer(OptimizerEntry optimizer) { optimizers().add(std::move(optimizer)); }
+std::shared_ptr<const OptimizerEntry> find_optimizer(const std::string& name) { return optimizers().find(name); }
+std::vector<std::string> optimizer_names() { return optimizers().names(); }
 
 }  // namespace psgrad

@@ -31,12 +31,13 @@ struct OptimizerEntry {
 };
 
 // Registering a name twice replaces the earlier entry. The built-in entries are always present.
+// A found entry is shared, so it stays valid when its name is registered again; null: not registered.
 void register_architecture(Architecture architecture);
-const Architecture* find_architecture(const std::string& name);
+std::shared_ptr<const Architecture> find_architecture(const std::string& name);
 std::vector<std::string> architecture_names();
 
 void register_optimizer(OptimizerEntry optimizer);
-const OptimizerEntry* find_optimizer(const std::string& name);
+std::shared_ptr<const OptimizerEntry> find_optimizer(const std::string& name);
 std::vector<std::string> optimizer_names();
 
 }  // namespace psgrad

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 
 #include <fmt/format.h>
+
+#include "model/named_registry.hpp"
 
 namespace psgrad {
 
@@ -163,46 +163,20 @@ ScheduleEntry cyclic_triangular() {
           }};
 }
 
-struct ScheduleRegistry {
-  std::mutex mutex;
-  std::map<std::string, ScheduleEntry> entries;
-  ScheduleRegistry() {
-    for (auto entry : {constant(), decaying(), compounding(), slanted_triangular(), warmup_linear(),
-                       cyclic_triangular()})
-      entries[entry.name] = entry;
-  }
-};
-
-ScheduleRegistry& registry() {
-  static ScheduleRegistry instance;
-  return instance;
+NamedRegistry<ScheduleEntry>& schedules() {
+  static NamedRegistry<ScheduleEntry> registry{
+      constant(), decaying(), compounding(), slanted_triangular(), warmup_linear(), cyclic_triangular()};
+  return registry;
 }
 
 }  // namespace
 
-void register_schedule(ScheduleEntry schedule) {
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.entries[schedule.name] = std::move(schedule);
-}
-
-const ScheduleEntry* find_schedule(const std::string& name) {
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.entries.find(name);
-  return it == r.entries.end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> schedule_names() {
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  std::vector<std::string> names;
-  for (const auto& [name, entry] : r.entries) names.push_back(name);
-  return names;
-}
+void register_schedule(ScheduleEntry schedule) { schedules().add(std::move(schedule)); }
+std::shared_ptr<const ScheduleEntry> find_schedule(const std::string& name) { return schedules().find(name); }
+std::vector<std::string> schedule_names() { return schedules().names(); }
 
 Result<std::unique_ptr<Schedule>> build_schedule(const std::string& name, Settings settings) {
-  const auto* entry = find_schedule(name);
+  const auto entry = find_schedule(name);
   if (!entry) return Error{fmt::format("unknown schedule \"{}\"", name)};
   if (auto missing = fill_defaults(entry->settings, settings))
     return Error{fmt::format("{} needs {}", name, *missing)};

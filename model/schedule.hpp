@@ -30,8 +30,9 @@ struct ScheduleEntry {
   std::function<Result<std::unique_ptr<Schedule>>(const Settings&)> build;
 };
 
+// As for architectures: a later registration replaces a name; a found entry stays valid after it.
 void register_schedule(ScheduleEntry schedule);
-const ScheduleEntry* find_schedule(const std::string& name);
+std::shared_ptr<const ScheduleEntry> find_schedule(const std::string& name);
 std::vector<std::string> schedule_names();
 
 // Fills the entry's defaults and builds; the error says what is wrong with the settings.

@@ -175,7 +175,7 @@ TEST_CASE("sgd steps by learn_rate times the clipped gradient") {
 }
 
 TEST_CASE("the optimizer registry builds Adam.v1 with Thinc's defaults") {
-  const auto* entry = find_optimizer("Adam.v1");
+  const auto entry = find_optimizer("Adam.v1");
   REQUIRE(entry != nullptr);
   Settings settings;
   REQUIRE_FALSE(fill_defaults(entry->settings, settings).has_value());

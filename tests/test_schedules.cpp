@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <ostream>  // doctest prints a failed check's shared_ptr with operator<<
 #include <vector>
 
 #include "model/adam.hpp"
