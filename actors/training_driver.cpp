@@ -29,6 +29,16 @@ class TrainingDriver : public DriverBase {
 
  private:
  private:
+  // A worker lost mid-request still holds this driver (its request's promise) while the driver holds it
+  // in its slots: the driver lets go of every handle as it quits, so both, and the detached evaluator
+  // they reach, are freed and the actor system can shut down.
+  void on_exit() override {
+    schedule_.reset();
+    slots_ = WorkerSlots{};
+    evaluator_ = EvaluatorActor{};
+    servers_ = ServerGroup({});
+  }
+
   // -- phases (see the diagram in training_driver.hpp) ----------------------------------------------
   static auto already_under_way() {
     return [](run_atom) -> caf::result<TrainingSummary> {
@@ -63,6 +73,14 @@ class TrainingDriver : public DriverBase {
     };
   }
 
+  // A worker that joins a running job takes part in the schedule from the next step.
+  auto joins_the_loops() {
+    return [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
+      welcome(index, std::move(worker), host);
+      schedule_->joined(index);
+    };
+  }
+
   // The clocks are probed and the first weights fetched; the loops have not started.
   behavior_type starting() {
     return {
@@ -80,10 +98,7 @@ class TrainingDriver : public DriverBase {
   behavior_type training() {
     return {
         already_under_way(),
-        [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
-          welcome(index, std::move(worker), host);
-          schedule_->joined(index);
-        },
+        joins_the_loops(),
         [](rejoin_atom, std::uint64_t) {},
         [this](applied_atom, const StepNote& note) { schedule_->noted(note); },
         [this](tick_atom) {
@@ -129,10 +144,7 @@ class TrainingDriver : public DriverBase {
   behavior_type draining() {
     return {
         already_under_way(),
-        [this](add_worker_atom, DataWorkerActor& worker, const std::string& host, std::uint32_t index) {
-          welcome(index, std::move(worker), host);
-          schedule_->joined(index);
-        },
+        joins_the_loops(),
         [](rejoin_atom, std::uint64_t) {},
         [this](applied_atom, const StepNote& note) {
           schedule_->noted(note);

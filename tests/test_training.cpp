@@ -256,6 +256,18 @@ TEST_CASE("async lets a fast worker run ahead of a straggler without bound") {
   CHECK(summary.gradients_per_worker[0] > summary.gradients_per_worker[1] + 4);
 }
 
+TEST_CASE("a lost worker's late gradient does not make the clock lead wrap around") {
+  // Worker 1 is dropped as frozen long before its first gradient arrives; by then worker 0's clock is far
+  // ahead, and the late gradient's clock is behind the slowest live one.
+  const auto data = synthetic_data(320, 12, 4, 8);
+  auto job = small_job(TrainingMode::async, 2, 150);
+  job.worker_delays = {std::chrono::milliseconds{2}, std::chrono::milliseconds{600}};
+  job.request_timeout = std::chrono::milliseconds{150};
+  const auto summary = train(job, data, data);
+  REQUIRE(summary.lost.size() == 1);
+  CHECK(summary.max_clock_lead <= summary.steps);
+}
+
 TEST_CASE("sharded servers give bit-identical sync weights to one server (K = 1, 2, 3)") {
   const auto data = synthetic_data(200, 12, 4, 9);
   auto job = small_job(TrainingMode::sync, 2, 6);
