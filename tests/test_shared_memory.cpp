@@ -208,7 +208,9 @@ TEST_CASE("a reserved slot never sent is free again once let go") {
 
 TEST_CASE("a slot whose reader died is reused after a while, and one a live reader holds never is") {
   const Accepting accepting;
-  shorten_shared_memory_abandon_time(std::chrono::milliseconds(20));
+  // Long enough that the thousands of puts in puts_reach finish within it on a loaded 2-core machine (at
+  // 20 ms its own earlier puts counted as abandoned there and were reused before it took them).
+  shorten_shared_memory_abandon_time(std::chrono::milliseconds(400));
   const auto values = awkward_floats(3000);
   const std::vector<float> other(values.size(), -2.0f);
   // Held here, by a live process, for ten times that long.
@@ -216,7 +218,7 @@ TEST_CASE("a slot whose reader died is reused after a while, and one a live read
   REQUIRE(mine.has_value());
   auto held = hold_in_shared_memory(*mine, values.size() * sizeof(float));
   REQUIRE(std::holds_alternative<std::shared_ptr<const void>>(held));
-  usleep(200 * 1000);
+  usleep(4000 * 1000);
   CHECK_FALSE(puts_reach(other, *mine));
   CHECK(std::memcmp(std::get<std::shared_ptr<const void>>(held).get(), values.data(),
                     values.size() * sizeof(float)) == 0);
@@ -234,7 +236,7 @@ TEST_CASE("a slot whose reader died is reused after a while, and one a live read
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(take(*theirs, values.size()).refused.has_value());  // the child took it
-  usleep(50 * 1000);
+  usleep(500 * 1000);
   CHECK(puts_reach(other, *theirs));
   shorten_shared_memory_abandon_time(std::chrono::seconds(60));
 }
