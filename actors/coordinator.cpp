@@ -83,7 +83,7 @@ class Coordinator : public CoordinatorActor::base {
           waiting_ = make_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>>();
           // The server asks in short slices; the run may have started on a slice whose asker had
           // already given up, so a later ask gets the same answer.
-          if (started_) waiting_.deliver(started_workers_, started_hosts_);
+          if (run_ == Run::under_way) waiting_.deliver(started_workers_, started_hosts_);
           else maybe_start();
           return waiting_;
         },
@@ -108,9 +108,9 @@ class Coordinator : public CoordinatorActor::base {
       return refuse(host, fmt::format("protocol version {} does not match the server's {}", protocol,
                                       protocol_version));
     if (token != setup_.token) return refuse(host, "wrong join token");
-    if (started_ && !setup_.elastic) return refuse(host, "training has already started; join the next run");
+    if (run_ == Run::under_way && !setup_.elastic) return refuse(host, "training has already started; join the next run");
     // An elastic job that is running grows by one place per newcomer, up to the most a run takes.
-    if (started_ && std::none_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.reserved; })) {
+    if (run_ == Run::under_way && std::none_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.reserved; })) {
       if (slots_.size() >= static_cast<std::size_t>(max_workers))
         return refuse(host, fmt::format("the run already has {} workers, the most one run takes", max_workers));
       slots_.emplace_back();
@@ -135,7 +135,7 @@ class Coordinator : public CoordinatorActor::base {
 
   caf::result<std::uint32_t> join(const JoinRequest& request) {
     const auto host = request.host;
-    if (started_ && !setup_.elastic) return refuse(host, "training has already started; join the next run");
+    if (run_ == Run::under_way && !setup_.elastic) return refuse(host, "training has already started; join the next run");
     if (request.worker_index >= slots_.size() || !slots_[request.worker_index].reserved ||
         slots_[request.worker_index].worker)
       return refuse(host, fmt::format("worker index {} was not offered to this worker", request.worker_index));
@@ -162,7 +162,7 @@ class Coordinator : public CoordinatorActor::base {
     monitor(slot.worker);
     ++joined_;
     count_joined();
-    if (started_) {
+    if (run_ == Run::under_way) {
       event(fmt::format("worker {} joined the running job from {}", request.worker_index, host));
       // Before the driver is known the worker waits here, and its loss is still ours to notice.
       if (driver_) hand_to_driver(request.worker_index);
@@ -175,10 +175,10 @@ class Coordinator : public CoordinatorActor::base {
   }
 
   void maybe_start() {
-    if (started_ || joined_ < setup_.num_workers || !waiting_.pending()) return;
+    if (run_ == Run::under_way || joined_ < setup_.num_workers || !waiting_.pending()) return;
     for (const auto& shard : shards_)
       if (!shard) return;
-    started_ = true;
+    run_ = Run::under_way;
     for (auto& slot : slots_) {
       if (!slot.worker) continue;
       slot.with_driver = true;
@@ -211,7 +211,7 @@ class Coordinator : public CoordinatorActor::base {
       const bool was_worker = slot.worker && slot.worker.address() == down.source;
       if (!slot.reserved || slot.with_driver || !(slot.reserved_by == down.source || was_worker)) continue;
       event(fmt::format("worker {} from {} left before {}", k, slot.host,
-                        started_ ? "it took part in the running job" : "training started"));
+                        run_ == Run::under_way ? "it took part in the running job" : "training started"));
       release(k);
     }
   }
@@ -223,7 +223,9 @@ class Coordinator : public CoordinatorActor::base {
   CoordinatorSetup setup_;
   std::vector<Slot> slots_;
   std::uint32_t joined_ = 0;
-  bool started_ = false;
+  // Whether the run's workers are gathering still, or it started (and takes elastic joiners only).
+  enum class Run { gathering, under_way };
+  Run run_ = Run::gathering;
   caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> waiting_;
   std::vector<DataWorkerActor> started_workers_;  // what the run started with, for every later ask
   std::vector<std::string> started_hosts_;

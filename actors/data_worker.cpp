@@ -81,7 +81,7 @@ class DataWorker : public DataWorkerSelf::base {
           credits_ = credits;
           fed_ = weights.version;
           training_ = make_response_promise<bool>();
-          in_loop_ = true;
+          loop_ = Loop::computing;
           watch_servers();
           // Shards first say what they hold, so each push sends each only its part.
           if (setup_->job.mode == TrainingMode::sync) servers_->push_without_squares();
@@ -95,14 +95,14 @@ class DataWorker : public DataWorkerSelf::base {
           // the pushes it has sent already.
           if (version > until_) drained_at_ = until_;
           until_ = version;
-          if (in_loop_) keep_computing();
+          if (loop_ != Loop::idle) keep_computing();
         },
         [this](credit_atom, std::uint64_t credits) {
           credits_ += credits;
-          if (!in_loop_ || credits_ == 0) return;
-          if (!waiting_for_credit_) return keep_computing();
+          if (loop_ == Loop::idle || credits_ == 0) return;
+          if (loop_ != Loop::waiting_for_credit) return keep_computing();
           // The weights held while waiting are stale by now: start from the servers' newest.
-          waiting_for_credit_ = false;
+          loop_ = Loop::computing;
           latest_.reset();
           servers_->request(
               this, setup_->job.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
@@ -111,7 +111,7 @@ class DataWorker : public DataWorkerSelf::base {
         },
         [this](continue_atom) {
           if (!next_batch_) prefetch();
-          if (in_loop_) keep_computing();
+          if (loop_ != Loop::idle) keep_computing();
         },
         [this](watch_atom) {
           watching_ = false;
@@ -126,8 +126,8 @@ class DataWorker : public DataWorkerSelf::base {
                                    dropout_rng_.state()};
         },
         [this](stop_atom) {
-          if (in_loop_) training_.deliver(true);
-          in_loop_ = false;
+          if (loop_ != Loop::idle) training_.deliver(true);
+          loop_ = Loop::idle;
           quit();
           return true;
         },
@@ -142,7 +142,7 @@ class DataWorker : public DataWorkerSelf::base {
   // moves the stopping point (sync) --
   // The first weights, freshly pulled ones, or a push's answer.
   void on_weights(Weights weights) {
-    if (!in_loop_) return;
+    if (loop_ == Loop::idle) return;
     latest_ = std::move(weights);
     latest_unused_ = true;
     keep_computing();
@@ -161,7 +161,7 @@ class DataWorker : public DataWorkerSelf::base {
   // the push after, as if each had been taken on arrival: a push feeds the step two after the one
   // whose weights it starts from, whatever the timing, so runs end with the same weights.
   void on_answer_to_acknowledge(Weights weights) {
-    if (!in_loop_) return;
+    if (loop_ == Loop::idle) return;
     const auto index = static_cast<std::uint32_t>(setup_->worker_index);
     for (const auto& server : servers_->handles()) send(server, received_atom::value, index, weights.version);
     if (setup_->job.pipeline && latest_unused_) {
@@ -190,7 +190,7 @@ class DataWorker : public DataWorkerSelf::base {
   void keep_computing() {
     const bool sync = setup_->job.mode == TrainingMode::sync;
     const std::size_t depth = setup_->job.pipeline ? 2 : 1;
-    while (in_loop_ && latest_ && pushes_out_ < depth) {
+    while (loop_ != Loop::idle && latest_ && pushes_out_ < depth) {
       // Sync: the weights of the driver's stopping point are kept; they are the newest there are.
       // Pipelined, no push feeds a step past it, so none is out there.
       if (sync && (depth == 1 ? latest_->version : fed_) >= until_) return;
@@ -205,7 +205,7 @@ class DataWorker : public DataWorkerSelf::base {
         if (pushes_out_ > 0) return;
       }
       if (!sync && credits_ == 0) {
-        waiting_for_credit_ = pushes_out_ == 0;
+        loop_ = pushes_out_ == 0 ? Loop::waiting_for_credit : Loop::computing;
         return;
       }
       if (!sync) --credits_;
@@ -249,7 +249,7 @@ class DataWorker : public DataWorkerSelf::base {
   // than the push timeout. Sync: the answer waits for every worker's gradient, and for the driver to drop a
   // frozen one (after request_timeout), so a push allows three times that before giving up.
   void watch_servers() {
-    if (!in_loop_ || !servers_ || watching_) return;
+    if (loop_ == Loop::idle || !servers_ || watching_) return;
     const auto timeout = setup_->job.mode == TrainingMode::sync ? 3 * setup_->job.request_timeout
                                                                  : setup_->job.request_timeout;
     if (const auto silent = servers_->silent_server(timeout))
@@ -261,8 +261,8 @@ class DataWorker : public DataWorkerSelf::base {
 
   // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.
   void end_loop(const std::string& who, const caf::error& error) {
-    if (!in_loop_) return;
-    in_loop_ = false;
+    if (loop_ == Loop::idle) return;
+    loop_ = Loop::idle;
     training_.deliver(caf::make_error(caf::sec::runtime_error, fmt::format("{}: {}", who, error_text(system(), error))));
   }
 
@@ -338,8 +338,9 @@ class DataWorker : public DataWorkerSelf::base {
   std::atomic<bool> on_network_thread_{false};
   std::size_t pushes_out_ = 0;     // gradients pushed and not yet answered
   HelpBackoff help_backoff_;       // when to watch for half a server step (help_with_step)
-  bool in_loop_ = false;
-  bool waiting_for_credit_ = false;
+  // Its push/pull loop: not started (or ended), computing, or out of credits with no push out (async).
+  enum class Loop { idle, computing, waiting_for_credit };
+  Loop loop_ = Loop::idle;
   bool watching_ = false;  // a watch tick is on its way
   std::int64_t previous_answered_ = 0;  // for the timings sent with each gradient
   std::int64_t idle_since_ = 0;
