@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -328,27 +327,7 @@ PeerSegments& peer_segments() {
   return segments;
 }
 
-std::string first_line(const char* path) {
-  std::ifstream file(path);
-  std::string line;
-  std::getline(file, line);
-  return line;
-}
-
-std::string namespace_inode(const char* path) {
-  struct stat status {};
-  return stat(path, &status) == 0 ? std::to_string(status.st_ino) : std::string();
-}
-
 }  // namespace
-
-std::string shared_memory_host_identity() {
-  const auto boot = first_line("/proc/sys/kernel/random/boot_id");
-  const auto network = namespace_inode("/proc/self/ns/net");
-  const auto processes = namespace_inode("/proc/self/ns/pid");
-  if (boot.empty() || network.empty() || processes.empty()) return {};
-  return fmt::format("{}/{}/{}/{}", boot, getuid(), network, processes);
-}
 
 std::optional<SharedMemoryReference> put_in_shared_memory(const void* data, std::size_t bytes) {
   auto reference = outbox().put(data, bytes);
