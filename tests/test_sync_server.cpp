@@ -15,14 +15,25 @@
 using namespace psgrad;
 using namespace psgrad::testing;
 
+namespace {
+
+// A server of a small model for `mode`, and its layout.
+std::pair<ParameterServerActor, ParameterLayout> small_server(caf::actor_system& system, TrainingMode mode) {
+  const auto data = synthetic_data(64, 12, 4, 1);
+  auto state = initial_server_state(small_job(mode, 1, 10), data->width, data->num_classes);
+  REQUIRE(state.ok());
+  const auto layout = (*state)->layout;
+  return {spawn_parameter_server(system, *state), layout};
+}
+
+}  // namespace
+
 TEST_CASE("a sync server drops a push from a worker it was never told of, whatever its index, and steps with the members") {
   ActorConfig config(1);
   caf::actor_system system{config};
-  const auto data = synthetic_data(64, 12, 4, 1);
-  auto state = initial_server_state(small_job(TrainingMode::sync, 1, 10), data->width, data->num_classes);
-  REQUIRE(state.ok());
-  const auto layout = (*state)->layout;
-  auto server = spawn_parameter_server(system, *state);
+  const auto made = small_server(system, TrainingMode::sync);
+  const auto& server = made.first;
+  const auto& layout = made.second;
   caf::scoped_actor self{system};
   self->request(server, std::chrono::seconds(10), barrier_atom::value, std::vector<std::uint32_t>{0}, std::uint32_t{1})
       .receive([](std::vector<std::uint32_t>& waiting) { CHECK(waiting.empty()); },
@@ -46,10 +57,7 @@ TEST_CASE("a sync server drops a push from a worker it was never told of, whatev
 TEST_CASE("an async server refuses the sync barrier, naming what it is") {
   ActorConfig config(1);
   caf::actor_system system{config};
-  const auto data = synthetic_data(64, 12, 4, 1);
-  auto state = initial_server_state(small_job(TrainingMode::async, 1, 10), data->width, data->num_classes);
-  REQUIRE(state.ok());
-  auto server = spawn_parameter_server(system, *state);
+  const auto server = small_server(system, TrainingMode::async).first;
   caf::scoped_actor self{system};
   self->request(server, std::chrono::seconds(10), barrier_atom::value, std::vector<std::uint32_t>{0}, std::uint32_t{1})
       .receive([](std::vector<std::uint32_t>&) { FAIL("an async server took a barrier"); },
