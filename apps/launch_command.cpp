@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "apps/child_process.hpp"
+#include "apps/line_splitter.hpp"
 #include "apps/join_token.hpp"
 #include "launch/hostfile.hpp"
 #include "launch/launch_plan.hpp"
@@ -81,6 +82,7 @@ struct LaunchedRole {
   Role role;
   std::string prefix;  // "[host label] "
   std::optional<ChildProcess> process;
+  LineSplitter output_lines, error_lines;
   bool reported = false;
   bool reached = false;  // it printed a psgrad line: the process did start there
 };
@@ -89,8 +91,11 @@ class Launch {
  public:
   Launch(LaunchPlan plan, LaunchSettings settings, std::string token)
       : plan_(std::move(plan)), settings_(std::move(settings)), token_(std::move(token)) {
-    for (const auto& role : plan_.roles)
-      roles_.push_back(LaunchedRole{role, fmt::format("[{} {}] ", role.host, role.label()), std::nullopt, false, false});
+    for (const auto& role : plan_.roles) {
+      roles_.emplace_back();
+      roles_.back().role = role;
+      roles_.back().prefix = fmt::format("[{} {}] ", role.host, role.label());
+    }
   }
 
   int run();
@@ -123,8 +128,15 @@ class Launch {
 };
 
 void Launch::start(LaunchedRole& launched, std::uint16_t port) {
-  const auto command = role_command(launched.role, plan_, settings_, port);
-  auto child = ChildProcess::start(command, token_ + "\n");
+  ChildSpec spec;
+  spec.command = role_command(launched.role, plan_, settings_, port);
+  spec.streams = ChildStreams::piped;
+  // Its own process group keeps Ctrl-C at the terminal away from it: the launch stops the roles in order.
+  spec.own_process_group = true;
+  // The launch blocks the signals it watches and ignores SIGPIPE: the roles must not inherit either.
+  spec.default_signals = true;
+  spec.input = token_ + "\n";
+  auto child = ChildProcess::start(spec);
   if (!child) {
     say(fmt::format("{} on {}: {}", launched.role.label(), launched.role.host, child.error()));
     launched.reported = true;
@@ -158,7 +170,7 @@ void Launch::read_stream(LaunchedRole& launched, bool errors) {
   const int fd = errors ? process.error_fd() : process.output_fd();
   const auto n = ::read(fd, buffer, sizeof buffer);
   if (n < 0 && errno == EINTR) return;
-  auto& splitter = errors ? process.error_lines : process.output_lines;
+  auto& splitter = errors ? launched.error_lines : launched.output_lines;
   if (n <= 0) {
     if (auto rest = splitter.rest()) handle_line(launched, errors, *rest);
     errors ? process.close_error() : process.close_output();

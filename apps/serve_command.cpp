@@ -3,15 +3,11 @@
 #include "apps/shutdown_deadline.hpp"
 
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <memory>
 #include <vector>
 
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "caf/actor_system.hpp"
 #include "apps/signal_watch.hpp"
@@ -21,9 +17,8 @@
 #include "apps/connect_options.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/launched_role.hpp"
+#include "apps/local_workers.hpp"
 #include "apps/run_options.hpp"
-
-extern char** environ;
 
 namespace psgrad {
 
@@ -33,63 +28,12 @@ bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
 
-// Starts `psgrad work --connect 127.0.0.1:port` children of this very binary.
-std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const RunOptions& options,
-                                 const std::string& token) {
-  std::vector<pid_t> children;
-  for (std::size_t k = 0; k < count; ++k) {
-    std::vector<std::string> args = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port),
-                                     "--quiet"};
-    if (!options.data_dir.empty()) {
-      args.push_back("--data-dir");
-      args.push_back(options.data_dir);
-    }
-    std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    // The token goes in the environment, which only this user can read, not on the command line,
-    // which every local user can (ps).
-    std::string token_variable = std::string(join_token_variable) + "=" + token;
-    std::vector<char*> environment;
-    for (char** variable = environ; *variable != nullptr; ++variable)
-      if (std::strncmp(*variable, join_token_variable, std::strlen(join_token_variable)) != 0 ||
-          (*variable)[std::strlen(join_token_variable)] != '=')
-        environment.push_back(*variable);
-    environment.push_back(token_variable.data());
-    environment.push_back(nullptr);
-    pid_t pid = 0;
-    // Their own process group: Ctrl-C at the terminal reaches only the server, which stops them
-    // cleanly once it has saved the run (they exit 0).
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    const int spawned = posix_spawn(&pid, "/proc/self/exe", nullptr, &attributes, argv.data(), environment.data());
-    posix_spawnattr_destroy(&attributes);
-    if (spawned == 0)
-      children.push_back(pid);
-    else
-      fmt::print(stderr, "psgrad: could not start worker process {}\n", k);
-  }
-  return children;
-}
-
 // 128 random bits in hex, from the system's random device.
 std::string random_token() {
   std::random_device device;
   std::string token;
   for (int k = 0; k < 4; ++k) token += fmt::format("{:08x}", device());
   return token;
-}
-
-int wait_for(const std::vector<pid_t>& children) {
-  int failures = 0;
-  for (pid_t pid : children) {
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
-  }
-  if (failures) fmt::print(stderr, "psgrad: {} worker process(es) failed\n", failures);
-  return failures;
 }
 
 }  // namespace
@@ -146,7 +90,7 @@ int run_serve_command(const ServeOptions& given) {
   ShutdownDeadline deadline(std::chrono::seconds(10));
   caf::actor_system system{actor_config};
 
-  std::vector<pid_t> children;
+  std::vector<ChildProcess> workers;
   ServeSetup setup;
   setup.job = run->job;
   setup.config = run->config_text;
@@ -187,15 +131,16 @@ int run_serve_command(const ServeOptions& given) {
       fmt::print(stderr, "psgrad serve: warning: plain connections on {} are checked against the join token "
                          "but unencrypted; use TLS on networks you do not trust\n", setup.host);
     std::fflush(stderr);
-    if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options, setup.token);
+    if (options.spawn_local_workers)
+      workers = start_local_workers(run->job.num_workers, port, options.data_dir, setup.token);
   };
   const auto summary = serve_training(system, setup);
   int code = finish_run(summary, *run, options);
   if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
   // Stopped by a signal before or while training: the shell sees which one.
   if (code != 0 && signals.flag()->load() != 0) code = exit_code_for_signal(signals.flag()->load());
-  const int child_failures = wait_for(children);
-  code = code != 0 ? code : (child_failures ? 1 : 0);
+  const int worker_failures = wait_for_local_workers(workers);
+  code = code != 0 ? code : (worker_failures ? 1 : 0);
   deadline.arm(code);
   return code;
 }
