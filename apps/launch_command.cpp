@@ -93,6 +93,7 @@ int run_launch_command(const LaunchOptions& options) {
   if (const char* data = std::getenv("PSGRAD_DATA")) settings.data_env = data;
   settings.ssh_options = options.ssh_options;
   if (options.dry_run) {
+    settings.server_port_file = server_port_file(*plan, port_folder_template());
     for (const auto& role : plan->roles)
       fmt::print("{} {}: {}\n", role.host, role.label(), shell_command(role_command(role, *plan, settings, 0)));
     return 0;

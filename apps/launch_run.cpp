@@ -2,10 +2,13 @@
 // ended, and deadlines for roles slow to stop.
 #include "apps/launch_run.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <optional>
 #include <poll.h>
 #include <sys/signalfd.h>
@@ -15,7 +18,9 @@
 #include <fmt/format.h>
 
 #include "apps/child_process.hpp"
+#include "apps/error_exit.hpp"
 #include "apps/line_splitter.hpp"
+#include "apps/port_file.hpp"
 
 namespace psgrad {
 
@@ -27,22 +32,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto others_after_server = std::chrono::seconds(15);
 constexpr auto after_stop_request = std::chrono::seconds(10);
 constexpr auto before_kill = std::chrono::seconds(5);
-
-// "psgrad serve: listening on 10.0.0.1:4242, waiting for 2 workers" -> 4242
-std::optional<std::uint16_t> listening_port(const std::string& line) {
-  const auto at = line.find("listening on ");
-  const auto comma = line.find(", waiting", at == std::string::npos ? 0 : at);
-  if (at == std::string::npos || comma == std::string::npos) return std::nullopt;
-  const auto colon = line.rfind(':', comma);
-  if (colon == std::string::npos || colon < at) return std::nullopt;
-  try {
-    const auto port = std::stoul(line.substr(colon + 1, comma - colon - 1));
-    if (port == 0 || port > 65535) return std::nullopt;
-    return static_cast<std::uint16_t>(port);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
 
 // `reached`: the role printed a line of its own, so ssh did connect.
 std::string exit_words(const Role& role, int code, bool reached) {
@@ -66,8 +55,11 @@ struct RunningRole {
 
 class Launch {
  public:
-  Launch(LaunchPlan plan, LaunchSettings settings, std::string token)
-      : plan_(std::move(plan)), settings_(std::move(settings)), token_(std::move(token)) {
+  // `port_file`: where a server on this machine writes its address; empty when it gives it on its
+  // standard output instead (over ssh).
+  Launch(LaunchPlan plan, LaunchSettings settings, std::string token, std::string port_file)
+      : plan_(std::move(plan)), settings_(std::move(settings)), token_(std::move(token)),
+        port_file_(std::move(port_file)) {
     for (const auto& role : plan_.roles) {
       roles_.emplace_back();
       roles_.back().role = role;
@@ -80,6 +72,7 @@ class Launch {
  private:
   void start(RunningRole& launched, std::uint16_t port);
   void start_others(std::uint16_t port);
+  void check_port_file();
   void read_stream(RunningRole& launched, bool errors);
   void handle_line(RunningRole& launched, bool errors, const std::string& line);
   void check_exits();
@@ -96,6 +89,7 @@ class Launch {
   LaunchPlan plan_;
   LaunchSettings settings_;
   std::string token_;
+  std::string port_file_;
   std::vector<RunningRole> roles_;
   bool others_started_ = false;
   bool training_began_ = false;
@@ -132,15 +126,31 @@ void Launch::start_others(std::uint16_t port) {
   if (failures_ > 0 && !training_began_) stop_all_now();
 }
 
+// A server on this machine has listened once its port file is there (written whole, or not at all).
+void Launch::check_port_file() {
+  if (others_started_ || port_file_.empty()) return;
+  const auto address = read_port_file(port_file_);
+  if (address && !*address) return;
+  if (address) return start_others((*address)->port);
+  const auto& server = roles_.front();
+  say(fmt::format("{} on {}: {}", server.role.label(), server.role.host, address.error()));
+  ++failures_;
+  others_started_ = true;
+  stop_all_now();
+}
+
 void Launch::handle_line(RunningRole& launched, bool errors, const std::string& line) {
   if (line.empty()) return;  // a signal's message starts with one; prefixed, it is only noise
   if (line.rfind("psgrad", 0) == 0 || !errors) launched.reached = true;
+  const bool server = launched.role.kind == RoleKind::server;
+  // A server over ssh gives its address as a line of its standard output (serve --port-file -):
+  // that line is for the launch, not for people.
+  if (server && !errors && !others_started_ && port_file_.empty()) {
+    if (const auto address = parse_served_address(line)) return start_others(address->port);
+  }
   fmt::print(errors ? stderr : stdout, "{}{}\n", launched.prefix, line);
   std::fflush(errors ? stderr : stdout);
-  if (launched.role.kind != RoleKind::server) return;
-  if (!errors && line.find("\taccuracy") != std::string::npos) training_began_ = true;
-  if (errors && !others_started_)
-    if (auto port = listening_port(line)) start_others(*port);
+  if (server && !errors && line.find("\taccuracy") != std::string::npos) training_began_ = true;
 }
 
 void Launch::read_stream(RunningRole& launched, bool errors) {
@@ -276,6 +286,7 @@ int Launch::run() {
     }
     for (std::size_t k = 1; k < fds.size(); ++k)
       if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) read_stream(*owners[k].first, owners[k].second);
+    check_port_file();
     check_exits();
     check_deadlines();
   }
@@ -290,8 +301,34 @@ int Launch::run() {
 
 }  // namespace
 
+std::string port_folder_template() {
+  std::error_code error;
+  auto folder = std::filesystem::temp_directory_path(error);
+  if (error) folder = "/tmp";
+  return (folder / "psgrad-launch-XXXXXX").string();
+}
+
+std::string server_port_file(const LaunchPlan& plan, const std::string& folder) {
+  return plan.roles.front().local ? folder + "/server.json" : "-";
+}
+
 int run_launch(LaunchPlan plan, LaunchSettings settings, std::string token) {
-  return Launch(std::move(plan), std::move(settings), std::move(token)).run();
+  // Only this user can enter it (mkdtemp makes it 0700): nobody else can put an address there.
+  std::string folder;
+  if (plan.roles.front().local) {
+    folder = port_folder_template();
+    if (!mkdtemp(folder.data()))
+      return ErrorExit{"psgrad launch"}.failed(
+          fmt::format("cannot make a folder for the server's port file ({}): {}", folder, std::strerror(errno)));
+  }
+  settings.server_port_file = server_port_file(plan, folder);
+  const auto port_file = plan.roles.front().local ? settings.server_port_file : std::string();
+  const int code = Launch(std::move(plan), std::move(settings), std::move(token), port_file).run();
+  if (!folder.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder, ignored);
+  }
+  return code;
 }
 
 }  // namespace psgrad

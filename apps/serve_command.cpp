@@ -2,11 +2,14 @@
 #include "apps/serve_command.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "caf/actor_system.hpp"
 #include "apps/connect_options.hpp"
@@ -14,6 +17,7 @@
 #include "apps/join_token.hpp"
 #include "apps/launched_role.hpp"
 #include "apps/local_workers.hpp"
+#include "apps/port_file.hpp"
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
 #include "apps/shutdown_deadline.hpp"
@@ -64,6 +68,9 @@ Command add_serve_command(CLI::App& app) {
   command->add_option("--bind", options->bind, "address to listen on (default cluster.host, 127.0.0.1)");
   command->add_option("--port", options->port, "port to listen on; 0 picks a free one (default cluster.port)")
       ->check(CLI::Range(0, 65535));
+  command->add_option("--port-file", options->port_file,
+                      "once listening, write where, {\"host\":\"...\",\"port\":N} (the port 0 picked), to this "
+                      "file as one line of JSON ('-': standard output); removed when the server stops");
   command->add_option("--token", options->token,
                       fmt::format("join token workers must present (default ${}, then cluster.join_token)",
                                   join_token_variable))
@@ -84,6 +91,12 @@ int run_serve_command(const ServeOptions& given) {
     auto token = take_launch_token(LaunchedAs::server);
     if (!token) return error.refused(token.error());
     options.token = *token;
+  }
+  std::optional<PortFile> port_file;
+  if (!options.port_file.empty()) {
+    auto created = PortFile::create(options.port_file);
+    if (!created) return error.refused("--port-file: " + created.error());
+    port_file.emplace(std::move(*created));
   }
   RunSession session;
   if (auto opened = session.open(run_options_of(options), options.resume); !opened)
@@ -118,6 +131,14 @@ int run_serve_command(const ServeOptions& given) {
   setup.on_report = run.output->callback();
   std::vector<ChildProcess> workers;
   setup.on_listening = [&](std::uint16_t port) {
+    // The file before the line: a launch that reads the line finds the file there too.
+    if (port_file) {
+      // Whoever waits for the file would wait for ever: stop as a signal would, before anyone joined.
+      if (auto written = port_file->write({setup.host, port}); !written) {
+        fmt::print(stderr, "psgrad serve: --port-file: {}\n", written.error());
+        ::kill(::getpid(), SIGTERM);
+      }
+    }
     say_listening(setup, port);
     if (options.spawn_local_workers)
       workers = start_local_workers(run.job.num_workers, port, options.data_dir, setup.token);
