@@ -1,5 +1,8 @@
+// posix_spawn rather than fork: nothing runs between the two in a copy of a process with many threads
+// (an actor system's), where only async-signal-safe calls would be allowed.
 #include "apps/child_process.hpp"
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -13,80 +16,114 @@ extern char** environ;
 
 namespace psgrad {
 
-std::vector<std::string> LineSplitter::add(const char* bytes, std::size_t size) {
-  std::vector<std::string> lines;
-  partial_.append(bytes, size);
-  std::size_t start = 0;
-  for (auto end = partial_.find('\n'); end != std::string::npos; end = partial_.find('\n', start)) {
-    lines.push_back(partial_.substr(start, end - start));
-    start = end + 1;
+namespace {
+
+// Both ends of a pipe, each closed when it goes unless it was taken. O_CLOEXEC keeps them out of
+// every child but the one whose standard stream they become (dup2 clears the flag on the copy).
+struct Pipe {
+  int read_end = -1;
+  int write_end = -1;
+
+  Pipe() = default;
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  ~Pipe() {
+    close_end(read_end);
+    close_end(write_end);
   }
-  partial_.erase(0, start);
-  return lines;
+
+  bool open() {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) return false;
+    read_end = ends[0];
+    write_end = ends[1];
+    return true;
+  }
+  static int take(int& end) {
+    const int fd = end;
+    end = -1;
+    return fd;
+  }
+  static void close_end(int& end) {
+    if (end >= 0) ::close(end);
+    end = -1;
+  }
+};
+
+bool same_name(const char* variable, const std::string& entry) {
+  const auto name_length = entry.find('=');
+  return std::strncmp(variable, entry.c_str(), name_length) == 0 && variable[name_length] == '=';
 }
 
-std::optional<std::string> LineSplitter::rest() {
-  if (partial_.empty()) return std::nullopt;
-  auto line = std::move(partial_);
-  partial_.clear();
-  return line;
+// Our environment with `changes` in place of the variables they name. Points into both: they must
+// outlive the spawn.
+std::vector<char*> environment_with(const std::vector<std::string>& changes) {
+  std::vector<char*> environment;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    bool replaced = false;
+    for (const auto& change : changes) replaced = replaced || same_name(*variable, change);
+    if (!replaced) environment.push_back(*variable);
+  }
+  for (const auto& change : changes) environment.push_back(const_cast<char*>(change.c_str()));
+  environment.push_back(nullptr);
+  return environment;
 }
 
-Result<ChildProcess> ChildProcess::start(const std::vector<std::string>& command, const std::string& input) {
-  if (command.empty()) return Error{"no command"};
-  int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) != 0) return Error{fmt::format("cannot make a pipe: {}", std::strerror(errno))};
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
-    ::close(in[0]);
-    ::close(in[1]);
+}  // namespace
+
+Result<ChildProcess> ChildProcess::start(const ChildSpec& spec) {
+  if (spec.command.empty()) return Error{"no command"};
+  const bool piped = spec.streams == ChildStreams::piped;
+  const bool output_piped = spec.streams != ChildStreams::inherited;
+  Pipe input, output, error;
+  if ((piped && !input.open()) || (output_piped && !output.open()) || (piped && !error.open()))
     return Error{fmt::format("cannot make a pipe: {}", std::strerror(errno))};
-  }
+
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  if (piped) posix_spawn_file_actions_adddup2(&actions, input.read_end, STDIN_FILENO);
+  if (output_piped) {
+    posix_spawn_file_actions_adddup2(&actions, output.write_end, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, piped ? error.write_end : output.write_end, STDERR_FILENO);
+  }
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  // A process group of its own, and the default signal mask and dispositions, whatever ours are.
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &all);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attributes, 0);
+  short flags = 0;
+  if (spec.own_process_group) {
+    flags |= POSIX_SPAWN_SETPGROUP;
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
+  if (spec.default_signals) {
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    flags |= POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  }
+  posix_spawnattr_setflags(&attributes, flags);
   std::vector<char*> argv;
-  for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  for (const auto& word : spec.command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
+  auto environment = spec.environment.empty() ? std::vector<char*>() : environment_with(spec.environment);
+  const char* program = spec.executable.empty() ? argv[0] : spec.executable.c_str();
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  const int spawned = posix_spawnp(&pid, program, &actions, &attributes, argv.data(),
+                                   environment.empty() ? environ : environment.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  if (spawned != 0) {
-    ::close(in[1]);
-    ::close(out[0]);
-    ::close(err[0]);
-    return Error{fmt::format("cannot start {}: {}", command[0], std::strerror(spawned))};
-  }
-  ChildProcess child(pid, in[1], out[0], err[0]);
+  if (spawned != 0) return Error{fmt::format("cannot start {}: {}", spec.command[0], std::strerror(spawned))};
+
+  // The child's ends close as the pipes go; ours pass to the child process.
+  ChildProcess child(pid, Pipe::take(input.write_end), Pipe::take(output.read_end), Pipe::take(error.read_end));
   // A line or two fits the pipe's buffer: this never blocks. A child that exited already is told by
   // its exit code, not by this write.
-  if (!input.empty() && ::write(child.input_, input.data(), input.size()) < 0) child.close_input();
+  if (!spec.input.empty()) child.send(spec.input);
   return child;
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : output_lines(std::move(other.output_lines)),
-      error_lines(std::move(other.error_lines)),
-      pid_(other.pid_),
-      input_(other.input_),
-      output_(other.output_),
-      error_(other.error_),
-      status_(other.status_) {
+    : pid_(other.pid_), input_(other.input_), output_(other.output_), error_(other.error_), status_(other.status_) {
   other.input_ = other.output_ = other.error_ = -1;
   other.pid_ = -1;
 }
@@ -106,6 +143,10 @@ void ChildProcess::send(const std::string& text) {
   if (input_ >= 0 && ::write(input_, text.data(), text.size()) < 0) close_input();
 }
 
+void ChildProcess::signal(int signal) const {
+  if (pid_ > 0 && running()) ::kill(pid_, signal);
+}
+
 void ChildProcess::signal_group(int signal) const {
   if (pid_ > 0 && running()) ::kill(-pid_, signal);
 }
@@ -118,11 +159,30 @@ bool ChildProcess::poll_exit() {
   return true;
 }
 
+bool ChildProcess::has_exited() const {
+  if (status_) return true;
+  siginfo_t info{};
+  return pid_ > 0 && waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid_;
+}
+
+void ChildProcess::wait(rusage* usage) {
+  if (status_ || pid_ <= 0) return;
+  int status = 0;
+  rusage ignored{};
+  pid_t reaped = 0;
+  while ((reaped = wait4(pid_, &status, 0, usage ? usage : &ignored)) < 0 && errno == EINTR) {
+  }
+  if (reaped == pid_) status_ = status;
+}
+
 int ChildProcess::exit_code() const {
   if (!status_) return -1;
   if (WIFEXITED(*status_)) return WEXITSTATUS(*status_);
   if (WIFSIGNALED(*status_)) return 128 + WTERMSIG(*status_);
   return -1;
 }
+
+int ChildProcess::end_signal() const { return status_ && WIFSIGNALED(*status_) ? WTERMSIG(*status_) : 0; }
 
 }  // namespace psgrad

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/error_exit.hpp"
 #include "apps/resource_check.hpp"
 #include "io/config.hpp"
 #include "io/config_reference.hpp"
@@ -41,21 +42,18 @@ int run_config_command(const ConfigOptions& options) {
     std::fputs(config_reference_markdown().c_str(), stdout);
     return 0;
   }
+  // Config errors start with the file they are about: they stand alone, without "psgrad: ".
+  const ErrorExit error{""};
   auto config = load_config(options.config_path, options.overrides);
-  if (!config) {
-    fmt::print(stderr, "{}\n", config.error());
-    return 2;
-  }
+  if (!config) return error.refused(config.error());
   for (const auto& note : config->notes) fmt::print(stderr, "note: {}\n", note);
   if (options.action == "show") {
     std::fputs(render_config(*config).c_str(), stdout);
     return 0;
   }
   // A config that cannot run on this machine is not ok: say so before `train` would find out.
-  if (auto fits = check_fits_machine(*config, default_data_dir(), ProcessRole::whole_run); !fits) {
-    fmt::print(stderr, "{}\n", fits.error());
-    return 2;
-  }
+  if (auto fits = check_fits_machine(*config, default_data_dir(), ProcessRole::whole_run); !fits)
+    return error.refused(fits.error());
   fmt::print("{}: ok\n", options.config_path);
   return 0;
 }

@@ -1,4 +1,4 @@
-// Registers the connection options on a subcommand and turns them into network settings.
+// Registers the connection options on a subcommand, and turns them into the server's address and how to reach it.
 #include "apps/connect_options.hpp"
 
 #include <fmt/format.h>
@@ -24,18 +24,19 @@ void add_connect_options(CLI::App& command, ConnectOptions& options) {
                    "and stop when standard input closes");
 }
 
-Status take_launched_token(ConnectOptions& options) {
-  if (!options.launched) return success();
-  auto token = take_launch_token(LaunchedAs::follower);
-  if (!token) return Error{token.error()};
-  options.token = *token;
-  return success();
-}
-
-NetworkSettings network_settings(const ConnectOptions& options) {
-  NetworkSettings network;
-  network.tls = TlsSettings{options.tls_certificate, options.tls_key, options.tls_ca};
-  return network;
+Result<ServerContact> server_contact(ConnectOptions& options) {
+  if (options.launched) {
+    auto token = take_launch_token(LaunchedAs::follower);
+    if (!token) return Error{token.error()};
+    options.token = *token;
+  }
+  auto address = parse_host_port(options.connect);
+  if (!address) return Error{"--connect: " + address.error()};
+  ServerContact contact;
+  contact.address = *address;
+  contact.network.tls = TlsSettings{options.tls_certificate, options.tls_key, options.tls_ca};
+  contact.retry.tls = contact.network.tls.enabled();
+  return contact;
 }
 
 }  // namespace psgrad

@@ -6,7 +6,9 @@
 #include <CLI/CLI.hpp>
 
 #include "actors/actor_config.hpp"
+#include "apps/host_port.hpp"
 #include "model/result.hpp"
+#include "transport/remote_client.hpp"
 
 namespace psgrad {
 
@@ -26,10 +28,15 @@ struct ConnectOptions {
 
 void add_connect_options(CLI::App& command, ConnectOptions& options);
 
-// The actor system's network settings: TLS when any of the TLS files is given.
-NetworkSettings network_settings(const ConnectOptions& options);
+// What `work` and `shard` settle before their actor system starts.
+struct ServerContact {
+  HostPort address;         // --connect
+  NetworkSettings network;  // TLS when any of the TLS files is given
+  RetryPolicy retry;        // dialling with backoff, over TLS when the network is
+};
 
-// With --launched, reads the join token from standard input into options.token (see launched_role.hpp).
-Status take_launched_token(ConnectOptions& options);
+// With --launched, first reads the join token from standard input into options.token (see
+// launched_role.hpp). An error is one line to follow "psgrad <role>: ".
+Result<ServerContact> server_contact(ConnectOptions& options);
 
 }  // namespace psgrad

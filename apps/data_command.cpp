@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/error_exit.hpp"
 #include "io/named_datasets.hpp"
 
 namespace psgrad {
@@ -29,16 +30,11 @@ Command add_data_command(CLI::App& app) {
 }
 
 int run_data_prepare(const std::string& npm_package_dir, const std::string& out_dir) {
+  const ErrorExit error{"psgrad"};
   auto converted = convert_npm_digits(npm_package_dir, out_dir);
-  if (!converted) {
-    fmt::print(stderr, "psgrad: {}\n", converted.error());
-    return 2;
-  }
+  if (!converted) return error.refused(converted.error());
   auto check = load_data_folder(out_dir);
-  if (!check) {
-    fmt::print(stderr, "psgrad: {}\n", check.error());
-    return 2;
-  }
+  if (!check) return error.refused(check.error());
   fmt::print("wrote {} ({} train / {} test images)\n", out_dir, check->train->count, check->dev->count);
   return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/error_exit.hpp"
 #include "io/data_source.hpp"
 #include "io/model_scoring.hpp"
 #include "io/saved_model.hpp"
@@ -89,28 +90,18 @@ Command add_eval_command(CLI::App& app) {
 }
 
 int run_eval_command(const EvalOptions& options) {
+  const ErrorExit error{"psgrad eval"};
   auto loaded = load_saved_model(options.model_path);
-  if (!loaded) {
-    fmt::print(stderr, "psgrad eval: {}\n", loaded.error());
-    return 2;
-  }
+  if (!loaded) return error.refused(loaded.error());
   auto data = load_eval_data(options, loaded->config, loaded->header.num_classes);
-  if (!data) {
-    fmt::print(stderr, "psgrad eval: {}\n", data.error());
-    return 2;
-  }
+  if (!data) return error.refused(data.error());
   const auto& dev = *data->dev;
   const auto fits = dev.image_rows ? check_input_width(*loaded, dev.image_rows, dev.image_cols, data->description)
                                    : check_input_width(*loaded, dev.width, data->description);
-  if (!fits) {
-    fmt::print(stderr, "psgrad eval: {}\n", fits.error());
-    return 2;
-  }
-  if (dev.num_classes != loaded->header.num_classes) {
-    fmt::print(stderr, "psgrad eval: {}: {} classes, but the model {} predicts {}\n", data->description,
-               dev.num_classes, options.model_path, loaded->header.num_classes);
-    return 2;
-  }
+  if (!fits) return error.refused(fits.error());
+  if (dev.num_classes != loaded->header.num_classes)
+    return error.refused(fmt::format("{}: {} classes, but the model {} predicts {}", data->description,
+                                     dev.num_classes, options.model_path, loaded->header.num_classes));
   const auto& header = loaded->header;
   fmt::print("model: {} ({}, {} inputs, {} classes, weights version {})\n", options.model_path, header.architecture,
              header.input_width, header.num_classes, header.weights_version);

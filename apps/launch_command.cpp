@@ -1,20 +1,17 @@
-// Starts every role of a run from a hostfile and streams their output back until all have ended.
+// Turns `psgrad launch` options into a plan of roles and their settings, then runs it (launch_run.hpp).
 #include "apps/launch_command.hpp"
 
-#include <chrono>
-#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <optional>
-#include <poll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
-#include "apps/child_process.hpp"
+#include "apps/error_exit.hpp"
 #include "apps/join_token.hpp"
+#include "apps/launch_run.hpp"
 #include "launch/hostfile.hpp"
 #include "launch/launch_plan.hpp"
 #include "launch/shell_quote.hpp"
@@ -22,13 +19,6 @@
 namespace psgrad {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// How long the others may take to end after the server did, and after being told to stop.
-constexpr auto others_after_server = std::chrono::seconds(15);
-constexpr auto after_stop_request = std::chrono::seconds(10);
-constexpr auto before_kill = std::chrono::seconds(5);
 
 bool on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -48,253 +38,6 @@ std::string this_binary() {
   std::error_code error;
   auto path = std::filesystem::read_symlink("/proc/self/exe", error);
   return error ? std::string("psgrad") : path.string();
-}
-
-// "psgrad serve: listening on 10.0.0.1:4242, waiting for 2 workers" -> 4242
-std::optional<std::uint16_t> listening_port(const std::string& line) {
-  const auto at = line.find("listening on ");
-  const auto comma = line.find(", waiting", at == std::string::npos ? 0 : at);
-  if (at == std::string::npos || comma == std::string::npos) return std::nullopt;
-  const auto colon = line.rfind(':', comma);
-  if (colon == std::string::npos || colon < at) return std::nullopt;
-  try {
-    const auto port = std::stoul(line.substr(colon + 1, comma - colon - 1));
-    if (port == 0 || port > 65535) return std::nullopt;
-    return static_cast<std::uint16_t>(port);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-// `reached`: the role printed a line of its own, so ssh did connect.
-std::string exit_words(const Role& role, int code, bool reached) {
-  if (!role.local && code == 255 && !reached)
-    return fmt::format("exit 255: ssh could not connect to or log in to {}", role.host);
-  if (!role.local && code == 255)
-    return "exit 255: the ssh connection dropped, or the process there was ended by a signal";
-  if (code == 127) return "exit 127: the psgrad binary or a shell command was not found there";
-  if (code > 128) return fmt::format("exit {}: ended by signal {}", code, code - 128);
-  return fmt::format("exit {}", code);
-}
-
-struct LaunchedRole {
-  Role role;
-  std::string prefix;  // "[host label] "
-  std::optional<ChildProcess> process;
-  bool reported = false;
-  bool reached = false;  // it printed a psgrad line: the process did start there
-};
-
-class Launch {
- public:
-  Launch(LaunchPlan plan, LaunchSettings settings, std::string token)
-      : plan_(std::move(plan)), settings_(std::move(settings)), token_(std::move(token)) {
-    for (const auto& role : plan_.roles)
-      roles_.push_back(LaunchedRole{role, fmt::format("[{} {}] ", role.host, role.label()), std::nullopt, false, false});
-  }
-
-  int run();
-
- private:
-  void start(LaunchedRole& launched, std::uint16_t port);
-  void read_stream(LaunchedRole& launched, bool errors);
-  void handle_line(LaunchedRole& launched, bool errors, const std::string& line);
-  void check_exits();
-  void on_signal(int signal);
-  void request_stop();
-  void stop_all_now();
-  void check_deadlines();
-  bool anything_running() const;
-  void say(const std::string& line) {
-    fmt::print(stderr, "psgrad launch: {}\n", line);
-    std::fflush(stderr);
-  }
-
-  LaunchPlan plan_;
-  LaunchSettings settings_;
-  std::string token_;
-  std::vector<LaunchedRole> roles_;
-  bool others_started_ = false;
-  bool training_began_ = false;
-  bool stopping_ = false;
-  int interrupted_ = 0;
-  int failures_ = 0;
-  std::optional<Clock::time_point> close_inputs_at_, kill_at_;
-};
-
-void Launch::start(LaunchedRole& launched, std::uint16_t port) {
-  const auto command = role_command(launched.role, plan_, settings_, port);
-  auto child = ChildProcess::start(command, token_ + "\n");
-  if (!child) {
-    say(fmt::format("{} on {}: {}", launched.role.label(), launched.role.host, child.error()));
-    launched.reported = true;
-    ++failures_;
-    return;
-  }
-  launched.process.emplace(std::move(*child));
-}
-
-void Launch::handle_line(LaunchedRole& launched, bool errors, const std::string& line) {
-  if (line.empty()) return;  // a signal's message starts with one; prefixed, it is only noise
-  if (line.rfind("psgrad", 0) == 0 || !errors) launched.reached = true;
-  fmt::print(errors ? stderr : stdout, "{}{}\n", launched.prefix, line);
-  std::fflush(errors ? stderr : stdout);
-  if (launched.role.kind != RoleKind::server) return;
-  if (!errors && line.find("\taccuracy") != std::string::npos) training_began_ = true;
-  if (errors && !others_started_) {
-    if (auto port = listening_port(line)) {
-      others_started_ = true;
-      if (stopping_) return;
-      for (auto& other : roles_)
-        if (other.role.kind != RoleKind::server) start(other, *port);
-      if (failures_ > 0 && !training_began_) stop_all_now();
-    }
-  }
-}
-
-void Launch::read_stream(LaunchedRole& launched, bool errors) {
-  auto& process = *launched.process;
-  char buffer[65536];
-  const int fd = errors ? process.error_fd() : process.output_fd();
-  const auto n = ::read(fd, buffer, sizeof buffer);
-  if (n < 0 && errno == EINTR) return;
-  auto& splitter = errors ? process.error_lines : process.output_lines;
-  if (n <= 0) {
-    if (auto rest = splitter.rest()) handle_line(launched, errors, *rest);
-    errors ? process.close_error() : process.close_output();
-    return;
-  }
-  for (const auto& line : splitter.add(buffer, static_cast<std::size_t>(n))) handle_line(launched, errors, line);
-}
-
-void Launch::request_stop() {
-  if (stopping_) return;
-  stopping_ = true;
-  // The server first: it saves the run and stops the workers and shards; the rest follow if they must.
-  if (roles_.front().process) roles_.front().process->close_input();
-  close_inputs_at_ = Clock::now() + after_stop_request;
-}
-
-// Every role at once: each gets "stop now" and the end of its input (ssh carries both).
-void Launch::stop_all_now() {
-  stopping_ = true;
-  for (auto& launched : roles_)
-    if (launched.process && launched.process->running()) {
-      launched.process->send("stop now\n");
-      launched.process->close_input();
-    }
-  close_inputs_at_.reset();
-  if (!kill_at_) kill_at_ = Clock::now() + before_kill;
-}
-
-void Launch::on_signal(int signal) {
-  const char* name = signal == SIGINT ? "SIGINT" : "SIGTERM";
-  if (interrupted_ == 0) {
-    interrupted_ = signal;
-    say(fmt::format("{}: stopping every role; the server saves the run first (again to stop at once)", name));
-    request_stop();
-    return;
-  }
-  say(fmt::format("{}: stopping every role now", name));
-  stop_all_now();
-}
-
-void Launch::check_exits() {
-  for (auto& launched : roles_) {
-    if (!launched.process || launched.reported) continue;
-    auto& process = *launched.process;
-    // Report an end once its output is all out, so the reason comes after the role's last lines.
-    if (process.streams_open() || !process.poll_exit()) continue;
-    launched.reported = true;
-    process.close_input();
-    const int code = process.exit_code();
-    const bool server = launched.role.kind == RoleKind::server;
-    const bool interrupted_server = server && interrupted_ && (code == 128 + SIGINT || code == 128 + SIGTERM);
-    if (code != 0 && !interrupted_server) {
-      ++failures_;
-      say(fmt::format("{} on {} failed ({})", launched.role.label(), launched.role.host, exit_words(launched.role, code, launched.reached)));
-      if (!server && !training_began_ && !stopping_) {
-        say("a role failed before training began: stopping the run");
-        stop_all_now();
-      }
-    }
-    if (server && anything_running()) {
-      const auto at = Clock::now() + (stopping_ ? std::chrono::seconds(2) : others_after_server);
-      if (!close_inputs_at_ || *close_inputs_at_ > at) close_inputs_at_ = at;
-    }
-  }
-}
-
-void Launch::check_deadlines() {
-  const auto now = Clock::now();
-  if (close_inputs_at_ && now >= *close_inputs_at_) {
-    close_inputs_at_.reset();
-    for (auto& launched : roles_)
-      if (launched.process && launched.process->running()) launched.process->close_input();
-    if (!kill_at_) kill_at_ = now + before_kill;
-  }
-  if (kill_at_ && now >= *kill_at_) {
-    kill_at_.reset();
-    for (auto& launched : roles_)
-      if (launched.process && launched.process->running()) {
-        say(fmt::format("{} on {} did not stop: killing it", launched.role.label(), launched.role.host));
-        launched.process->signal_group(SIGKILL);
-      }
-  }
-}
-
-bool Launch::anything_running() const {
-  for (const auto& launched : roles_)
-    if (launched.process && !launched.reported) return true;
-  return false;
-}
-
-int Launch::run() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGCHLD);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);  // a role that ended must not end us when we close or write its input
-  const int signals = signalfd(-1, &set, SFD_CLOEXEC);
-  if (signals < 0) {
-    say("cannot watch signals");
-    return 1;
-  }
-  start(roles_.front(), 0);
-  while (anything_running()) {
-    std::vector<pollfd> fds{{signals, POLLIN, 0}};
-    std::vector<std::pair<LaunchedRole*, bool>> owners{{nullptr, false}};
-    for (auto& launched : roles_) {
-      if (!launched.process) continue;
-      if (launched.process->output_fd() >= 0) {
-        fds.push_back({launched.process->output_fd(), POLLIN, 0});
-        owners.emplace_back(&launched, false);
-      }
-      if (launched.process->error_fd() >= 0) {
-        fds.push_back({launched.process->error_fd(), POLLIN, 0});
-        owners.emplace_back(&launched, true);
-      }
-    }
-    if (::poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) break;
-    if (fds[0].revents & POLLIN) {
-      signalfd_siginfo info{};
-      if (::read(signals, &info, sizeof info) == sizeof info && info.ssi_signo != SIGCHLD)
-        on_signal(static_cast<int>(info.ssi_signo));
-    }
-    for (std::size_t k = 1; k < fds.size(); ++k)
-      if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) read_stream(*owners[k].first, owners[k].second);
-    check_exits();
-    check_deadlines();
-  }
-  ::close(signals);
-  if (interrupted_) return 128 + interrupted_;
-  if (failures_ > 0) {
-    say(fmt::format("{} role(s) failed", failures_));
-    return 1;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -324,58 +67,43 @@ Command add_launch_command(CLI::App& app) {
 }
 
 int run_launch_command(const LaunchOptions& options) {
+  const ErrorExit error{"psgrad launch"};
   if (options.slurm) {
-    if (!options.hostfile.empty()) {
-      fmt::print(stderr, "psgrad launch: give --hostfile or --slurm, not both\n");
-      return 2;
-    }
+    if (!options.hostfile.empty()) return error.refused("give --hostfile or --slurm, not both");
     return run_slurm_task(options);
   }
-  if (options.hostfile.empty()) {
-    fmt::print(stderr, "psgrad launch: give --hostfile FILE (one `HOST [workers=N] [shards=K]` a line) or --slurm\n");
-    return 2;
-  }
+  if (options.hostfile.empty())
+    return error.refused("give --hostfile FILE (one `HOST [workers=N] [shards=K]` a line) or --slurm");
   auto hosts = read_hostfile(options.hostfile);
-  if (!hosts) {
-    fmt::print(stderr, "psgrad launch: {}\n", hosts.error());
-    return 2;
-  }
+  if (!hosts) return error.refused(hosts.error());
   auto plan = plan_launch(*hosts, options.hostfile);
-  if (!plan) {
-    fmt::print(stderr, "psgrad launch: {}\n", plan.error());
-    return 2;
-  }
-  if (plan->any_remote && !on_path("ssh")) {
-    fmt::print(stderr, "psgrad launch: ssh not found on PATH; hosts other than localhost are started with OpenSSH "
-                       "(apt-get install openssh-client)\n");
-    return 2;
-  }
-  std::error_code error;
+  if (!plan) return error.refused(plan.error());
+  if (plan->any_remote && !on_path("ssh"))
+    return error.refused("ssh not found on PATH; hosts other than localhost are started with OpenSSH "
+                         "(apt-get install openssh-client)");
+  std::error_code ignored;
   LaunchSettings settings;
   settings.psgrad = options.remote_psgrad.empty() ? this_binary() : options.remote_psgrad;
-  settings.directory = std::filesystem::current_path(error).string();
-  settings.config = std::filesystem::absolute(options.config, error).string();
+  settings.directory = std::filesystem::current_path(ignored).string();
+  settings.config = std::filesystem::absolute(options.config, ignored).string();
   settings.overrides = options.overrides;
   settings.no_metrics = options.no_metrics;
-  if (!options.resume.empty()) settings.resume = std::filesystem::absolute(options.resume, error).string();
-  settings.data = options.data.empty() ? "" : std::filesystem::absolute(options.data, error).string();
+  if (!options.resume.empty()) settings.resume = std::filesystem::absolute(options.resume, ignored).string();
+  settings.data = options.data.empty() ? "" : std::filesystem::absolute(options.data, ignored).string();
   if (const char* data = std::getenv("PSGRAD_DATA")) settings.data_env = data;
   settings.ssh_options = options.ssh_options;
   if (options.dry_run) {
+    settings.server_port_file = server_port_file(*plan, port_folder_template());
     for (const auto& role : plan->roles)
       fmt::print("{} {}: {}\n", role.host, role.label(), shell_command(role_command(role, *plan, settings, 0)));
     return 0;
   }
   auto token = new_join_token();
-  if (!token) {
-    fmt::print(stderr, "psgrad launch: {}\n", token.error());
-    return 1;
-  }
+  if (!token) return error.failed(token.error());
   fmt::print(stderr, "psgrad launch: {} roles on {} hosts: 1 server, {} shard process(es), {} worker(s)\n",
              plan->roles.size(), hosts->size(), plan->servers - 1, plan->workers);
   std::fflush(stderr);
-  Launch launch(std::move(*plan), std::move(settings), std::move(*token));
-  return launch.run();
+  return run_launch(std::move(*plan), std::move(settings), std::move(*token));
 }
 
 }  // namespace psgrad

@@ -14,6 +14,7 @@
 #include "io/prediction_inputs.hpp"
 #include "io/saved_model.hpp"
 #include "apps/cli_checks.hpp"
+#include "apps/error_exit.hpp"
 
 namespace psgrad {
 
@@ -70,25 +71,17 @@ Command add_predict_command(CLI::App& app) {
 }
 
 int run_predict_command(const PredictOptions& options) {
+  const ErrorExit error{"psgrad predict"};
   auto loaded = load_saved_model(options.model_path);
-  if (!loaded) {
-    fmt::print(stderr, "psgrad predict: {}\n", loaded.error());
-    return 2;
-  }
+  if (!loaded) return error.refused(loaded.error());
   auto source = data_source(loaded->config.data);
   if (options.scale) source.scale = *options.scale;
   auto inputs = read_prediction_inputs(options.input_path, loaded->header.input_width, source);
-  if (!inputs) {
-    fmt::print(stderr, "psgrad predict: {}\n", inputs.error());
-    return 2;
-  }
+  if (!inputs) return error.refused(inputs.error());
   const auto fits = inputs->image_rows
                         ? check_input_width(*loaded, inputs->image_rows, inputs->image_cols, options.input_path)
                         : check_input_width(*loaded, inputs->width, options.input_path);
-  if (!fits) {
-    fmt::print(stderr, "psgrad predict: {}\n", fits.error());
-    return 2;
-  }
+  if (!fits) return error.refused(fits.error());
   const auto batch_size = static_cast<std::size_t>(loaded->config.evaluation.batch_size);
   const auto predictions = predict(loaded->model, inputs->inputs.data(), inputs->count, batch_size);
   std::string out;

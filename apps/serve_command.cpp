@@ -1,29 +1,28 @@
 // Serves a run to worker (and shard) processes, or to worker children it starts itself.
 #include "apps/serve_command.hpp"
-#include "apps/shutdown_deadline.hpp"
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <random>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "caf/actor_system.hpp"
-#include "apps/signal_watch.hpp"
-#include "transport/remote_server.hpp"
-#include "payloads/shared_memory.hpp"
-#include "apps/checkpointing.hpp"
 #include "apps/connect_options.hpp"
-#include "apps/job_from_config.hpp"
+#include "apps/error_exit.hpp"
+#include "apps/join_token.hpp"
 #include "apps/launched_role.hpp"
+#include "apps/local_workers.hpp"
+#include "apps/port_file.hpp"
 #include "apps/run_options.hpp"
-
-extern char** environ;
+#include "apps/run_session.hpp"
+#include "apps/shutdown_deadline.hpp"
+#include "payloads/shared_memory.hpp"
+#include "transport/remote_server.hpp"
 
 namespace psgrad {
 
@@ -33,63 +32,30 @@ bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
 
-// Starts `psgrad work --connect 127.0.0.1:port` children of this very binary.
-std::vector<pid_t> spawn_workers(std::size_t count, std::uint16_t port, const RunOptions& options,
-                                 const std::string& token) {
-  std::vector<pid_t> children;
-  for (std::size_t k = 0; k < count; ++k) {
-    std::vector<std::string> args = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port),
-                                     "--quiet"};
-    if (!options.data_dir.empty()) {
-      args.push_back("--data-dir");
-      args.push_back(options.data_dir);
-    }
-    std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    // The token goes in the environment, which only this user can read, not on the command line,
-    // which every local user can (ps).
-    std::string token_variable = std::string(join_token_variable) + "=" + token;
-    std::vector<char*> environment;
-    for (char** variable = environ; *variable != nullptr; ++variable)
-      if (std::strncmp(*variable, join_token_variable, std::strlen(join_token_variable)) != 0 ||
-          (*variable)[std::strlen(join_token_variable)] != '=')
-        environment.push_back(*variable);
-    environment.push_back(token_variable.data());
-    environment.push_back(nullptr);
-    pid_t pid = 0;
-    // Their own process group: Ctrl-C at the terminal reaches only the server, which stops them
-    // cleanly once it has saved the run (they exit 0).
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    const int spawned = posix_spawn(&pid, "/proc/self/exe", nullptr, &attributes, argv.data(), environment.data());
-    posix_spawnattr_destroy(&attributes);
-    if (spawned == 0)
-      children.push_back(pid);
-    else
-      fmt::print(stderr, "psgrad: could not start worker process {}\n", k);
+// --bind, --port and train --processes are shorthands for overrides, so they get the config's checks.
+RunOptions run_options_of(const ServeOptions& options) {
+  RunOptions run_options = options;
+  if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
+  if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
+  if (options.spawn_local_workers) {
+    run_options.worker_processes_here = true;
+    run_options.overrides.push_back("cluster.host=\"127.0.0.1\"");
+    run_options.overrides.push_back("cluster.port=0");
   }
-  return children;
+  return run_options;
 }
 
-// 128 random bits in hex, from the system's random device.
-std::string random_token() {
-  std::random_device device;
-  std::string token;
-  for (int k = 0; k < 4; ++k) token += fmt::format("{:08x}", device());
-  return token;
-}
-
-int wait_for(const std::vector<pid_t>& children) {
-  int failures = 0;
-  for (pid_t pid : children) {
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
-  }
-  if (failures) fmt::print(stderr, "psgrad: {} worker process(es) failed\n", failures);
-  return failures;
+// The lines for people once the server listens, with a warning when strangers could join or listen in.
+void say_listening(const ServeSetup& setup, std::uint16_t port) {
+  fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
+             setup.job.num_workers);
+  if (!is_loopback(setup.host) && !setup.tls && setup.token.empty())
+    fmt::print(stderr, "psgrad serve: warning: without a join token any psgrad process that reaches {} may "
+                       "join, and plain connections are unencrypted; set --token, or use TLS\n", setup.host);
+  else if (!is_loopback(setup.host) && !setup.tls)
+    fmt::print(stderr, "psgrad serve: warning: plain connections on {} are checked against the join token "
+                       "but unencrypted; use TLS on networks you do not trust\n", setup.host);
+  std::fflush(stderr);
 }
 
 }  // namespace
@@ -102,6 +68,9 @@ Command add_serve_command(CLI::App& app) {
   command->add_option("--bind", options->bind, "address to listen on (default cluster.host, 127.0.0.1)");
   command->add_option("--port", options->port, "port to listen on; 0 picks a free one (default cluster.port)")
       ->check(CLI::Range(0, 65535));
+  command->add_option("--port-file", options->port_file,
+                      "once listening, write where, {\"host\":\"...\",\"port\":N} (the port 0 picked), to this "
+                      "file as one line of JSON ('-': standard output); removed when the server stops");
   command->add_option("--token", options->token,
                       fmt::format("join token workers must present (default ${}, then cluster.join_token)",
                                   join_token_variable))
@@ -116,86 +85,72 @@ Command add_serve_command(CLI::App& app) {
 }
 
 int run_serve_command(const ServeOptions& given) {
+  const ErrorExit error{"psgrad serve"};
   ServeOptions options = given;
   if (options.launched) {
     auto token = take_launch_token(LaunchedAs::server);
-    if (!token) {
-      fmt::print(stderr, "psgrad serve: {}\n", token.error());
-      return 2;
-    }
+    if (!token) return error.refused(token.error());
     options.token = *token;
   }
-  RunOptions run_options = options;
-  if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
-  if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
-  if (options.spawn_local_workers) {
-    run_options.worker_processes_here = true;
-    run_options.overrides.push_back("cluster.host=\"127.0.0.1\"");
-    run_options.overrides.push_back("cluster.port=0");
+  std::optional<PortFile> port_file;
+  if (!options.port_file.empty()) {
+    auto created = PortFile::create(options.port_file);
+    if (!created) return error.refused("--port-file: " + created.error());
+    port_file.emplace(std::move(*created));
   }
-  SignalWatch signals;
-  auto run = prepare_run(run_options);
-  if (!run) {
-    fmt::print(stderr, "psgrad: {}\n", run.error());
-    return 2;
-  }
-  print_run_header(*run);
-  ActorConfig actor_config(static_cast<std::size_t>(run->config.cluster.threads),
-                           network_from_config(run->config));
+  RunSession session;
+  if (auto opened = session.open(run_options_of(options), options.resume); !opened)
+    return ErrorExit{"psgrad"}.refused(opened.error());
+  auto& run = session.run();
+  auto actor_config = session.actor_config();
   actor_config.help_server_steps_from_a_thread();
   ShutdownDeadline deadline(std::chrono::seconds(10));
   caf::actor_system system{actor_config};
 
-  std::vector<pid_t> children;
   ServeSetup setup;
-  setup.job = run->job;
-  setup.config = run->config_text;
-  setup.dev = run->data.dev;
-  setup.train_data = run->data.train_fingerprint;
-  setup.host = run->config.cluster.host;
-  setup.port = static_cast<std::uint16_t>(run->config.cluster.port);
-  setup.tls = run->config.cluster.tls_ca.size() + run->config.cluster.tls_certificate.size() > 0;
-  setup.token = options.token.empty() ? run->config.cluster.join_token : options.token;
+  setup.job = run.job;
+  setup.config = run.config_text;
+  setup.dev = run.data.dev;
+  setup.train_data = run.data.train_fingerprint;
+  setup.host = run.config.cluster.host;
+  setup.port = static_cast<std::uint16_t>(run.config.cluster.port);
+  setup.tls = run.config.cluster.tls_ca.size() + run.config.cluster.tls_certificate.size() > 0;
+  setup.token = options.token.empty() ? run.config.cluster.join_token : options.token;
   // Worker processes of our own get a token nobody else knows, so nothing else on this machine can
   // pass the gate of a `train --processes` run.
-  if (options.spawn_local_workers && setup.token.empty()) setup.token = random_token();
-  setup.join_timeout = std::chrono::milliseconds(run->config.cluster.join_timeout_ms);
-  auto resume = load_resume(options.resume, *run);
-  if (!resume) {
-    fmt::print(stderr, "psgrad: {}\n", resume.error());
-    return 2;
+  if (options.spawn_local_workers && setup.token.empty()) {
+    auto token = new_join_token();
+    if (!token) return error.failed(token.error());
+    setup.token = *token;
   }
-  setup.resume = *resume;
+  setup.join_timeout = std::chrono::milliseconds(run.config.cluster.join_timeout_ms);
+  setup.resume = session.resume();
   setup.remote_shards = options.remote_shards;
-  setup.on_checkpoint = checkpoint_writer(*run, signals.flag());
-  setup.interrupt = signals.flag();
-  setup.trace = run->trace;
-  if (run->best) {
-    setup.stop_early = run->best->stop_flag();
-    setup.on_snapshot = run->best->callback();
-  }
-  signals.training_started();
-  setup.on_report = run->output->callback();
-  setup.on_event = run->output->event_printer("psgrad serve");
+  session.attach(setup, "psgrad serve");
+  setup.on_snapshot = session.snapshot_callback();
+  setup.on_report = run.output->callback();
+  std::vector<ChildProcess> workers;
   setup.on_listening = [&](std::uint16_t port) {
-    fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
-               run->job.num_workers);
-    if (!is_loopback(setup.host) && !setup.tls && setup.token.empty())
-      fmt::print(stderr, "psgrad serve: warning: without a join token any psgrad process that reaches {} may "
-                         "join, and plain connections are unencrypted; set --token, or use TLS\n", setup.host);
-    else if (!is_loopback(setup.host) && !setup.tls)
-      fmt::print(stderr, "psgrad serve: warning: plain connections on {} are checked against the join token "
-                         "but unencrypted; use TLS on networks you do not trust\n", setup.host);
-    std::fflush(stderr);
-    if (options.spawn_local_workers) children = spawn_workers(run->job.num_workers, port, options, setup.token);
+    // The file before the line: a launch that reads the line finds the file there too.
+    if (port_file) {
+      // Whoever waits for the file would wait for ever: stop as a signal would, before anyone joined.
+      if (auto written = port_file->write({setup.host, port}); !written) {
+        fmt::print(stderr, "psgrad serve: --port-file: {}\n", written.error());
+        ::kill(::getpid(), SIGTERM);
+      }
+    }
+    say_listening(setup, port);
+    if (options.spawn_local_workers)
+      workers = start_local_workers(run.job.num_workers, port, options.data_dir, setup.token);
   };
+  session.training_started();
   const auto summary = serve_training(system, setup);
-  int code = finish_run(summary, *run, options);
+  int code = session.finish(summary);
   if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
   // Stopped by a signal before or while training: the shell sees which one.
-  if (code != 0 && signals.flag()->load() != 0) code = exit_code_for_signal(signals.flag()->load());
-  const int child_failures = wait_for(children);
-  code = code != 0 ? code : (child_failures ? 1 : 0);
+  if (code != 0 && session.signal_received() != 0) code = exit_code_for_signal(session.signal_received());
+  const int worker_failures = wait_for_local_workers(workers);
+  code = code != 0 ? code : (worker_failures ? 1 : 0);
   deadline.arm(code);
   return code;
 }

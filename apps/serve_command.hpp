@@ -12,6 +12,7 @@ struct ServeOptions : RunOptions {
   ServeOptions() { command = "serve"; }
   std::string bind;  // empty: the config's cluster.host
   int port = -1;     // -1: the config's cluster.port; 0 picks a free one
+  std::string port_file;  // where to write the address once listening (port_file.hpp); empty: nowhere
   std::string token;   // empty: the config's cluster.join_token
   std::string resume;  // a checkpoint to continue from
   bool remote_shards = false;  // shards 1..K-1 join from `psgrad shard` processes

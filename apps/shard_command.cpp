@@ -17,6 +17,7 @@
 #include "transport/shard_listener.hpp"
 #include "payloads/shared_memory.hpp"
 #include "apps/cli_checks.hpp"
+#include "apps/error_exit.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
@@ -67,46 +68,26 @@ Result<ListenAddress> listen_address(const ShardOptions& options, const HostPort
 }  // namespace
 
 int run_shard_command(const ShardOptions& given) {
+  const ErrorExit error{"psgrad shard"};
   ShardOptions options = given;
-  if (auto launched = take_launched_token(options); !launched) {
-    fmt::print(stderr, "psgrad shard: {}\n", launched.error());
-    return 2;
-  }
-  const auto address = parse_host_port(options.connect);
-  if (!address) {
-    fmt::print(stderr, "psgrad shard: --connect: {}\n", address.error());
-    return 2;
-  }
-  const auto listen = listen_address(options, *address);
-  if (!listen) {
-    fmt::print(stderr, "psgrad shard: {}\n", listen.error());
-    return 2;
-  }
-  const auto network = network_settings(options);
-  ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
+  auto contact = server_contact(options);
+  if (!contact) return error.refused(contact.error());
+  const auto listen = listen_address(options, contact->address);
+  if (!listen) return error.refused(listen.error());
+  ActorConfig actor_config(static_cast<std::size_t>(options.threads), contact->network);
   actor_config.help_server_steps_from_a_thread();
   caf::actor_system system{actor_config};
   caf::scoped_actor self{system};
-  RetryPolicy retry;
-  retry.tls = network.tls.enabled();
   const auto shard = static_cast<std::uint32_t>(options.index);
   auto say = [](const std::string& line) { fmt::print(stderr, "psgrad shard: {}\n", line); };
-  auto connection = connect_as_shard(self, address->host, address->port, options.token, shard, retry, say);
-  if (!connection) {
-    fmt::print(stderr, "psgrad shard: {}\n", connection.error());
-    return 1;
-  }
+  auto connection = connect_as_shard(self, contact->address.host, contact->address.port, options.token, shard,
+                                     contact->retry, say);
+  if (!connection) return error.failed(connection.error());
   const auto& offer = connection->offer;
   auto config = parse_config(offer.config, fmt::format("config from server {}", options.connect));
-  if (!config) {
-    fmt::print(stderr, "psgrad shard: {}\n", config.error());
-    return 1;
-  }
+  if (!config) return error.failed(config.error());
   const DataShape shape{offer.input_width, offer.num_classes, 0, 0};
-  if (auto fits = check_fits_machine(*config, shape, ProcessRole::shard); !fits) {
-    fmt::print(stderr, "psgrad shard: {}\n", fits.error());
-    return 1;
-  }
+  if (auto fits = check_fits_machine(*config, shape, ProcessRole::shard); !fits) return error.failed(fits.error());
   const auto job = job_from_config(*config);
   // Every process draws the same initial weights from the seed, so this shard's slice matches; a
   // resumed run sends the checkpoint's state, sliced here exactly as the server slices its own.
@@ -120,26 +101,19 @@ int run_shard_command(const ShardOptions& given) {
     resume->optimizer = state.optimizer;
   }
   auto whole = initial_server_state(job, offer.input_width, offer.num_classes, resume);
-  if (!whole) {
-    fmt::print(stderr, "psgrad shard: {}\n", whole.error());
-    return 1;
-  }
+  if (!whole) return error.failed(whole.error());
   limit_payload_floats(whole.value()->layout.total_size());
   auto shards = shard_server_state(job, *whole.value(), job.servers);
-  if (!shards || shard >= shards->size()) {
-    fmt::print(stderr, "psgrad shard: {}\n", shards ? fmt::format("the run has only {} shards", job.servers)
-                                                     : shards.error());
-    return 1;
-  }
+  if (!shards || shard >= shards->size())
+    return error.failed(shards ? fmt::format("the run has only {} shards", job.servers) : shards.error());
   const auto layout_hash = whole.value()->layout.hash();
   auto server = spawn_parameter_server(system, shards.value()[shard]);
   auto listener = ShardListener::open(system, server,
                                       ShardListenSetup{listen->bind.host, listen->advertised, listen->bind.port,
-                                                       options.token, network.tls.enabled(), say});
+                                                       options.token, contact->network.tls.enabled(), say});
   if (!listener) {
-    fmt::print(stderr, "psgrad shard: --listen: {}\n", listener.error());
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
-    return 1;
+    return error.failed("--listen: " + listener.error());
   }
   // Workers on this host pass their payloads through shared memory, and get their answers that way.
   const auto host_identity = job.shared_memory ? shared_memory_host_identity() : std::string();
@@ -147,18 +121,15 @@ int run_shard_command(const ShardOptions& given) {
   if (auto joined = join_as_shard(self, connection->coordinator, shard, server, layout_hash, listener->host(),
                                   listener->port(), host_identity);
       !joined) {
-    fmt::print(stderr, "psgrad shard: {}\n", joined.error());
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
-    return 1;
+    return error.failed(joined.error());
   }
   say(fmt::format("serving shard {} of {} for {}{}; workers reach it at {}:{}", shard, job.servers, options.connect,
                   resume ? fmt::format(", resumed at step {}", resume->version) : std::string(), listener->host(),
                   listener->port()));
   if (auto done = serve_until_stopped(self, connection->coordinator, server.address(), std::chrono::seconds(2));
-      !done) {
-    fmt::print(stderr, "psgrad shard: {}\n", done.error());
-    return 1;
-  }
+      !done)
+    return error.failed(done.error());
   if (listener->counts_known())
     say(with_shared_memory_note(
         fmt::format("training finished; {} worker(s) reached this shard directly", listener->admitted())));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "apps/launch_command.hpp"
+#include "apps/error_exit.hpp"
 #include "apps/serve_command.hpp"
 #include "apps/work_command.hpp"
 #include "launch/shell_quote.hpp"
@@ -39,17 +40,12 @@ Result<std::vector<std::string>> expand_node_list(const std::string& list) {
 }  // namespace
 
 int run_slurm_task(const LaunchOptions& options) {
+  const ErrorExit error{"psgrad launch --slurm"};
   auto nodes = expand_node_list(variable("SLURM_NODELIST"));
-  if (!nodes) {
-    fmt::print(stderr, "psgrad launch --slurm: {}\n", nodes.error());
-    return 2;
-  }
+  if (!nodes) return error.refused(nodes.error());
   auto task = slurm_task(variable("SLURM_PROCID"), variable("SLURM_NTASKS"), variable("SLURM_JOB_ID"), *nodes,
                          static_cast<std::uint16_t>(options.port));
-  if (!task) {
-    fmt::print(stderr, "psgrad launch --slurm: {}\n", task.error());
-    return 2;
-  }
+  if (!task) return error.refused(task.error());
   if (options.dry_run) {
     if (task->serves)
       fmt::print("{}: server on {}:{} for {} workers\n", variable("SLURM_PROCID"), task->server_host, task->port,

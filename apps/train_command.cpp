@@ -3,15 +3,12 @@
 
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "caf/actor_system.hpp"
 #include "actors/local_training.hpp"
-#include "apps/checkpointing.hpp"
-#include "apps/job_from_config.hpp"
+#include "apps/error_exit.hpp"
 #include "apps/run_options.hpp"
+#include "apps/run_session.hpp"
 #include "apps/serve_command.hpp"
-#include "apps/signal_watch.hpp"
 
 namespace psgrad {
 
@@ -34,33 +31,18 @@ int run_train_command(const TrainOptions& options) {
     serve.resume = options.resume;
     return run_serve_command(serve);
   }
-  SignalWatch signals;
-  auto run = prepare_run(options);
-  if (!run) {
-    fmt::print(stderr, "psgrad: {}\n", run.error());
-    return 2;
-  }
-  print_run_header(*run);
-  ActorConfig actor_config(static_cast<std::size_t>(run->config.cluster.threads),
-                           network_from_config(run->config));
-  prepare_local_run(actor_config, run->job.num_workers);
+  RunSession session;
+  if (auto opened = session.open(options, options.resume); !opened) return ErrorExit{"psgrad"}.refused(opened.error());
+  auto& run = session.run();
+  auto actor_config = session.actor_config();
+  prepare_local_run(actor_config, run.job.num_workers);
   caf::actor_system system{actor_config};
-  auto resume = load_resume(options.resume, *run);
-  if (!resume) {
-    fmt::print(stderr, "psgrad: {}\n", resume.error());
-    return 2;
-  }
   DriverHooks hooks;
-  hooks.on_event = run->output->event_printer("psgrad train");
-  hooks.on_checkpoint = checkpoint_writer(*run, signals.flag());
-  hooks.interrupt = signals.flag();
-  hooks.trace = run->trace;
-  if (run->best) hooks.stop_early = run->best->stop_flag();
-  signals.training_started();
-  const auto summary = train_in_process(system, run->job, run->data.train, run->data.dev, run->output->callback(),
-                                        std::move(hooks), *resume,
-                                        run->best ? run->best->callback() : SnapshotCallback{});
-  return finish_run(summary, *run, options);
+  session.attach(hooks, "psgrad train");
+  session.training_started();
+  const auto summary = train_in_process(system, run.job, run.data.train, run.data.dev, run.output->callback(),
+                                        std::move(hooks), session.resume(), session.snapshot_callback());
+  return session.finish(summary);
 }
 
 }  // namespace psgrad

@@ -20,6 +20,7 @@
 #include "transport/remote_client.hpp"
 #include "transport/shard_listener.hpp"
 #include "payloads/shared_memory.hpp"
+#include "apps/error_exit.hpp"
 #include "apps/host_port.hpp"
 #include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
@@ -70,38 +71,25 @@ struct SessionEnd {
 
 SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& options, const HostPort& address,
                              const RetryPolicy& retry, const std::function<void(const std::string&)>& say) {
+  const ErrorExit error{"psgrad work"};
   caf::scoped_actor self{system};
   auto connection = connect_to_server(self, address.host, address.port, options.token, host_name(), retry, say);
-  if (!connection) {
-    fmt::print(stderr, "psgrad work: {}\n", connection.error());
-    return {1, false};
-  }
+  if (!connection) return {error.failed(connection.error()), false};
   const auto& offer = connection->offer;
   auto config = parse_config(offer.config, fmt::format("config from server {}", options.connect));
-  if (!config) {
-    fmt::print(stderr, "psgrad work: {}\n", config.error());
-    return {1, false};
-  }
+  if (!config) return {error.failed(config.error()), false};
   auto data = load_worker_data(*config, options.data);
-  if (!data) {
-    fmt::print(stderr, "psgrad work: {}\n", data.error());
-    return {1, false};
-  }
+  if (!data) return {error.failed(data.error()), false};
   const DataShape shape{data->train->width, data->train->num_classes, data->train->count, data->dev->count};
-  if (auto fits = check_fits_machine(*config, shape, ProcessRole::worker); !fits) {
-    fmt::print(stderr, "psgrad work: {}\n", fits.error());
-    return {1, false};
-  }
+  if (auto fits = check_fits_machine(*config, shape, ProcessRole::worker); !fits)
+    return {error.failed(fits.error()), false};
   const auto job = job_from_config(*config);
   std::optional<WorkerStreamState> resume;
   if (offer.resume) resume = offer.stream;
   // Shard processes, dialled before joining: the run starts only once every worker has, so no gradient
   // of theirs detours through the server's process.
   auto shard_routes = dial_shards(system, connection->coordinator, options.token, retry.tls, say);
-  if (!shard_routes) {
-    fmt::print(stderr, "psgrad work: {}\n", shard_routes.error());
-    return {1, false};
-  }
+  if (!shard_routes) return {error.failed(shard_routes.error()), false};
   for (const auto& line : shard_routes->lines) say(line);
   DataWorkerSetup setup{job, offer.worker_index, data->train, worker_delay(job, offer.worker_index), resume,
                         /*detached=*/false};
@@ -111,29 +99,22 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     say(fmt::format("gradients and weights go through shared memory to the {} server process(es) on this host",
                     setup.shared_memory_nodes.size()));
   auto worker = spawn_data_worker(system, std::move(setup));
-  if (!worker) {
-    fmt::print(stderr, "psgrad work: {}\n", worker.error());
-    return {1, false};
-  }
+  if (!worker) return {error.failed(worker.error()), false};
   limit_payload_floats(worker->parameters);
   JoinRequest request{offer.worker_index, worker->actor,          worker->layout_hash,
                       data->train->width, data->train->num_classes, data->train->count,
                       host_name(),        data->train_fingerprint};
   auto joined = join_server(self, connection->coordinator, request);
   if (!joined) {
-    fmt::print(stderr, "psgrad work: {}\n", joined.error());
     caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
-    return {1, false};
+    return {error.failed(joined.error()), false};
   }
   say(fmt::format("joined {} as worker {} of {} (data {}{})", options.connect, offer.worker_index,
                   offer.num_workers, data->description, offer.resume ? ", resuming its data stream" : ""));
   // The worker's answer to its stop may still be on its way when the worker is gone: the process
   // waits for the server to go away first (it does once it has every answer), as a shard does.
   auto done = serve_until_stopped(self, connection->coordinator, worker->actor.address(), std::chrono::seconds(2));
-  if (!done) {
-    fmt::print(stderr, "psgrad work: {}\n", done.error());
-    return {1, true};
-  }
+  if (!done) return {error.failed(done.error()), true};
   say(with_shared_memory_note("training finished"));
   return {0, false};
 }
@@ -155,29 +136,20 @@ Command add_work_command(CLI::App& app) {
 
 int run_work_command(const WorkOptions& given) {
   WorkOptions options = given;
-  if (auto launched = take_launched_token(options); !launched) {
-    fmt::print(stderr, "psgrad work: {}\n", launched.error());
-    return 2;
-  }
-  const auto address = parse_host_port(options.connect);
-  if (!address) {
-    fmt::print(stderr, "psgrad work: --connect: {}\n", address.error());
-    return 2;
-  }
+  auto contact = server_contact(options);
+  if (!contact) return ErrorExit{"psgrad work"}.refused(contact.error());
   auto say = [&](const std::string& line) {
     if (!options.quiet) fmt::print(stderr, "psgrad work: {}\n", line);
   };
-  const auto network = network_settings(options);
-  ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
+  ActorConfig actor_config(static_cast<std::size_t>(options.threads), contact->network);
   // One message per turn: a worker computing on the network thread then lets the multiplexer write
   // its push before it computes the next gradient (DataWorker::keep_computing).
   actor_config.set("scheduler.max-throughput", std::size_t{1});
   caf::actor_system system{actor_config};
-  RetryPolicy retry;
+  auto retry = contact->retry;
   if (options.retry) retry.attempts = 200;
-  retry.tls = network.tls.enabled();
   for (;;) {
-    const auto end = serve_one_session(system, options, *address, retry, say);
+    const auto end = serve_one_session(system, options, contact->address, retry, say);
     // With --retry a lost server is waited for (it may come back with --resume).
     if (!(end.server_lost && options.retry)) return end.code;
     say("reconnecting");

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "apps/error_exit.hpp"
 #include "bench/baseline_loop.hpp"
 #include "bench/bench_context.hpp"
 #include "bench/compute_ceiling.hpp"
@@ -86,19 +87,14 @@ int main(int argc, char** argv) {
   context.effort = options.quick ? Effort::quick() : Effort::full();
   if (quiet_wait >= 0.0) context.effort.quiet_wait_seconds = quiet_wait;
   context.machine = collect_machine_info(options.source_dir);
+  const ErrorExit error{"psgrad_bench"};
   auto data = load_data_shared("mnist", "", options.data_dir);
-  if (!data) {
-    fmt::print(stderr, "psgrad_bench: {}\n", data.error());
-    return 2;
-  }
+  if (!data) return error.refused(data.error());
   context.data = *data;
   const long rss_after_loading_kb = own_peak_rss_kb();
   {
     auto model = build_model(context.job, context.data.train->width, context.data.train->num_classes);
-    if (!model) {
-      fmt::print(stderr, "psgrad_bench: {}\n", model.error());
-      return 2;
-    }
+    if (!model) return error.refused(model.error());
     context.shapes = dense_shapes(model->layout());
     context.parameter_count = model->parameter_count();
   }

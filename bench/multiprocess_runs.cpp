@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/child_process.hpp"
+#include "bench/captured_run.hpp"
 #include "bench/local_runs.hpp"
 #include "bench/machine_load.hpp"
 #include "bench/payload_cost.hpp"

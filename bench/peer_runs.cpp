@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "bench/child_process.hpp"
+#include "bench/captured_run.hpp"
 #include "bench/machine_load.hpp"
 
 namespace psgrad::bench {

@@ -74,8 +74,9 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
   const auto connect = fmt::format("{}:{}", plan.server_address, port);
   switch (role.kind) {
     case RoleKind::server:
-      args = {"serve", "--config", settings.config, "--bind", plan.bind, "--port", "0",
-              "--set", fmt::format("cluster.num_workers={}", plan.workers)};
+      args = {"serve", "--config", settings.config, "--bind", plan.bind, "--port", "0"};
+      if (!settings.server_port_file.empty()) args.insert(args.end(), {"--port-file", settings.server_port_file});
+      args.insert(args.end(), {"--set", fmt::format("cluster.num_workers={}", plan.workers)});
       if (plan.servers > 1) {
         args.insert(args.end(), {"--set", fmt::format("cluster.servers={}", plan.servers), "--remote-shards"});
       }

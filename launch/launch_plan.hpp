@@ -46,6 +46,9 @@ struct LaunchSettings {
   std::vector<std::string> ssh_options;  // extra `-o OPTION` for ssh
   bool no_metrics = false;  // the server writes no metrics file
   std::string resume;       // a checkpoint the server continues from, by its absolute path
+  // Where the server writes its address once it listens (serve --port-file; "-": its standard output);
+  // empty: nowhere.
+  std::string server_port_file;
 };
 
 // The psgrad arguments of a role (without the binary). `port` is the server's, once it listens. Every

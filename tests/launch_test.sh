@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `psgrad launch` with local processes: roles start, stream their output prefixed with host and role,
-# stop together on Ctrl-C, and bad input gets one clear line.
+# `psgrad launch` with local processes: roles start once the server's port file says where it listens,
+# stream their output prefixed with host and role, stop together on Ctrl-C, and bad input gets one
+# clear line; `psgrad serve --port-file` on its own.
 # Usage: launch_test.sh PSGRAD_BINARY SOURCE_DIR SCENARIO
 set -uo pipefail
 psgrad=$1
@@ -118,6 +119,45 @@ case "$scenario" in
     grep -q "server on localhost failed (exit 2)" "$work_dir/bad.log" || fail "the failed role not named"
     grep -q "^\[localhost worker" "$work_dir/bad.log" && fail "workers started for a server that failed"
     ;;
+  port-file)
+    # serve --port-file: once it listens, one line of JSON with the port 0 picked, gone once it stops.
+    "$psgrad" serve --config "$config" --port 0 --port-file "$work_dir/server.json" --workers 1 \
+      --set training.iterations=10 --no-metrics >"$work_dir/serve.out" 2>"$work_dir/serve.log" & serve=$!
+    for _ in $(seq 200); do [ -f "$work_dir/server.json" ] && break; sleep 0.05; done
+    [ -f "$work_dir/server.json" ] || fail "no port file"
+    [ "$(wc -l <"$work_dir/server.json")" -eq 1 ] || fail "the port file is not one line: $(cat "$work_dir/server.json")"
+    port=$(sed -n 's/^{"host":"127\.0\.0\.1","port":\([0-9]*\)}$/\1/p' "$work_dir/server.json")
+    [ -n "$port" ] && [ "$port" -gt 0 ] || fail "port file not as expected: $(cat "$work_dir/server.json")"
+    grep -q "listening on 127.0.0.1:$port, waiting for 1 workers" "$work_dir/serve.log" ||
+      fail "the port file's port $port is not the one serve listens on"
+    "$psgrad" work --connect "127.0.0.1:$port" --quiet 2>"$work_dir/work.log" || fail "a worker could not join at port $port"
+    wait $serve || fail "serve exited with code $?"
+    [ -e "$work_dir/server.json" ] && fail "the port file outlived the server"
+    ls "$work_dir"/server.json.* >/dev/null 2>&1 && fail "a temporary port file was left behind"
+    # '-': the same line on standard output, among the run's own lines.
+    "$psgrad" serve --config "$config" --port 0 --port-file - --workers 1 --set training.iterations=10 --no-metrics \
+      >"$work_dir/stdout.out" 2>"$work_dir/stdout.log" & serve=$!
+    for _ in $(seq 200); do grep -q '^{"host"' "$work_dir/stdout.out" && break; sleep 0.05; done
+    port=$(sed -n 's/^{"host":"127\.0\.0\.1","port":\([0-9]*\)}$/\1/p' "$work_dir/stdout.out")
+    [ -n "$port" ] || fail "no address line on standard output: $(cat "$work_dir/stdout.out")"
+    "$psgrad" work --connect "127.0.0.1:$port" --quiet 2>"$work_dir/work.log" || fail "a worker could not join at port $port"
+    wait $serve || fail "serve --port-file - exited with code $?"
+    # A folder that is not there: one line, before any data is loaded.
+    "$psgrad" serve --config "$config" --port 0 --port-file "$work_dir/none/server.json" >"$work_dir/bad.out" \
+      2>"$work_dir/bad.log" && fail "a port file in a missing folder was accepted"
+    [ "$(wc -l <"$work_dir/bad.log")" -eq 1 ] || fail "expected one line, got: $(cat "$work_dir/bad.log")"
+    grep -q "^psgrad serve: --port-file: cannot write beside $work_dir/none/server.json" "$work_dir/bad.log" ||
+      fail "the missing folder not named: $(cat "$work_dir/bad.log")"
+    [ -s "$work_dir/bad.out" ] && fail "serve started a run: $(cat "$work_dir/bad.out")"
+    # launch learns the port from that file, in a folder of its own that it removes at the end.
+    mkdir "$work_dir/tmp"
+    printf 'localhost workers=2\n' >"$work_dir/hosts"
+    TMPDIR="$work_dir/tmp" "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=10 \
+      --no-metrics >"$work_dir/launch.out" 2>"$work_dir/launch.log" || fail "launch exited with code $?"
+    grep -q "^\[localhost server\] sync summary: workers 2, steps 10" "$work_dir/launch.out" || fail "no summary"
+    grep -q '"port"' "$work_dir/launch.out" && fail "the address line reached the launch's output"
+    [ -z "$(ls -A "$work_dir/tmp")" ] || fail "launch left $(ls -A "$work_dir/tmp") behind"
+    ;;
   dry-run)
     printf 'head\nnode1 workers=2\nnode2 shards=1 workers=0\n' >"$work_dir/hosts"
     "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --ssh-option IdentityFile=/k --dry-run \
@@ -125,6 +165,9 @@ case "$scenario" in
     [ "$(wc -l <"$work_dir/dry.out")" -eq 4 ] || fail "expected 4 roles"
     grep -q "^head server: ssh -T -o IdentityFile=/k -o BatchMode=yes .* -- head 'cd .* serve --config .* --bind 0.0.0.0 .*--set cluster.num_workers=2 --set cluster.servers=2 --remote-shards --launched'" \
       "$work_dir/dry.out" || fail "server command not as expected: $(head -1 "$work_dir/dry.out")"
+    # A server over ssh gives its address on its standard output: the launch cannot read its files.
+    grep -q "^head server: .* serve --config .* --port 0 --port-file - " "$work_dir/dry.out" ||
+      fail "the remote server is not asked for its address on standard output: $(head -1 "$work_dir/dry.out")"
     grep -q "^node2 shard 1: .*shard --index 1 --connect head:0 --launched" "$work_dir/dry.out" || fail "no shard"
     grep -q "^node1 worker 1: .*work --connect head:0 --launched" "$work_dir/dry.out" || fail "no worker 1"
     ;;

@@ -120,6 +120,20 @@ TEST_CASE("role commands: ssh with BatchMode for remote hosts, the token never o
       CHECK(word.find("--token") == std::string::npos);
 }
 
+TEST_CASE("the server is told where to write its address, and only the server") {
+  auto plan = plan_launch(hosts_of("localhost workers=1 shards=1\n"), "h");
+  REQUIRE(plan.ok());
+  LaunchSettings settings;
+  settings.server_port_file = "/tmp/psgrad-launch-abc/server.json";
+  const std::vector<std::string> listening = {"--bind", "127.0.0.1", "--port", "0", "--port-file",
+                                              "/tmp/psgrad-launch-abc/server.json", "--set"};
+  const auto server = role_arguments(plan->roles[0], *plan, settings, 0);
+  CHECK(std::search(server.begin(), server.end(), listening.begin(), listening.end()) != server.end());
+  CHECK(server.back() == "--launched");
+  for (std::size_t k = 1; k < plan->roles.size(); ++k)
+    CHECK_FALSE(contains(role_arguments(plan->roles[k], *plan, settings, 4242), "--port-file"));
+}
+
 TEST_CASE("shell quoting keeps every word whole") {
   CHECK(shell_quoted("plain-word_1.2/x:y=z@h") == "plain-word_1.2/x:y=z@h");
   CHECK(shell_quoted("") == "''");

@@ -1,6 +1,6 @@
-// posix_spawn + a pipe + wait4 rather than popen: popen's pclose hides the child's rusage, and
-// wait4 is the one place the kernel reports the peak RSS of processes that have already exited.
-#include "bench/child_process.hpp"
+// A ChildProcess with its output piped and wait4 rather than popen: popen's pclose hides the child's
+// rusage, and wait4 is the one place the kernel reports the peak RSS of processes that have already exited.
+#include "bench/captured_run.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -14,16 +14,12 @@
 #include <sstream>
 #include <thread>
 
-#include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "apps/child_process.hpp"
 #include "bench/statistics.hpp"
-
-extern char** environ;
 
 namespace psgrad::bench {
 
@@ -93,12 +89,6 @@ class PeakWatcher {
   std::thread thread_;
 };
 
-// True once pid has exited; the zombie stays for wait4 to collect its rusage.
-bool has_exited(pid_t pid) {
-  siginfo_t info{};
-  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-}
-
 // For processes that are not our children (workers of the program): alive unless gone or a zombie.
 bool has_not_exited(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -111,28 +101,20 @@ bool has_not_exited(pid_t pid) {
 
 ChildRun run_captured(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
   ChildRun run;
-  int pipe_ends[2];
-  if (pipe2(pipe_ends, O_CLOEXEC) != 0) return run;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // dup2 clears O_CLOEXEC on the copies, so only stdout and stderr reach the child.
-  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDERR_FILENO);
-  std::vector<std::string> args = argv;
-  std::vector<char*> raw;
-  for (auto& arg : args) raw.push_back(arg.data());
-  raw.push_back(nullptr);
-  pid_t pid = 0;
+  ChildSpec spec;
+  spec.command = argv;
+  spec.streams = ChildStreams::output_piped;
+  // In the bench's own process group, with its signal handling: as a shell would run it.
+  spec.own_process_group = false;
   const auto start = Clock::now();
-  const int spawned = posix_spawn(&pid, raw[0], &actions, nullptr, raw.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_ends[1]);
-  if (spawned != 0) {
-    close(pipe_ends[0]);
-    run.output = std::string("posix_spawn failed: ") + std::strerror(spawned);
+  auto child = ChildProcess::start(spec);
+  if (!child) {
+    run.output = child.error();
     return run;
   }
   run.started = true;
+  const pid_t pid = child->pid();
+  const int output = child->output_fd();
 
   PeakWatcher watcher(pid);
   // The pipe alone cannot tell when to stop: a worker that outlives its server keeps the write end
@@ -141,9 +123,9 @@ ChildRun run_captured(const std::vector<std::string>& argv, std::chrono::seconds
   bool killed = false;
   char buffer[4096];
   while (true) {
-    pollfd readable{pipe_ends[0], POLLIN, 0};
+    pollfd readable{output, POLLIN, 0};
     if (poll(&readable, 1, 100) > 0) {
-      const ssize_t got = read(pipe_ends[0], buffer, sizeof buffer);
+      const ssize_t got = read(output, buffer, sizeof buffer);
       if (got > 0) {
         run.output.append(buffer, static_cast<std::size_t>(got));
         continue;
@@ -151,25 +133,23 @@ ChildRun run_captured(const std::vector<std::string>& argv, std::chrono::seconds
       if (got == 0) break;  // every writer has closed it
       if (errno != EINTR) break;
     }
-    if (!exited_at && has_exited(pid)) exited_at = Clock::now();
+    if (!exited_at && child->has_exited()) exited_at = Clock::now();
     if (exited_at && seconds_since(*exited_at) > 2.0) break;
     if (!killed && seconds_since(start) > static_cast<double>(timeout.count())) {
       run.timed_out = killed = true;
-      kill(pid, SIGTERM);  // only the process this function started
+      child->signal(SIGTERM);  // only the process this function started
     }
   }
-  close(pipe_ends[0]);
+  child->close_output();
 
-  int status = 0;
   rusage usage{};
-  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
+  child->wait(&usage);
   run.seconds = seconds_since(start);
   watcher.stop();
   run.peaks = watcher.peaks();
   run.tree_max_rss_kb = usage.ru_maxrss;
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  run.signal = child->end_signal();
+  if (run.signal == 0) run.exit_code = child->exit_code();
   // Workers the program started but left running would skew every later measurement: end them by
   // the pids the watcher saw, and say so.
   for (const auto& peak : run.peaks) {

@@ -1,0 +1,47 @@
+// Starts the workers of `train --processes` as children of this binary, and collects how they ended.
+#include "apps/local_workers.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "apps/connect_options.hpp"
+
+namespace psgrad {
+
+std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t port, const std::string& data_dir,
+                                              const std::string& token) {
+  ChildSpec spec;
+  spec.command = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port), "--quiet"};
+  if (!data_dir.empty()) spec.command.insert(spec.command.end(), {"--data-dir", data_dir});
+  spec.executable = "/proc/self/exe";
+  // The token goes in the environment, which only this user can read, not on the command line,
+  // which every local user can (ps).
+  spec.environment = {std::string(join_token_variable) + "=" + token};
+  // They print where the server does.
+  spec.streams = ChildStreams::inherited;
+  // Their own process group: Ctrl-C at the terminal reaches only the server, which stops them
+  // cleanly once it has saved the run (they exit 0).
+  spec.own_process_group = true;
+  std::vector<ChildProcess> workers;
+  for (std::size_t k = 0; k < count; ++k) {
+    auto worker = ChildProcess::start(spec);
+    if (worker)
+      workers.push_back(std::move(*worker));
+    else
+      fmt::print(stderr, "psgrad: could not start worker process {}\n", k);
+  }
+  return workers;
+}
+
+int wait_for_local_workers(std::vector<ChildProcess>& workers) {
+  int failures = 0;
+  for (auto& worker : workers) {
+    worker.wait();
+    if (worker.exit_code() != 0) ++failures;
+  }
+  if (failures) fmt::print(stderr, "psgrad: {} worker process(es) failed\n", failures);
+  return failures;
+}
+
+}  // namespace psgrad

@@ -1,0 +1,22 @@
+// `train --processes`: worker processes of this very binary, started once the server listens and
+// waited for once the run ended.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "apps/child_process.hpp"
+
+namespace psgrad {
+
+// `psgrad work --connect 127.0.0.1:port --quiet [--data-dir data_dir]`, `count` times. One that cannot
+// start is named on stderr.
+std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t port, const std::string& data_dir,
+                                              const std::string& token);
+
+// Waits for every worker to end; names on stderr how many failed, and returns that number.
+int wait_for_local_workers(std::vector<ChildProcess>& workers);
+
+}  // namespace psgrad
