@@ -75,7 +75,7 @@ void Adam::make_chunks() {
 }
 
 bool Adam::restrict_to(std::size_t begin, std::size_t end) {
-  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+  const bool coupled_l2 = settings_.coupled_l2();
   if (!valid_shard_range(layout_, begin, end, coupled_l2)) return false;
   begin_ = begin;
   end_ = end;
@@ -91,10 +91,10 @@ bool Adam::restrict_to(std::size_t begin, std::size_t end) {
 // source, target and the gradients hold the owned floats [begin_, end_); foreign_squares the sums of
 // squares of the chunks not owned (foreign_norm_ranges), of the gradients' sum. Without a restriction
 // begin_ is 0 and every chunk is owned.
-void Adam::apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
-                           const double* foreign_squares) {
+void Adam::step(const float* source, float* target, const float* const* gradients, std::size_t count,
+                const double* foreign_squares) {
   // Coupled L2 joins the gradient before clipping, as in Thinc's Optimizer.__call__.
-  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+  const bool coupled_l2 = settings_.coupled_l2();
   const bool gradient_as_is = count == 1 && !coupled_l2;
 
   // 1. Each chunk's gradient (one used where it lies; several summed in one pass) and its sum of squares.
@@ -131,7 +131,7 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   const auto b1 = static_cast<float>(settings_.beta1);
   const auto b2 = static_cast<float>(settings_.beta2);
   const auto eps = static_cast<float>(settings_.eps);
-  const bool decays = settings_.L2 != 0.0 && settings_.L2_is_weight_decay;
+  const bool decays = settings_.decays_weights();
   const auto weight_decay = static_cast<float>(learn_rate * settings_.L2);
   auto update = [&](std::size_t c) {
     const auto& chunk = chunks_[c];
