@@ -13,13 +13,12 @@
 namespace psgrad {
 
 ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
+  // Each registers std::vector<T> too, as "std::vector<name>" (CAF's add_message_type does).
   add_message_type<Weights>("psgrad::Weights");
   add_message_type<Gradients>("psgrad::Gradients");
   add_message_type<ShardPlan>("psgrad::ShardPlan");
-  add_message_type<std::vector<ShardPlan>>("std::vector<psgrad::ShardPlan>");
   add_message_type<ShardSquares>("psgrad::ShardSquares");
   add_message_type<ShardPeer>("psgrad::ShardPeer");
-  add_message_type<std::vector<ShardPeer>>("std::vector<psgrad::ShardPeer>");
   add_message_type<TrainingProgress>("psgrad::TrainingProgress");
   add_message_type<EvaluationReport>("psgrad::EvaluationReport");
   add_message_type<TrainingSummary>("psgrad::TrainingSummary");
@@ -34,9 +33,7 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<StepNote>("psgrad::StepNote");
   add_message_type<StepListener>("psgrad::StepListener");
   add_message_type<std::vector<std::uint32_t>>("std::vector<std::uint32_t>");
-  add_message_type<std::vector<ParameterServerActor>>("std::vector<psgrad::ParameterServerActor>");
   add_message_type<ShardAddress>("psgrad::ShardAddress");
-  add_message_type<std::vector<ShardAddress>>("std::vector<psgrad::ShardAddress>");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {
     // Without it, one TLS connection's error closes the next one CAF reads (see tls_error_queue.cpp).

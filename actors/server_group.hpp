@@ -66,21 +66,16 @@ class ServerGroup {
   template <class Self, class Timeout>
   void prepare(Self* self, Timeout timeout, std::function<void()> then, FailureHandler failed) {
     if (servers_.size() == 1 || *slicer_) return then();
-    auto plans = std::make_shared<std::vector<ShardPlan>>(servers_.size());
-    const Countdown planned(servers_.size(), [prepared = slicer_, plans, then, failed] {
-      auto slicer = GradientSlicer::make(std::move(*plans));
-      if (!slicer) return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, slicer.error()));
-      prepared->emplace(std::move(slicer).value());
-      then();
-    });
-    for (std::size_t i = 0; i < servers_.size(); ++i)
-      self->request(servers_[i], timeout, plan_atom::value)
-          .then(
-              [plans, planned, i](ShardPlan& plan) {
-                (*plans)[i] = std::move(plan);
-                planned();
-              },
-              [failed, i, count = servers_.size()](caf::error& error) { failed(server_name(count, i), error); });
+    ask_every_server<ShardPlan>(
+        [&](std::size_t i) { return self->request(servers_[i], timeout, plan_atom::value); },
+        [prepared = slicer_, then, failed](std::vector<ShardPlan>& plans) {
+          auto slicer = GradientSlicer::make(std::move(plans));
+          if (!slicer)
+            return failed("parameter server shards", caf::make_error(caf::sec::invalid_argument, slicer.error()));
+          prepared->emplace(std::move(slicer).value());
+          then();
+        },
+        failed);
   }
 
   // What each shard holds, once prepared (else empty).
@@ -135,20 +130,14 @@ class ServerGroup {
   // number of shards can resume from it). `failed` as for request.
   template <class Self, class Timeout>
   void request_state(Self* self, Timeout timeout, std::function<void(ServerState)> then, FailureHandler failed) {
-    auto parts = std::make_shared<std::vector<ServerState>>(servers_.size());
-    const Countdown joined(servers_.size(), [parts, then, failed] {
-      auto whole = join_server_states(*parts);
-      if (!whole) return failed("parameter server shards", caf::make_error(caf::sec::runtime_error, whole.error()));
-      then(std::move(whole).value());
-    });
-    for (std::size_t i = 0; i < servers_.size(); ++i)
-      self->request(servers_[i], timeout, state_atom::value)
-          .then(
-              [parts, joined, i](ServerState& state) {
-                (*parts)[i] = std::move(state);
-                joined();
-              },
-              [failed, i, count = servers_.size()](caf::error& error) { failed(server_name(count, i), error); });
+    ask_every_server<ServerState>(
+        [&](std::size_t i) { return self->request(servers_[i], timeout, state_atom::value); },
+        [then, failed](std::vector<ServerState>& parts) {
+          auto whole = join_server_states(parts);
+          if (!whole) return failed("parameter server shards", caf::make_error(caf::sec::runtime_error, whole.error()));
+          then(std::move(whole).value());
+        },
+        failed);
   }
 
  private:
@@ -164,9 +153,8 @@ class ServerGroup {
   // Sends with `send(i)` to every server and joins their answers (see request).
   template <class Send>
   void gather(std::function<void(Weights)> then, FailureHandler failed, Send send) {
-    const auto now = steady_now_ns();
     if (servers_.size() == 1) {
-      watch_->asked(0, now);
+      watch_->asked(0, steady_now_ns());
       send(0).then(
           [then, watch = watch_](Weights& weights) {
             watch->answered(0, steady_now_ns());
@@ -178,18 +166,29 @@ class ServerGroup {
           });
       return;
     }
-    auto parts = std::make_shared<std::vector<Weights>>(servers_.size());
-    const Countdown joined(servers_.size(), [joiner = joiner_, parts, then] { then(joiner->join(*parts)); });
+    ask_every_server<Weights>(
+        send, [joiner = joiner_, then](std::vector<Weights>& parts) { then(joiner->join(parts)); }, failed, watch_);
+  }
+
+  // Sends ask(i) to every server i and, once all have answered, hands `joined` their answers in server
+  // order; a failure goes to `failed` with the server's name instead (and `joined` never runs). With a
+  // watch, each request counts as owed from when it is sent until its answer comes.
+  template <class Answer, class Ask, class Joined>
+  void ask_every_server(const Ask& ask, Joined joined, const FailureHandler& failed,
+                        const std::shared_ptr<AnswerWatch>& watch = nullptr) {
+    auto answers = std::make_shared<std::vector<Answer>>(servers_.size());
+    const Countdown all_in(servers_.size(), [answers, joined = std::move(joined)] { joined(*answers); });
+    const auto now = watch ? steady_now_ns() : 0;
     for (std::size_t i = 0; i < servers_.size(); ++i) {
-      watch_->asked(i, now);
-      send(i).then(
-          [parts, joined, i, watch = watch_](Weights& slice) {
-            watch->answered(i, steady_now_ns());
-            (*parts)[i] = std::move(slice);
-            joined();
+      if (watch) watch->asked(i, now);
+      ask(i).then(
+          [answers, all_in, i, watch](Answer& answer) {
+            if (watch) watch->answered(i, steady_now_ns());
+            (*answers)[i] = std::move(answer);
+            all_in();
           },
-          [failed, i, count = servers_.size(), watch = watch_](caf::error& error) {
-            watch->answered(i, steady_now_ns());
+          [failed, i, count = servers_.size(), watch](caf::error& error) {
+            if (watch) watch->answered(i, steady_now_ns());
             failed(server_name(count, i), error);
           });
     }

@@ -17,6 +17,8 @@
 #include "io/toml_text.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
+#include "model/training_mode.hpp"
+#include "model/wire_encoding.hpp"
 
 namespace psgrad {
 
@@ -191,7 +193,7 @@ const SectionTable<ClusterSection>& cluster_table() {
       key("threads", &S::threads, "Scheduler threads for the actor system; 0 uses one per machine core. In one process with as many workers as threads or more (and no more threads than cores), idle threads poll 200 µs before they sleep. A server or shard process with 2 or more threads on 2 or more cores keeps one more thread, which takes half of each plain sync step.",
           within(0, max_scheduler_threads)),
       key("mode", &S::mode, "sync waits for every worker's gradients each step; async applies each as it arrives.",
-          one_of({"sync", "async", "ssp"})),
+          one_of(names_in(training_mode_names))),
       key("servers", &S::servers,
           "Parameter-server shards: the weights are split on array boundaries, each shard with its own optimizer.",
           within(1, 64)),
@@ -199,7 +201,7 @@ const SectionTable<ClusterSection>& cluster_table() {
           "How weights and gradients travel: fp32 exactly; bf16 rounded to bfloat16 (the server keeps fp32 "
           "weights and sums); topk sends each gradient's largest entries per array, the rest added to that "
           "worker's next gradient (weights exact).",
-          one_of({"fp32", "bf16", "topk"})),
+          one_of(names_in(wire_encoding_names))),
       key("topk_fraction", &S::topk_fraction,
           "wire topk: the share of each parameter array's entries a gradient sends (at least one per array).",
           share()),

@@ -46,6 +46,30 @@ void add_rows(std::string& out, const std::string& section, const std::vector<Se
                        cell(describe_expected(spec)), cell(default_text(spec)), cell(spec.description));
 }
 
+// A registry in the table: the row of the key that chooses an entry, then each entry's settings.
+struct RegistryRows {
+  const char* section;  // "model"
+  const char* key;      // "@layers"
+  const char* what;     // "architecture"
+  std::string default_cell;
+  const char* description;
+};
+
+template <class Find>
+void add_registry_rows(std::string& out, const RegistryRows& registry, const std::vector<std::string>& names,
+                       Find find) {
+  out += fmt::format("| {} | `\"{}\"` | a registered {} name, one of {} | {} | {} |\n", registry.section, registry.key,
+                     registry.what, quoted_names(names), registry.default_cell, registry.description);
+  for (const auto& name : names)
+    if (const auto entry = find(name)) add_rows(out, fmt::format("{} ({})", registry.section, name), entry->settings);
+}
+
+template <class Find>
+void add_descriptions(std::string& out, const char* what, const std::vector<std::string>& names, Find find) {
+  for (const auto& name : names)
+    if (const auto entry = find(name)) out += fmt::format("- `{}` ({}): {}\n", name, what, entry->description);
+}
+
 }  // namespace
 
 std::string config_reference_markdown() {
@@ -61,34 +85,25 @@ std::string config_reference_markdown() {
       "|---|---|---|---|---|\n";
   add_rows(out, "training", training_settings());
   add_rows(out, "evaluation", evaluation_settings());
-  out += fmt::format("| model | `\"@layers\"` | a registered architecture name, one of {} | `\"{}\"` | Which "
-                     "registered architecture to build. |\n",
-                     quoted_names(architecture_names()),
-                     ModelSection{}.architecture);
-  for (const auto& name : architecture_names())
-    if (const auto entry = find_architecture(name)) add_rows(out, "model (" + name + ")", entry->settings);
-  out += fmt::format("| optimizer | `\"@optimizers\"` | a registered optimizer name, one of {} | `\"{}\"` | "
-                     "Which registered optimizer updates the weights. |\n",
-                     quoted_names(optimizer_names()),
-                     OptimizerSection{}.name);
-  for (const auto& name : optimizer_names())
-    if (const auto entry = find_optimizer(name)) add_rows(out, "optimizer (" + name + ")", entry->settings);
-  out += fmt::format("| optimizer.learn_rate | `\"@schedules\"` | a registered schedule name, one of {} | none "
-                     "(learn_rate is a number) | A table `[optimizer.learn_rate]` instead of a number: the "
-                     "learning rate of each server step from one of Thinc's schedules, with Thinc's parameter "
-                     "names. |\n",
-                     quoted_names(schedule_names()));
-  for (const auto& name : schedule_names())
-    if (const auto entry = find_schedule(name)) add_rows(out, "optimizer.learn_rate (" + name + ")", entry->settings);
+  add_registry_rows(out,
+                    {"model", "@layers", "architecture", code("\"" + ModelSection{}.architecture + "\""),
+                     "Which registered architecture to build."},
+                    architecture_names(), find_architecture);
+  add_registry_rows(out,
+                    {"optimizer", "@optimizers", "optimizer", code("\"" + OptimizerSection{}.name + "\""),
+                     "Which registered optimizer updates the weights."},
+                    optimizer_names(), find_optimizer);
+  add_registry_rows(out,
+                    {"optimizer.learn_rate", "@schedules", "schedule", "none (learn_rate is a number)",
+                     "A table `[optimizer.learn_rate]` instead of a number: the learning rate of each server step "
+                     "from one of Thinc's schedules, with Thinc's parameter names."},
+                    schedule_names(), find_schedule);
   add_rows(out, "data", data_settings());
   add_rows(out, "cluster", cluster_settings());
   out += "\n## Architectures and optimizers\n\n";
-  for (const auto& name : architecture_names())
-    if (const auto entry = find_architecture(name)) out += fmt::format("- `{}` (architecture): {}\n", name, entry->description);
-  for (const auto& name : optimizer_names())
-    if (const auto entry = find_optimizer(name)) out += fmt::format("- `{}` (optimizer): {}\n", name, entry->description);
-  for (const auto& name : schedule_names())
-    if (const auto entry = find_schedule(name)) out += fmt::format("- `{}` (schedule): {}\n", name, entry->description);
+  add_descriptions(out, "architecture", architecture_names(), find_architecture);
+  add_descriptions(out, "optimizer", optimizer_names(), find_optimizer);
+  add_descriptions(out, "schedule", schedule_names(), find_schedule);
   return out;
 }
 

@@ -172,17 +172,6 @@ Status check_scale_applies(const DataSource& source, const std::string& path) {
 
 }  // namespace
 
-DataSource data_source(const DataSection& section) {
-  DataSource source;
-  source.name = section.name;
-  source.path = section.path;
-  source.label_column = section.label_column;
-  source.dev_path = section.dev_path;
-  source.dev_fraction = section.dev_fraction;
-  source.scale = section.scale;
-  return source;
-}
-
 Result<DataFormat> data_format(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);

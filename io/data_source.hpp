@@ -13,16 +13,10 @@
 
 namespace psgrad {
 
-struct DataSource {
-  std::string name = "mnist";
-  std::string path;  // wins over name when set
-  std::int64_t label_column = 0;
-  std::string dev_path;
-  double dev_fraction = 0.0;
-  double scale = 1.0;
-};
+// The [data] section says all a source is: its keys, their defaults and checks live in one place.
+using DataSource = DataSection;
 
-DataSource data_source(const DataSection& section);
+inline DataSource data_source(const DataSection& section) { return section; }
 
 enum class DataFormat { idx_folder, npy_folder, npz_file, csv_file };
 

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/metrics_fields.hpp"
+
 namespace psgrad {
 
 namespace {
@@ -29,12 +31,14 @@ std::string compact_utc(std::chrono::system_clock::time_point time) {
                      t.tm_min, t.tm_sec);
 }
 
-// Appended after a record's other fields: readers of the earlier fields (bench/straggler.sh) keep working.
-void add_workers(nlohmann::ordered_json& line, const MetricsWorkers& workers) {
-  line["dropped_per_worker"] = workers.dropped_per_worker;
-  line["compute_ms_mean_per_worker"] = workers.compute_ms_mean_per_worker;
-  line["wait_ms_mean_per_worker"] = workers.wait_ms_mean_per_worker;
-  line["staleness_histogram"] = workers.staleness_histogram;
+// A line of `type` with the record's fields after it, in their order.
+template <class Fields>
+std::string line_of(const char* type, const Fields& fields, const char* format = nullptr) {
+  nlohmann::ordered_json line;
+  line["type"] = type;
+  if (format) line["format"] = format;
+  for_each_field(fields, [&](const auto& field) { line[field.key] = field.member; });
+  return line.dump(-1, ' ', false, kReplaceBadUtf8);
 }
 
 }  // namespace
@@ -76,53 +80,13 @@ Status MetricsWriter::write_line(const std::string& line) {
 }
 
 Status MetricsWriter::write(const MetricsRun& run) {
-  return write_line(nlohmann::ordered_json{{"type", "run"},
-                                   {"format", metrics_format},
-                                   {"command", run.command},
-                                   {"mode", run.mode},
-                                   {"num_workers", run.num_workers},
-                                   {"iterations", run.iterations},
-                                   {"config_hash", run.config_hash},
-                                   {"data", run.data},
-                                   {"start_time", run.start_time},
-                                   {"config", run.config}}
-                        .dump(-1, ' ', false, kReplaceBadUtf8));
+  return write_line(line_of("run", run_fields(run), metrics_format));
 }
 
-Status MetricsWriter::write(const MetricsEval& eval) {
-  auto line = nlohmann::ordered_json{{"type", "eval"},
-                                   {"iteration", eval.iteration},
-                                   {"version", eval.version},
-                                   {"wall_seconds", eval.wall_seconds},
-                                   {"samples", eval.samples},
-                                   {"dev_accuracy", eval.dev_accuracy},
-                                   {"dev_loss", eval.dev_loss},
-                                   {"train_loss", eval.train_loss},
-                                   {"staleness_mean", eval.staleness_mean},
-                                   {"staleness_max", eval.staleness_max},
-                                   {"gradients_per_worker", eval.gradients_per_worker},
-                                   {"final", eval.final}};
-  add_workers(line, eval.workers);
-  return write_line(line.dump(-1, ' ', false, kReplaceBadUtf8));
-}
+Status MetricsWriter::write(const MetricsEval& eval) { return write_line(line_of("eval", eval_fields(eval))); }
 
 Status MetricsWriter::write(const MetricsSummary& summary) {
-  auto line = nlohmann::ordered_json{{"type", "summary"},
-                                   {"mode", summary.mode},
-                                   {"steps", summary.steps},
-                                   {"samples", summary.samples},
-                                   {"final_accuracy", summary.final_accuracy},
-                                   {"wall_seconds", summary.wall_seconds},
-                                   {"training_seconds", summary.training_seconds},
-                                   {"samples_per_second", summary.samples_per_second},
-                                   {"staleness_min", summary.staleness_min},
-                                   {"staleness_mean", summary.staleness_mean},
-                                   {"staleness_max", summary.staleness_max},
-                                   {"gradients_per_worker", summary.gradients_per_worker},
-                                   {"final_version", summary.final_version},
-                                   {"weights_hash", summary.weights_hash}};
-  add_workers(line, summary.workers);
-  return write_line(line.dump(-1, ' ', false, kReplaceBadUtf8));
+  return write_line(line_of("summary", summary_fields(summary)));
 }
 
 Status MetricsWriter::write_interruption(const std::string& signal, std::uint64_t steps,

@@ -13,8 +13,7 @@ namespace psgrad {
 namespace {
 
 // One weight's moment updates, step and (Decay) decoupled weight decay, with the arithmetic of a
-// separate decay pass after the step. The in-place and the copying loop below share it, so the two
-// cannot drift apart.
+// separate decay pass after the step.
 template <bool Decay>
 inline float adam_weight(float w, float g, float& m, float& v, float b1, float b2, float eps, float lr_t,
                          float decay) {
@@ -26,27 +25,17 @@ inline float adam_weight(float w, float g, float& m, float& v, float b1, float b
 }
 
 // One chunk's step in one pass that also returns the new weights' largest exponent field
-// (non_finite_exponent when one is NaN or infinite). Restrict-qualified so the loops vectorize (with
-// -fno-math-errno, sqrt is a vector instruction); hence two loops, in place and into another buffer.
-template <bool Decay>
-std::uint32_t adam_update(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
-                          std::size_t size, float scale, float b1, float b2, float eps, float lr_t, float decay) {
-  std::uint32_t exponents = 0;
-  for (std::size_t i = 0; i < size; ++i) {
-    const float x = adam_weight<Decay>(w[i], g[i] * scale, m[i], v[i], b1, b2, eps, lr_t, decay);
-    w[i] = x;
-    exponents = std::max(exponents, exponent_bits(x));
-  }
-  return exponents;
-}
-
-template <bool Decay>
+// (non_finite_exponent when one is NaN or infinite). Restrict-qualified so the loop vectorizes (with
+// -fno-math-errno, sqrt is a vector instruction); so that no two pointers name the same floats, a step
+// in place reads the old weights from target and leaves source unread.
+template <bool Decay, bool InPlace>
 std::uint32_t adam_update(const float* __restrict source, float* __restrict target, const float* __restrict g,
                           float* __restrict m, float* __restrict v, std::size_t size, float scale, float b1,
                           float b2, float eps, float lr_t, float decay) {
   std::uint32_t exponents = 0;
   for (std::size_t i = 0; i < size; ++i) {
-    const float x = adam_weight<Decay>(source[i], g[i] * scale, m[i], v[i], b1, b2, eps, lr_t, decay);
+    const float w = InPlace ? target[i] : source[i];
+    const float x = adam_weight<Decay>(w, g[i] * scale, m[i], v[i], b1, b2, eps, lr_t, decay);
     target[i] = x;
     exponents = std::max(exponents, exponent_bits(x));
   }
@@ -86,7 +75,7 @@ void Adam::make_chunks() {
 }
 
 bool Adam::restrict_to(std::size_t begin, std::size_t end) {
-  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+  const bool coupled_l2 = settings_.coupled_l2();
   if (!valid_shard_range(layout_, begin, end, coupled_l2)) return false;
   begin_ = begin;
   end_ = end;
@@ -102,10 +91,10 @@ bool Adam::restrict_to(std::size_t begin, std::size_t end) {
 // source, target and the gradients hold the owned floats [begin_, end_); foreign_squares the sums of
 // squares of the chunks not owned (foreign_norm_ranges), of the gradients' sum. Without a restriction
 // begin_ is 0 and every chunk is owned.
-void Adam::apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
-                           const double* foreign_squares) {
+void Adam::step(const float* source, float* target, const float* const* gradients, std::size_t count,
+                const double* foreign_squares) {
   // Coupled L2 joins the gradient before clipping, as in Thinc's Optimizer.__call__.
-  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+  const bool coupled_l2 = settings_.coupled_l2();
   const bool gradient_as_is = count == 1 && !coupled_l2;
 
   // 1. Each chunk's gradient (one used where it lies; several summed in one pass) and its sum of squares.
@@ -142,7 +131,7 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
   const auto b1 = static_cast<float>(settings_.beta1);
   const auto b2 = static_cast<float>(settings_.beta2);
   const auto eps = static_cast<float>(settings_.eps);
-  const bool decays = settings_.L2 != 0.0 && settings_.L2_is_weight_decay;
+  const bool decays = settings_.decays_weights();
   const auto weight_decay = static_cast<float>(learn_rate * settings_.L2);
   auto update = [&](std::size_t c) {
     const auto& chunk = chunks_[c];
@@ -157,11 +146,13 @@ void Adam::apply_gradients(const float* source, float* target, const float* cons
     const float scale = scale_[chunk.array];
     const float lr_t = learn_rate_[chunk.array];
     if (out == w) {
-      chunk_exponents_[c] = decays ? adam_update<true>(out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
-                                   : adam_update<false>(out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
+      chunk_exponents_[c] =
+          decays ? adam_update<true, true>(nullptr, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
+                 : adam_update<false, true>(nullptr, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
     } else {
-      chunk_exponents_[c] = decays ? adam_update<true>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
-                                   : adam_update<false>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
+      chunk_exponents_[c] =
+          decays ? adam_update<true, false>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
+                 : adam_update<false, false>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
     }
     if (settings_.use_averages) {
       const auto t = static_cast<double>(steps_[chunk.array]);

@@ -7,17 +7,15 @@
 
 #include "model/norm_chunks.hpp"
 #include "model/optimizer.hpp"
+#include "model/shared_optimizer_settings.hpp"
 
 namespace psgrad {
 
-struct AdamSettings {
+struct AdamSettings : SharedOptimizerSettings {
   double learn_rate = 0.001;
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
-  double L2 = 0.0;
-  double grad_clip = 1.0;  // 0 disables clipping
-  bool L2_is_weight_decay = true;
   bool use_averages = false;
 };
 
@@ -26,9 +24,6 @@ class Adam final : public Optimizer {
   Adam(const AdamSettings& settings, const ParameterLayout& layout);
 
   std::string name() const override { return "Adam.v1"; }
-  using Optimizer::apply_gradients;
-  void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
-                       const double* foreign_squares) override;
   const float* averages() const override {
     return settings_.use_averages ? averages_.data() : nullptr;
   }
@@ -51,6 +46,9 @@ class Adam final : public Optimizer {
   void split_steps_with(TwoPartRunner* runner) override { runner_ = runner; }
 
  private:
+  void step(const float* source, float* target, const float* const* gradients, std::size_t count,
+            const double* foreign_squares) override;
+
   AdamSettings settings_;
   ParameterLayout layout_;
   std::vector<float> first_moment_, second_moment_, averages_;

@@ -32,10 +32,9 @@ class Optimizer {
   // the floats the optimizer owns (all of them unless restricted); foreign_squares holds one sum of
   // squares per foreign_norm_ranges() range, of the gradients' sum (range_squares), and may be null
   // when there are none.
-  virtual void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
-                               const double* foreign_squares) = 0;
-  void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count) {
-    apply_gradients(source, target, gradients, count, nullptr);
+  void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
+                       const double* foreign_squares = nullptr) {
+    step(source, target, gradients, count, foreign_squares);
   }
   // One step in place from one gradient buffer.
   void apply_gradients(float* weights, const float* gradients) { apply_gradients(weights, weights, &gradients, 1); }
@@ -77,6 +76,10 @@ class Optimizer {
   double learn_rate_at(std::uint64_t step, double fixed) { return schedule_ ? schedule_->at(step) : fixed; }
 
  private:
+  // apply_gradients' step, each optimizer's own (apply_gradients stays one name for every overload).
+  virtual void step(const float* source, float* target, const float* const* gradients, std::size_t count,
+                    const double* foreign_squares) = 0;
+
   std::unique_ptr<Schedule> schedule_;
 };
 

@@ -79,6 +79,13 @@ std::vector<SettingSpec> shared_optimizer_specs() {
   };
 }
 
+// The validated values of the settings shared_optimizer_specs declares.
+void read_shared_settings(const Settings& settings, SharedOptimizerSettings& out) {
+  out.L2 = get_number(settings, "L2");
+  out.grad_clip = get_number(settings, "grad_clip");
+  out.L2_is_weight_decay = get_boolean(settings, "L2_is_weight_decay");
+}
+
 OptimizerEntry adam() {
   OptimizerEntry entry;
   entry.name = "Adam.v1";
@@ -95,13 +102,11 @@ OptimizerEntry adam() {
                             "Keep an exponential moving average of the weights."});
   entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
     AdamSettings adam_settings;
+    read_shared_settings(settings, adam_settings);
     adam_settings.learn_rate = get_number(settings, "learn_rate");
     adam_settings.beta1 = get_number(settings, "beta1");
     adam_settings.beta2 = get_number(settings, "beta2");
     adam_settings.eps = get_number(settings, "eps");
-    adam_settings.L2 = get_number(settings, "L2");
-    adam_settings.grad_clip = get_number(settings, "grad_clip");
-    adam_settings.L2_is_weight_decay = get_boolean(settings, "L2_is_weight_decay");
     adam_settings.use_averages = get_boolean(settings, "use_averages");
     return std::make_unique<Adam>(adam_settings, layout);
   };
@@ -117,10 +122,8 @@ OptimizerEntry sgd() {
   for (auto& spec : shared_optimizer_specs()) entry.settings.push_back(spec);
   entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
     SgdSettings sgd_settings;
+    read_shared_settings(settings, sgd_settings);
     sgd_settings.learn_rate = get_number(settings, "learn_rate");
-    sgd_settings.L2 = get_number(settings, "L2");
-    sgd_settings.grad_clip = get_number(settings, "grad_clip");
-    sgd_settings.L2_is_weight_decay = get_boolean(settings, "L2_is_weight_decay");
     return std::make_unique<Sgd>(sgd_settings, layout);
   };
   return entry;

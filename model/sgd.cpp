@@ -19,7 +19,7 @@ Sgd::Sgd(const SgdSettings& settings, const ParameterLayout& layout)
       scale_(layout.array_count(), 1.0f) {}
 
 bool Sgd::restrict_to(std::size_t begin, std::size_t end) {
-  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+  const bool coupled_l2 = settings_.coupled_l2();
   if (!valid_shard_range(layout_, begin, end, coupled_l2)) return false;
   begin_ = begin;
   end_ = end;
@@ -30,13 +30,13 @@ bool Sgd::restrict_to(std::size_t begin, std::size_t end) {
 
 // source, weights and the gradients hold the owned floats [begin_, end_); foreign_squares the sums of
 // squares of the chunks not owned, of the gradients' sum.
-void Sgd::apply_gradients(const float* source, float* weights, const float* const* gradients, std::size_t count,
-                          const double* foreign_squares) {
+void Sgd::step(const float* source, float* weights, const float* const* gradients, std::size_t count,
+               const double* foreign_squares) {
   if (source != weights) std::copy(source, source + (end_ - begin_), weights);
   const auto lr = static_cast<float>(learn_rate_at(steps_.empty() ? 0 : steps_[0], settings_.learn_rate));
   const auto l2 = static_cast<float>(settings_.L2);
   // With coupled L2 the gradient (and its clip norm) is g + L2·w, as in Thinc's Optimizer.__call__.
-  const bool coupled_l2 = settings_.L2 != 0.0 && !settings_.L2_is_weight_decay;
+  const bool coupled_l2 = settings_.coupled_l2();
   const bool gradient_as_is = count == 1 && !coupled_l2;
   if (!gradient_as_is) summed_.resize(end_ - begin_);
   const bool clipping = settings_.grad_clip > 0.0;
@@ -66,7 +66,7 @@ void Sgd::apply_gradients(const float* source, float* weights, const float* cons
     const float* g = gradient_as_is ? gradients[0] + at : summed_.data() + at;
     const float scale = scale_[chunk.array];
     for (std::size_t i = 0; i < chunk.size; ++i) w[i] -= lr * g[i] * scale;
-    if (settings_.L2 != 0.0 && settings_.L2_is_weight_decay)
+    if (settings_.decays_weights())
       for (std::size_t i = 0; i < chunk.size; ++i) w[i] -= lr * l2 * w[i];
   }
   // SGD's step is cheap, so one more pass over the weights costs little.

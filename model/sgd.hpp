@@ -6,23 +6,18 @@
 
 #include "model/norm_chunks.hpp"
 #include "model/optimizer.hpp"
+#include "model/shared_optimizer_settings.hpp"
 
 namespace psgrad {
 
-struct SgdSettings {
+struct SgdSettings : SharedOptimizerSettings {
   double learn_rate = 0.1;
-  double L2 = 0.0;
-  double grad_clip = 1.0;
-  bool L2_is_weight_decay = true;
 };
 
 class Sgd final : public Optimizer {
  public:
   Sgd(const SgdSettings& settings, const ParameterLayout& layout);
   std::string name() const override { return "SGD.v1"; }
-  using Optimizer::apply_gradients;
-  void apply_gradients(const float* source, float* target, const float* const* gradients, std::size_t count,
-                       const double* foreign_squares) override;
   bool last_step_finite() const override { return finite_; }
   bool restrict_to(std::size_t begin, std::size_t end) override;
   std::vector<GradientRange> foreign_norm_ranges() const override { return foreign_ranges(chunks_); }
@@ -30,6 +25,9 @@ class Sgd final : public Optimizer {
   bool set_state(const OptimizerState& state) override;
 
  private:
+  void step(const float* source, float* target, const float* const* gradients, std::size_t count,
+            const double* foreign_squares) override;
+
   SgdSettings settings_;
   ParameterLayout layout_;
   std::vector<std::uint64_t> steps_;

@@ -5,26 +5,23 @@
 #include <string>
 #include <string_view>
 
+#include "model/enum_names.hpp"
+
 namespace psgrad {
 
 // sync: every step sums one gradient per worker, all from the same weights (an iteration is a step);
 // async: each gradient is applied as it arrives; ssp: async within a bound on how far workers drift.
 enum class TrainingMode { sync, async, ssp };
 
-inline std::string mode_name(TrainingMode mode) {
-  switch (mode) {
-    case TrainingMode::sync: return "sync";
-    case TrainingMode::async: return "async";
-    case TrainingMode::ssp: return "ssp";
-  }
-  return "sync";
-}
+// The config's spellings.
+inline constexpr EnumName<TrainingMode> training_mode_names[] = {
+    {TrainingMode::sync, "sync"}, {TrainingMode::async, "async"}, {TrainingMode::ssp, "ssp"}};
 
-// The config's spelling ("sync", "async", "ssp"); nothing for anything else.
+inline std::string mode_name(TrainingMode mode) { return name_in(training_mode_names, mode); }
+
+// Nothing for anything but one of the spellings.
 inline std::optional<TrainingMode> parse_training_mode(std::string_view text) {
-  for (auto mode : {TrainingMode::sync, TrainingMode::async, TrainingMode::ssp})
-    if (text == mode_name(mode)) return mode;
-  return std::nullopt;
+  return value_in(training_mode_names, text);
 }
 
 }  // namespace psgrad

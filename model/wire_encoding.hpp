@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/enum_names.hpp"
+
 namespace psgrad {
 
 // fp32: exact. bf16: weights and gradients rounded to bfloat16 (round to nearest even), 2 bytes a
@@ -14,20 +16,15 @@ namespace psgrad {
 // (error feedback), sent as index-value pairs.
 enum class WireEncoding { fp32, bf16, topk };
 
-inline std::string wire_name(WireEncoding wire) {
-  switch (wire) {
-    case WireEncoding::fp32: return "fp32";
-    case WireEncoding::bf16: return "bf16";
-    case WireEncoding::topk: return "topk";
-  }
-  return "fp32";
-}
+// The config's spellings (cluster.wire).
+inline constexpr EnumName<WireEncoding> wire_encoding_names[] = {
+    {WireEncoding::fp32, "fp32"}, {WireEncoding::bf16, "bf16"}, {WireEncoding::topk, "topk"}};
 
-// The config's spelling ("fp32", "bf16", "topk"); nothing for anything else.
+inline std::string wire_name(WireEncoding wire) { return name_in(wire_encoding_names, wire); }
+
+// Nothing for anything but one of the spellings.
 inline std::optional<WireEncoding> parse_wire_encoding(std::string_view text) {
-  for (auto wire : {WireEncoding::fp32, WireEncoding::bf16, WireEncoding::topk})
-    if (text == wire_name(wire)) return wire;
-  return std::nullopt;
+  return value_in(wire_encoding_names, text);
 }
 
 // What the servers send back: bf16 weights under bf16; exact weights otherwise (top-k compresses

@@ -76,20 +76,48 @@ std::string first_context_text(const caf::error& error) {
   return {};
 }
 
+// An errno in words: {where} stands for host:port, {host} for the host, {reason} for strerror's words.
+struct ErrnoWords {
+  int code;
+  const char* words;
+};
+
+constexpr ErrnoWords kListenWords[] = {
+    {EADDRINUSE, "{where} is already in use (another `psgrad serve`? choose another --port)"},
+    {EACCES, "cannot listen on {where}: permission denied (ports below 1024 need root)"},
+    {EADDRNOTAVAIL, "cannot listen on {where}: {host} is not an address of this machine (see --bind)"},
+};
+constexpr const char* kOtherListenWords = "cannot listen on {where}: {reason}";
+
+constexpr ErrnoWords kConnectWords[] = {
+    {ECONNREFUSED, "connection refused by {where} (is `psgrad serve` running?)"},
+    {ETIMEDOUT, "{where} does not answer (a firewall, or the wrong address?)"},
+    {EHOSTUNREACH, "no route to {host} ({reason})"},
+    {ENETUNREACH, "no route to {host} ({reason})"},
+    {0, "cannot connect to {where}, although it accepts connections now"},
+};
+constexpr const char* kOtherConnectWords = "cannot connect to {where}: {reason}";
+
+// The table's words for code; null when it has none.
+template <std::size_t N>
+const char* words_for(const ErrnoWords (&table)[N], int code) {
+  for (const auto& entry : table)
+    if (entry.code == code) return entry.words;
+  return nullptr;
+}
+
+template <std::size_t N>
+std::string errno_text(const ErrnoWords (&table)[N], const char* otherwise, int code, const std::string& host,
+                       std::uint16_t port) {
+  const char* words = words_for(table, code);
+  return fmt::format(fmt::runtime(words ? words : otherwise), fmt::arg("where", fmt::format("{}:{}", host, port)),
+                     fmt::arg("host", host), fmt::arg("reason", std::strerror(code)));
+}
+
 }  // namespace
 
 std::string listen_errno_text(int code, const std::string& host, std::uint16_t port) {
-  const auto where = fmt::format("{}:{}", host, port);
-  switch (code) {
-    case EADDRINUSE:
-      return fmt::format("{} is already in use (another `psgrad serve`? choose another --port)", where);
-    case EACCES:
-      return fmt::format("cannot listen on {}: permission denied (ports below 1024 need root)", where);
-    case EADDRNOTAVAIL:
-      return fmt::format("cannot listen on {}: {} is not an address of this machine (see --bind)", where, host);
-    default:
-      return fmt::format("cannot listen on {}: {}", where, std::strerror(code));
-  }
+  return errno_text(kListenWords, kOtherListenWords, code, host, port);
 }
 
 std::string listen_failure_text(caf::actor_system& system, const caf::error& error, const std::string& host,
@@ -99,7 +127,7 @@ std::string listen_failure_text(caf::actor_system& system, const caf::error& err
   const auto addresses = resolve_address(host, port, true, problem);
   if (!addresses) return fmt::format("cannot listen on {}: {}", where, problem);
   const int code = bind_error(*addresses);
-  if (code == EADDRINUSE || code == EACCES || code == EADDRNOTAVAIL) return listen_errno_text(code, host, port);
+  if (words_for(kListenWords, code)) return listen_errno_text(code, host, port);
   return fmt::format("cannot listen on {}: {}", where, error_text(system, error));
 }
 
@@ -123,20 +151,7 @@ std::string connect_failure_text(caf::actor_system& system, const caf::error& er
 }
 
 std::string connect_errno_text(int code, const std::string& host, std::uint16_t port) {
-  const auto where = fmt::format("{}:{}", host, port);
-  switch (code) {
-    case ECONNREFUSED:
-      return fmt::format("connection refused by {} (is `psgrad serve` running?)", where);
-    case ETIMEDOUT:
-      return fmt::format("{} does not answer (a firewall, or the wrong address?)", where);
-    case EHOSTUNREACH:
-    case ENETUNREACH:
-      return fmt::format("no route to {} ({})", host, std::strerror(code));
-    case 0:
-      return fmt::format("cannot connect to {}, although it accepts connections now", where);
-    default:
-      return fmt::format("cannot connect to {}: {}", where, std::strerror(code));
-  }
+  return errno_text(kConnectWords, kOtherConnectWords, code, host, port);
 }
 
 }  // namespace psgrad
