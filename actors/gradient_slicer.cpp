@@ -46,19 +46,15 @@ GradientSlicer::GradientSlicer(std::vector<ShardPlan> plans) : plans_(std::move(
   scratch_.assign(largest, 0.0f);
 }
 
-Status GradientSlicer::take(const std::vector<const Gradients*>& gradients, bool squares) {
-  buffers_.clear();
-  for (const auto* gradient : gradients) {
-    if (gradient->values.size() != total_size())
-      return Error{fmt::format("gradients from worker {} hold {} floats; the {} server shards hold {}",
-                               gradient->worker, gradient->values.size(), plans_.size(), total_size())};
-    buffers_.push_back(gradient->values.data());
-  }
+Status GradientSlicer::take(const Gradients& gradient, bool squares) {
+  if (gradient.values.size() != total_size())
+    return Error{fmt::format("gradients from worker {} hold {} floats; the {} server shards hold {}", gradient.worker,
+                             gradient.values.size(), plans_.size(), total_size())};
   if (!squares) return success();
+  const float* values = gradient.values.data();
   // Each cut chunk once, however many shards share its array.
   for (std::size_t j = 0; j < cut_chunks_.size(); ++j)
-    squares_[j] = range_squares(buffers_.data(), buffers_.size(), cut_chunks_[j].begin, cut_chunks_[j].size,
-                                scratch_.data());
+    squares_[j] = range_squares(&values, 1, cut_chunks_[j].begin, cut_chunks_[j].size, scratch_.data());
   return success();
 }
 
@@ -79,7 +75,7 @@ std::vector<double> GradientSlicer::foreign_squares(std::size_t shard) const {
 }
 
 Result<std::vector<Gradients>> GradientSlicer::slice(const Gradients& whole, bool with_squares) {
-  if (auto taken = take({&whole}, with_squares); !taken) return Error{taken.error()};
+  if (auto taken = take(whole, with_squares); !taken) return Error{taken.error()};
   std::vector<Gradients> parts;
   for (std::size_t i = 0; i < plans_.size(); ++i) {
     parts.push_back(part(whole, i));

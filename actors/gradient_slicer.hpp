@@ -41,8 +41,8 @@ class GradientSlicer {
 
  private:
   explicit GradientSlicer(std::vector<ShardPlan> plans);
-  // Checks the gradients and, with `squares`, sums the squares of every cut chunk over them.
-  Status take(const std::vector<const Gradients*>& gradients, bool squares = true);
+  // Checks the gradient and, with `squares`, sums the squares of every cut chunk of it.
+  Status take(const Gradients& gradient, bool squares);
   Gradients part(const Gradients& whole, std::size_t shard) const;
   std::vector<double> foreign_squares(std::size_t shard) const;
 
@@ -51,7 +51,6 @@ class GradientSlicer {
   std::vector<std::vector<std::size_t>> foreign_;  // per shard: its foreign chunks in cut_chunks_
   std::vector<double> squares_;                    // per cut chunk, of the push under way
   std::vector<float> scratch_;                     // one cut chunk of summed gradients
-  std::vector<const float*> buffers_;              // the gradients of the push under way
 };
 
 }  // namespace psgrad
