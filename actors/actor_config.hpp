@@ -9,6 +9,7 @@
 #include <string>
 
 #include "caf/actor_system.hpp"
+#include "model/job.hpp"
 #include "caf/actor_system_config.hpp"
 #include "runtime/idle_help.hpp"
 #include "runtime/step_helper.hpp"
@@ -25,11 +26,17 @@ struct TlsSettings {
   bool enabled() const { return !certificate.empty() || !key.empty() || !ca.empty(); }
 };
 
+// The cluster section's defaults are the ones: a process without a config (work, shard) uses them.
 struct NetworkSettings {
-  std::chrono::milliseconds heartbeat_interval{200};
-  std::chrono::milliseconds connection_timeout{1000};
+  std::chrono::milliseconds heartbeat_interval = ClusterSection{}.heartbeat;
+  std::chrono::milliseconds connection_timeout = ClusterSection{}.connection_timeout;
   TlsSettings tls;
 };
+
+inline NetworkSettings network_settings(const ClusterSection& cluster) {
+  return {cluster.heartbeat, cluster.connection_timeout,
+          TlsSettings{cluster.tls_certificate, cluster.tls_key, cluster.tls_ca}};
+}
 
 class ActorConfig : public caf::actor_system_config {
  public:

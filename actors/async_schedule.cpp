@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 class AsyncSchedule final : public RunSchedule {
  public:
   explicit AsyncSchedule(DriverServices& driver)
-      : driver_(driver), total_steps_(driver.job().iterations * std::max<std::size_t>(1, driver.job().num_workers)) {}
+      : driver_(driver), total_steps_(driver.job().training.iterations * std::max<std::size_t>(1, driver.job().cluster.num_workers)) {}
 
   void start() override {
     granted_ = summary().steps;
@@ -87,8 +87,8 @@ class AsyncSchedule final : public RunSchedule {
     const auto now = Clock::now();
     for (std::size_t k = 0; k < slots().size(); ++k) {
       const auto& slot = slots()[k];
-      if (slot.alive && slot.in_loop && slot.granted > slot.clock && now - slot.last_progress > job().request_timeout)
-        driver_.lose(k, fmt::format("no answer within {} ms", job().request_timeout.count()));
+      if (slot.alive && slot.in_loop && slot.granted > slot.clock && now - slot.last_progress > job().cluster.request_timeout)
+        driver_.lose(k, fmt::format("no answer within {} ms", job().cluster.request_timeout.count()));
     }
   }
 
@@ -107,7 +107,7 @@ class AsyncSchedule final : public RunSchedule {
   const TrainingJob& job() const { return driver_.job(); }
   WorkerSlots& slots() { return driver_.slots(); }
   TrainingSummary& summary() { return driver_.summary(); }
-  std::uint64_t credit_window() const { return job().pipeline ? 5 : 4; }
+  std::uint64_t credit_window() const { return job().cluster.pipeline ? 5 : 4; }
 
   // Shard 0's notes drive the schedule; with several shards, or a trace, every shard tells of its applies.
   void listen() {
@@ -124,7 +124,7 @@ class AsyncSchedule final : public RunSchedule {
   std::uint64_t credits_for(std::size_t k) {
     if (driver_.stopping()) return 0;
     const auto& slot = slots()[k];
-    const auto limit = job().mode == TrainingMode::ssp ? slots().min_clock() + job().staleness + 1 : UINT64_MAX;
+    const auto limit = job().cluster.mode == TrainingMode::ssp ? slots().min_clock() + job().cluster.staleness + 1 : UINT64_MAX;
     std::uint64_t credits = 0;
     while (granted_ + credits < total_steps_ && slot.granted + credits - slot.clock < credit_window() &&
            slot.granted + credits < limit)

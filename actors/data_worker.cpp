@@ -42,12 +42,12 @@ class DataWorker : public DataWorkerSelf::base {
         setup_(std::move(setup)),
         layout_(std::move(layout)),
         model_(std::move(model)),
-        batches_(setup_->train, setup_->job.batch_size,
-                 worker_data_seed(setup_->job.seed, setup_->worker_index)),
-        dropout_rng_(worker_dropout_seed(setup_->job.seed, setup_->worker_index)),
+        batches_(setup_->train, setup_->job.training.batch_size,
+                 worker_data_seed(setup_->job.training.seed, setup_->worker_index)),
+        dropout_rng_(worker_dropout_seed(setup_->job.training.seed, setup_->worker_index)),
         pool_(layout_.total_size()),
-        wire_(setup_->job.wire, layout_, setup_->job.topk_fraction) {
-    if (model_) model_->reserve(setup_->job.batch_size);
+        wire_(setup_->job.cluster.wire, layout_, setup_->job.cluster.topk_fraction) {
+    if (model_) model_->reserve(setup_->job.training.batch_size);
     if (setup_->resume) {
       batches_.restore(setup_->resume->data);
       dropout_rng_.set_state(setup_->resume->dropout);
@@ -84,9 +84,9 @@ class DataWorker : public DataWorkerSelf::base {
           loop_ = Loop::computing;
           watch_servers();
           // Shards first say what they hold, so each push sends each only its part.
-          if (setup_->job.mode == TrainingMode::sync) servers_->push_without_squares();
+          if (setup_->job.cluster.mode == TrainingMode::sync) servers_->push_without_squares();
           servers_->prepare(
-              this, setup_->job.request_timeout, [this, weights]() mutable { on_weights(std::move(weights)); },
+              this, setup_->job.cluster.request_timeout, [this, weights]() mutable { on_weights(std::move(weights)); },
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); });
           return training_;
         },
@@ -105,7 +105,7 @@ class DataWorker : public DataWorkerSelf::base {
           loop_ = Loop::computing;
           latest_.reset();
           servers_->request(
-              this, setup_->job.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
+              this, setup_->job.cluster.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
               weights_atom::value);
         },
@@ -153,7 +153,7 @@ class DataWorker : public DataWorkerSelf::base {
   // network thread a message leaves only after the handler returns, hence the continue message).
   // Answers through shared memory (same host) are never held back, so they need no receipt.
   bool acknowledges(const Weights& answer) const {
-    return setup_->job.ordered_answers && setup_->job.mode == TrainingMode::sync && servers_ &&
+    return setup_->job.cluster.ordered_answers && setup_->job.cluster.mode == TrainingMode::sync && servers_ &&
            servers_->first().node() != node() && !answer.values.arrived_through_shared_memory();
   }
 
@@ -164,7 +164,7 @@ class DataWorker : public DataWorkerSelf::base {
     if (loop_ == Loop::idle) return;
     const auto index = static_cast<std::uint32_t>(setup_->worker_index);
     for (const auto& server : servers_->handles()) send(server, received_atom::value, index, weights.version);
-    if (setup_->job.pipeline && latest_unused_) {
+    if (setup_->job.cluster.pipeline && latest_unused_) {
       newer_ = std::move(weights);
     } else {
       latest_ = std::move(weights);
@@ -188,8 +188,8 @@ class DataWorker : public DataWorkerSelf::base {
   // for the answer to the last push, which hides the round trip at one more step of staleness. In sync
   // each push feeds the next step after the one its last push fed.
   void keep_computing() {
-    const bool sync = setup_->job.mode == TrainingMode::sync;
-    const std::size_t depth = setup_->job.pipeline ? 2 : 1;
+    const bool sync = setup_->job.cluster.mode == TrainingMode::sync;
+    const std::size_t depth = setup_->job.cluster.pipeline ? 2 : 1;
     while (loop_ != Loop::idle && latest_ && pushes_out_ < depth) {
       // Sync: the weights of the driver's stopping point are kept; they are the newest there are.
       // Pipelined, no push feeds a step past it, so none is out there.
@@ -250,8 +250,8 @@ class DataWorker : public DataWorkerSelf::base {
   // frozen one (after request_timeout), so a push allows three times that before giving up.
   void watch_servers() {
     if (loop_ == Loop::idle || !servers_ || watching_) return;
-    const auto timeout = setup_->job.mode == TrainingMode::sync ? 3 * setup_->job.request_timeout
-                                                                 : setup_->job.request_timeout;
+    const auto timeout = setup_->job.cluster.mode == TrainingMode::sync ? 3 * setup_->job.cluster.request_timeout
+                                                                 : setup_->job.cluster.request_timeout;
     if (const auto silent = servers_->silent_server(timeout))
       return end_loop(*silent, caf::make_error(caf::sec::request_timeout,
                                                fmt::format("no answer within {} ms", timeout.count())));
@@ -305,7 +305,7 @@ class DataWorker : public DataWorkerSelf::base {
   // fp32 pushes to a server in another process on this host: what else the wire would encode (bf16
   // rounding, top-k) is done in a buffer of the worker's own.
   bool pushes_in_place() const {
-    return setup_->job.wire == WireEncoding::fp32 && servers_ && servers_->first_through_shared_memory();
+    return setup_->job.cluster.wire == WireEncoding::fp32 && servers_ && servers_->first_through_shared_memory();
   }
 
   // Gathers the next batch while the gradient just sent is on its way.

@@ -33,8 +33,8 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
         evaluator_(std::move(evaluator)),
         hooks_(std::move(hooks)) {
     for (std::size_t k = 0; k < workers.size(); ++k) add_slot(k, std::move(workers[k]), name_from_hooks(k));
-    summary_.mode = job_.mode;
-    summary_.steps = job_.mode != TrainingMode::sync ? hooks_.start_iteration : 0;
+    summary_.mode = job_.cluster.mode;
+    summary_.steps = job_.cluster.mode != TrainingMode::sync ? hooks_.start_iteration : 0;
   }
 
   // A server's note of a step, or a worker process's message, is handled on the network thread
@@ -118,7 +118,7 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
 
   // -- checkpoints -----------------------------------------------------------------------------------
   bool checkpoint_due(std::uint64_t done) const override {
-    return checkpoints_enabled() && job_.checkpoint_every > 0 && done % job_.checkpoint_every == 0;
+    return checkpoints_enabled() && job_.training.checkpoint_every > 0 && done % job_.training.checkpoint_every == 0;
   }
 
   bool checkpoints_enabled() const { return static_cast<bool>(hooks_.on_checkpoint); }
@@ -139,7 +139,7 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
       then();
     });
     servers_.request_state(
-        this, job_.request_timeout,
+        this, job_.cluster.request_timeout,
         [checkpoint, collected](ServerState state) {
           checkpoint->version = state.weights.version;
           checkpoint->layout_hash = state.weights.layout_hash;
@@ -151,7 +151,7 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
         failure_handler());
     for (auto& slot : slots_) {
       if (!slot.alive) continue;
-      request(slot.handle, job_.request_timeout, state_atom::value)
+      request(slot.handle, job_.cluster.request_timeout, state_atom::value)
           .then(
               [checkpoint, collected](WorkerStreamState& stream) {
                 checkpoint->workers.push_back(stream);
@@ -165,12 +165,12 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
   // Iterations (sync) or steps (async/ssp) done, and what they count to at the planned end.
   std::uint64_t done() const {
     if (schedule_) return schedule_->done();
-    return job_.mode == TrainingMode::sync ? hooks_.start_iteration : summary_.steps;
+    return job_.cluster.mode == TrainingMode::sync ? hooks_.start_iteration : summary_.steps;
   }
   std::uint64_t total() const {
     if (schedule_) return schedule_->total();
-    return job_.mode == TrainingMode::sync ? job_.iterations
-                                           : job_.iterations * std::max<std::size_t>(1, job_.num_workers);
+    return job_.cluster.mode == TrainingMode::sync ? job_.training.iterations
+                                           : job_.training.iterations * std::max<std::size_t>(1, job_.cluster.num_workers);
   }
 
   TrainingProgress progress(std::uint64_t index, bool final) {
@@ -190,17 +190,17 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
 
   // The last one is left to the final evaluation.
   bool evaluation_due(std::uint64_t index) const override {
-    return job_.eval_frequency > 0 && index % job_.eval_frequency == 0 && index < total();
+    return job_.evaluation.frequency > 0 && index % job_.evaluation.frequency == 0 && index < total();
   }
 
   void evaluate(std::uint64_t index) override {
     // A plain send without a sender: the evaluator's report goes to its callback, not back here.
-    if (job_.mode == TrainingMode::sync)
+    if (job_.cluster.mode == TrainingMode::sync)
       return caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
     // Async/ssp: the weights live on the servers; the newest are fetched (they may include a step or
     // two more). The servers answer in order, so these reach the evaluator before the final ones.
     servers_.request(
-        this, job_.request_timeout,
+        this, job_.cluster.request_timeout,
         [this, progress = progress(index, false)](Weights weights) {
           caf::anon_send(evaluator_, evaluate_atom::value, std::move(weights), progress);
         },

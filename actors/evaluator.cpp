@@ -68,7 +68,7 @@ Result<EvaluatorActor> spawn_evaluator(caf::actor_system& system, const Training
   if (!model) return Error{model.error()};
   // Detached: its own thread, so a long evaluation never queues a worker behind it.
   return system.spawn<Evaluator, caf::detached>(std::make_shared<Model>(std::move(model).value()), std::move(dev),
-                                 job.eval_batch_size, std::move(on_report), std::move(on_snapshot), std::move(trace));
+                                 job.evaluation.batch_size, std::move(on_report), std::move(on_snapshot), std::move(trace));
 }
 
 }  // namespace psgrad

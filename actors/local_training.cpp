@@ -27,15 +27,15 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
   state->layout = model->layout();
   state->weights.assign(model->weights().begin(), model->weights().end());
   state->optimizer = std::move(optimizer).value();
-  state->mode = job.mode;
-  state->wire = job.wire;
-  state->ordered_answers = job.ordered_answers;
-  state->pipelined = job.pipeline && job.mode == TrainingMode::sync;
+  state->mode = job.cluster.mode;
+  state->wire = job.cluster.wire;
+  state->ordered_answers = job.cluster.ordered_answers;
+  state->pipelined = job.cluster.pipeline && job.cluster.mode == TrainingMode::sync;
   if (resume) {
     if (const auto differs = state->layout.mismatch(resume->layout_hash, resume->weights.size()))
       return Error{fmt::format("checkpoint is for another model ({})", *differs)};
     if (!state->optimizer->set_state(resume->optimizer))
-      return Error{fmt::format("checkpoint's optimizer state does not fit {}", job.optimizer)};
+      return Error{fmt::format("checkpoint's optimizer state does not fit {}", job.optimizer.name)};
     state->weights = resume->weights;
     state->version = resume->version;
   }
@@ -78,7 +78,7 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
   if (!optimizers) return Error{optimizers.error()};
   if (cuts.empty() || optimizers->empty())
     return Error{fmt::format("cannot split the {} parameter arrays into {} server shards for {}",
-                             whole.layout.array_count(), count, job.optimizer)};
+                             whole.layout.array_count(), count, job.optimizer.name)};
   std::vector<std::shared_ptr<ParameterServerState>> shards;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     auto shard = std::make_shared<ParameterServerState>();
@@ -100,8 +100,8 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
 
 Result<std::vector<ParameterServerActor>> spawn_parameter_servers(
     caf::actor_system& system, const TrainingJob& job, std::shared_ptr<ParameterServerState> whole) {
-  if (job.servers <= 1) return std::vector<ParameterServerActor>{spawn_parameter_server(system, std::move(whole))};
-  auto shards = shard_server_state(job, *whole, job.servers);
+  if (job.cluster.servers <= 1) return std::vector<ParameterServerActor>{spawn_parameter_server(system, std::move(whole))};
+  auto shards = shard_server_state(job, *whole, job.cluster.servers);
   if (!shards) return Error{shards.error()};
   std::vector<ParameterServerActor> servers;
   for (auto& shard : *shards) servers.push_back(spawn_parameter_server(system, shard));
@@ -153,25 +153,25 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
                                          std::shared_ptr<const Dataset> dev, ReportCallback on_report,
                                          DriverHooks hooks, const std::optional<TrainingCheckpoint>& resume,
                                          SnapshotCallback on_snapshot) {
-  if (job.num_workers == 0) return Error{"at least one worker is needed"};
+  if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
   auto state = initial_server_state(job, train->width, train->num_classes, resume);
   if (!state) return Error{state.error()};
   auto servers = spawn_parameter_servers(system, job, std::move(state).value());
   if (!servers) return Error{servers.error()};
-  const bool detached = workers_detached(job.num_workers, system.scheduler().num_workers());
+  const bool detached = workers_detached(job.cluster.num_workers, system.scheduler().num_workers());
   // Workers on the scheduler's threads compute at most as many gradients at once as there are threads.
   std::shared_ptr<ModelWorkspaces> workspaces;
   if (!detached) {
     workspaces = std::make_shared<ModelWorkspaces>([job, width = train->width, classes = train->num_classes] {
       // The job's model was built once already (the server's), so building it again cannot fail.
       auto model = std::make_unique<Model>(build_model(job, width, classes).value());
-      model->reserve(job.batch_size);
+      model->reserve(job.training.batch_size);
       return model;
     });
     workspaces->reserve(system.scheduler().num_workers());
   }
   std::vector<DataWorkerActor> workers;
-  for (std::size_t k = 0; k < job.num_workers; ++k) {
+  for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
     auto worker =
         spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k), resumed_stream(resume, k),
                                                   detached, {}, workspaces, detached ? idle_help_of(system) : nullptr});

@@ -31,7 +31,7 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
 Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
     const TrainingJob& job, const ParameterServerState& whole, std::size_t count);
 
-// Spawns one server, or job.servers shards.
+// Spawns one server, or job.cluster.servers shards.
 Result<std::vector<ParameterServerActor>> spawn_parameter_servers(
     caf::actor_system& system, const TrainingJob& job, std::shared_ptr<ParameterServerState> whole);
 

@@ -28,7 +28,7 @@ class SyncSchedule final : public RunSchedule {
 
   void start() override {
     listen();
-    if (iteration_ >= job().iterations || driver_.stopping()) return driver_.finish();
+    if (iteration_ >= job().training.iterations || driver_.stopping()) return driver_.finish();
     until_ = next_stop(iteration_);
     step_started_ = steady_now_ns();
     // The servers know their peers and the members before any gradient can reach them.
@@ -45,7 +45,7 @@ class SyncSchedule final : public RunSchedule {
   void joined(std::size_t k) override {
     update_barrier([this, k](const std::vector<std::uint32_t>&) {
       driver_.servers().request(
-          &driver_.self(), job().request_timeout,
+          &driver_.self(), job().cluster.request_timeout,
           [this, k](Weights weights) {
             if (slots()[k].alive && !driver_.ended()) start_loop(k, weights);
           },
@@ -79,21 +79,21 @@ class SyncSchedule final : public RunSchedule {
     const auto now = Clock::now();
     bool overdue = false;
     for (const auto& slot : slots())
-      overdue = overdue || (slot.alive && slot.in_loop && now - slot.last_progress > job().request_timeout);
+      overdue = overdue || (slot.alive && slot.in_loop && now - slot.last_progress > job().cluster.request_timeout);
     if (!overdue) return;
     update_barrier([this](const std::vector<std::uint32_t>& waiting) {
       const auto now = Clock::now();
       for (std::size_t k = 0; k < slots().size(); ++k) {
         const auto& slot = slots()[k];
         const bool holds = std::find(waiting.begin(), waiting.end(), k) != waiting.end();
-        if (slot.alive && slot.in_loop && !holds && now - slot.last_progress > job().request_timeout)
-          driver_.lose(k, fmt::format("no answer within {} ms", job().request_timeout.count()));
+        if (slot.alive && slot.in_loop && !holds && now - slot.last_progress > job().cluster.request_timeout)
+          driver_.lose(k, fmt::format("no answer within {} ms", job().cluster.request_timeout.count()));
       }
     });
   }
 
   std::uint64_t done() const override { return iteration_; }
-  std::uint64_t total() const override { return job().iterations; }
+  std::uint64_t total() const override { return job().training.iterations; }
 
   // Pipelined sync on shards, at the end of a run: after a signal, pushes sent before the workers heard
   // of the stop feed steps past it, and each shard takes them when it has every worker's push and the
@@ -127,7 +127,7 @@ class SyncSchedule final : public RunSchedule {
   const WorkerSlots& slots() const { return driver_.slots(); }
   TrainingSummary& summary() { return driver_.summary(); }
 
-  bool drains_shards() const { return job().pipeline && shard_steps_.size() > 1; }
+  bool drains_shards() const { return job().cluster.pipeline && shard_steps_.size() > 1; }
 
   void record(std::size_t k, const StepNote& note) {
     auto& slot = slots()[k];
@@ -158,8 +158,8 @@ class SyncSchedule final : public RunSchedule {
   // num_workers - backup_workers to arrive (all live workers' when fewer are left).
   std::size_t gradients_needed() const {
     const auto alive = slots().alive_count();
-    if (job().backup_workers == 0) return alive;
-    return std::min(alive, job().num_workers > job().backup_workers ? job().num_workers - job().backup_workers : 1);
+    if (job().cluster.backup_workers == 0) return alive;
+    return std::min(alive, job().cluster.num_workers > job().cluster.backup_workers ? job().cluster.num_workers - job().cluster.backup_workers : 1);
   }
 
   std::vector<std::uint32_t> members() const {
@@ -176,7 +176,7 @@ class SyncSchedule final : public RunSchedule {
     const Countdown done(handles.size(), [waiting, then] { then(*waiting); });
     for (std::size_t i = 0; i < handles.size(); ++i)
       driver_.self()
-          .request(handles[i], job().request_timeout, barrier_atom::value, members(),
+          .request(handles[i], job().cluster.request_timeout, barrier_atom::value, members(),
                    static_cast<std::uint32_t>(gradients_needed()))
           .then(
               [waiting, done, i](std::vector<std::uint32_t>& held) {
@@ -196,7 +196,7 @@ class SyncSchedule final : public RunSchedule {
   void introduce_shards(std::function<void()> then) {
     if (driver_.servers().size() == 1) return then();
     driver_.servers().prepare(
-        &driver_.self(), job().request_timeout,
+        &driver_.self(), job().cluster.request_timeout,
         [this, then] {
           const auto& handles = driver_.servers().handles();
           std::vector<ShardPeer> peers;
@@ -204,7 +204,7 @@ class SyncSchedule final : public RunSchedule {
           const Countdown introduced(handles.size(), then);
           for (std::size_t i = 0; i < handles.size(); ++i)
             driver_.self()
-                .request(handles[i], job().request_timeout, peers_atom::value, static_cast<std::uint32_t>(i), peers,
+                .request(handles[i], job().cluster.request_timeout, peers_atom::value, static_cast<std::uint32_t>(i), peers,
                          driver_.servers().plans())
                 .then([introduced](bool) { introduced(); },
                       [this, i](caf::error& error) { driver_.fail(fmt::format("parameter server shard {}", i), error); });
@@ -215,7 +215,7 @@ class SyncSchedule final : public RunSchedule {
   // The next version the workers stop at: an evaluation (for its exact weights), a checkpoint, the end.
   std::uint64_t next_stop(std::uint64_t from) const {
     for (auto at = from + 1;; ++at)
-      if (at >= job().iterations || driver_.evaluation_due(at) || driver_.checkpoint_due(at)) return at;
+      if (at >= job().training.iterations || driver_.evaluation_due(at) || driver_.checkpoint_due(at)) return at;
   }
 
   void start_loop(std::size_t k, const Weights& weights) {
@@ -256,7 +256,7 @@ class SyncSchedule final : public RunSchedule {
       until_ = iteration_ + 1;
       for (auto& other : slots())
         if (other.alive && other.in_loop) driver_.self().send(other.handle, until_atom::value, until_ + driver_.version_offset());
-      if (job().pipeline) settle_pipelined_stop();
+      if (job().cluster.pipeline) settle_pipelined_stop();
       else stop_ = Stop::settled;
     }
     return false;
@@ -297,7 +297,7 @@ class SyncSchedule final : public RunSchedule {
       if (!slot.alive) continue;
       answered.add();
       driver_.self()
-          .request(slot.handle, job().request_timeout, fed_atom::value)
+          .request(slot.handle, job().cluster.request_timeout, fed_atom::value)
           .then(
               [range, answered](std::uint64_t fed) {
                 range->smallest = std::min(range->smallest, fed);
@@ -311,19 +311,19 @@ class SyncSchedule final : public RunSchedule {
 
   // Every worker waits with the weights of this step: evaluate, checkpoint or end, then go on.
   void stop_point() {
-    if (driver_.stopping() || iteration_ >= job().iterations) return driver_.finish();
+    if (driver_.stopping() || iteration_ >= job().training.iterations) return driver_.finish();
     auto next = [this] {
       if (driver_.checkpoint_due(iteration_)) driver_.take_checkpoint([this] { go_on(); });
       else go_on();
     };
     if (!driver_.evaluation_due(iteration_)) return next();
     driver_.servers().request(
-        &driver_.self(), job().request_timeout,
+        &driver_.self(), job().cluster.request_timeout,
         [this, next](Weights weights) {
           driver_.current() = std::move(weights);
           // With early stopping the next step waits for this evaluation's verdict, so a sync run stops
           // at the same step whatever the timing.
-          if (job().patience > 0) return driver_.evaluate_then(iteration_, next);
+          if (job().training.patience > 0) return driver_.evaluate_then(iteration_, next);
           driver_.evaluate(iteration_);
           driver_.current() = Weights{};  // the servers step in place when nobody else holds their weights
           next();

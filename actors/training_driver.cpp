@@ -52,7 +52,7 @@ class TrainingDriver : public DriverBase {
           promise_ = make_response_promise<TrainingSummary>();
           start_ = Clock::now();
           become(starting());
-          delayed_send(this, watch_interval(job_.request_timeout), tick_atom::value);
+          delayed_send(this, watch_interval(job_.cluster.request_timeout), tick_atom::value);
           // With a trace, every worker's clock is probed before the first step, while it is idle: a
           // probe that waits behind a gradient's compute says little about the offset.
           const Countdown probed(1, [this] { fetch_first_weights(); });
@@ -109,7 +109,7 @@ class TrainingDriver : public DriverBase {
     };
   }
 
-  // Every worker was lost: the run waits (elastic) for one to join, within job.rejoin_timeout.
+  // Every worker was lost: the run waits (elastic) for one to join, within job.cluster.rejoin_timeout.
   behavior_type waiting_for_workers() {
     return {
         already_under_way(),
@@ -123,7 +123,7 @@ class TrainingDriver : public DriverBase {
           if (wait_round == wait_round_)
             fail("training", caf::make_error(caf::sec::runtime_error,
                                              fmt::format("every worker was lost and none joined within {} ms",
-                                                         job_.rejoin_timeout.count())));
+                                                         job_.cluster.rejoin_timeout.count())));
         },
         [this](applied_atom, const StepNote& note) {
           if (schedule_) schedule_->noted(note);
@@ -140,7 +140,7 @@ class TrainingDriver : public DriverBase {
   }
 
   // The run is over, but some shard still takes steps the workers fed: the final weights wait for it,
-  // at most job.request_timeout (a worker may have died halfway through a push).
+  // at most job.cluster.request_timeout (a worker may have died halfway through a push).
   behavior_type draining() {
     return {
         already_under_way(),
@@ -151,7 +151,7 @@ class TrainingDriver : public DriverBase {
           if (!schedule_->shards_behind()) read_final_weights();
         },
         [this](tick_atom) {
-          if (!schedule_->shards_behind() || Clock::now() - *draining_since_ >= job_.request_timeout)
+          if (!schedule_->shards_behind() || Clock::now() - *draining_since_ >= job_.cluster.request_timeout)
             return read_final_weights();
           tick();
         },
@@ -174,18 +174,18 @@ class TrainingDriver : public DriverBase {
   }
 
   void tick() {
-    if (outcome_ == Outcome::running) delayed_send(this, watch_interval(job_.request_timeout), tick_atom::value);
+    if (outcome_ == Outcome::running) delayed_send(this, watch_interval(job_.cluster.request_timeout), tick_atom::value);
   }
 
   void fetch_first_weights() {
     servers_.request(
-        this, job_.request_timeout,
+        this, job_.cluster.request_timeout,
         [this](Weights weights) {
           current_ = std::move(weights);
           version_offset_ = current_.version - std::min(current_.version, hooks_.start_iteration);
           // "Iteration 0" is the weights before any step, so every mode starts from chance.
           if (hooks_.start_iteration == 0) evaluate(0);
-          schedule_ = job_.mode == TrainingMode::sync ? make_sync_schedule(*this) : make_async_schedule(*this);
+          schedule_ = job_.cluster.mode == TrainingMode::sync ? make_sync_schedule(*this) : make_async_schedule(*this);
           become(training());
           schedule_->start();
         },
@@ -224,10 +224,10 @@ class TrainingDriver : public DriverBase {
     const auto round = ++wait_round_;
     auto next = [this, round] {
       if (round != wait_round_ || slots_.alive_count() > 0) return;  // a worker joined meanwhile
-      if (!job_.elastic || job_.rejoin_timeout.count() == 0)
+      if (!job_.cluster.elastic || job_.cluster.rejoin_timeout.count() == 0)
         return fail("training", caf::make_error(caf::sec::runtime_error, "every worker was lost"));
-      event(fmt::format("every worker was lost; waiting {} ms for a worker to join", job_.rejoin_timeout.count()));
-      delayed_send(this, job_.rejoin_timeout, rejoin_atom::value, round);
+      event(fmt::format("every worker was lost; waiting {} ms for a worker to join", job_.cluster.rejoin_timeout.count()));
+      delayed_send(this, job_.cluster.rejoin_timeout, rejoin_atom::value, round);
     };
     // Nothing is lost: the server's state goes to disk before we wait or give up.
     if (checkpoints_enabled()) take_checkpoint(next);
@@ -238,7 +238,7 @@ class TrainingDriver : public DriverBase {
     if (round != slots_[k].round || outcome_ == Outcome::finished) return;
     // A server refused the worker's gradient (e.g. divergence): the worker relays it in words.
     if (error == caf::sec::runtime_error) return fail_with(error_text(system(), error));
-    lose(k, error == caf::sec::request_timeout ? fmt::format("no answer within {} ms", job_.request_timeout.count())
+    lose(k, error == caf::sec::request_timeout ? fmt::format("no answer within {} ms", job_.cluster.request_timeout.count())
                                                : error_text(system(), error));
   }
 
@@ -266,7 +266,7 @@ class TrainingDriver : public DriverBase {
     summary_.training_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     if (!schedule_) return finish_with_weights();
     servers_.request(
-        this, job_.request_timeout,
+        this, job_.cluster.request_timeout,
         [this](Weights weights) {
           current_ = std::move(weights);
           finish_with_weights();
@@ -296,9 +296,9 @@ class TrainingDriver : public DriverBase {
       else evaluate_final();
     };
     // wire: workers got encoded (bf16) weights; the final evaluation and model are the fp32 master's.
-    if (weights_encoding(job_.wire) == WireEncoding::fp32) return checkpoint_then_evaluate();
+    if (weights_encoding(job_.cluster.wire) == WireEncoding::fp32) return checkpoint_then_evaluate();
     servers_.request(
-        this, job_.request_timeout,
+        this, job_.cluster.request_timeout,
         [this, checkpoint_then_evaluate](Weights master) {
           current_ = std::move(master);
           summary_.final_weights = current_;

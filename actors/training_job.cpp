@@ -8,36 +8,32 @@
 namespace psgrad {
 
 Result<Model> build_model(const TrainingJob& job, std::size_t input_width, std::size_t output_width) {
-  return Model::build(job.architecture, job.model_settings, input_width, output_width);
+  return Model::build(job.model.architecture, job.model.settings, input_width, output_width);
 }
 
 Result<Model> build_initialized_model(const TrainingJob& job, std::size_t input_width,
                                       std::size_t output_width) {
   auto model = build_model(job, input_width, output_width);
-  if (model) model->initialize(derive_seed(job.seed, RandomStream::initial_weights));
+  if (model) model->initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   return model;
 }
 
 Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const ParameterLayout& layout) {
-  const auto entry = find_optimizer(job.optimizer);
-  if (!entry) return Error{fmt::format("unknown optimizer '{}'", job.optimizer)};
-  Settings settings = job.optimizer_settings;
+  const auto entry = find_optimizer(job.optimizer.name);
+  if (!entry) return Error{fmt::format("unknown optimizer '{}'", job.optimizer.name)};
+  Settings settings = job.optimizer.settings;
   if (auto missing = fill_defaults(entry->settings, settings))
-    return Error{fmt::format("optimizer '{}': missing setting '{}'", job.optimizer, *missing)};
+    return Error{fmt::format("optimizer '{}': missing setting '{}'", job.optimizer.name, *missing)};
   for (const auto& spec : entry->settings)
     if (auto expected = check_setting(spec, settings.at(spec.name)))
-      return Error{fmt::format("optimizer '{}': {}: expected {}", job.optimizer, spec.name, *expected)};
+      return Error{fmt::format("optimizer '{}': {}: expected {}", job.optimizer.name, spec.name, *expected)};
   auto optimizer = entry->build(settings, layout);
-  if (!job.learn_rate_schedule.empty()) {
-    auto schedule = build_schedule(job.learn_rate_schedule, job.learn_rate_schedule_settings);
+  if (!job.optimizer.schedule.empty()) {
+    auto schedule = build_schedule(job.optimizer.schedule, job.optimizer.schedule_settings);
     if (!schedule) return Error{fmt::format("optimizer.learn_rate: {}", schedule.error())};
     optimizer->set_learn_rate_schedule(std::move(schedule).value());
   }
   return Result<std::unique_ptr<Optimizer>>(std::move(optimizer));
-}
-
-std::chrono::milliseconds worker_delay(const TrainingJob& job, std::size_t worker) {
-  return worker < job.worker_delays.size() ? job.worker_delays[worker] : std::chrono::milliseconds{0};
 }
 
 std::uint64_t worker_data_seed(std::uint64_t seed, std::size_t worker) {

@@ -20,7 +20,7 @@ std::string interrupted_checkpoint_path(const PreparedRun& run) {
     if (dot != std::string::npos) path.erase(dot);
     return path + "-interrupted.ckpt";
   }
-  return fmt::format("runs/{}-interrupted.ckpt", mode_name(run.job.mode));
+  return fmt::format("runs/{}-interrupted.ckpt", mode_name(run.job().cluster.mode));
 }
 
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,
@@ -66,9 +66,9 @@ Status same_seed_and_mode(const std::string& path, const TrainingCheckpoint& che
   if (written->cluster.mode != config.cluster.mode)
     return Error{fmt::format("{}: checkpoint is from a {} run, this run is {}; its iteration {} counts {}, so "
                              "resume with --set cluster.mode={}, or start afresh without --resume",
-                             path, written->cluster.mode, config.cluster.mode, checkpoint.iteration,
-                             written->cluster.mode == "sync" ? "loop iterations" : "optimizer steps",
-                             written->cluster.mode)};
+                             path, mode_name(written->cluster.mode), mode_name(config.cluster.mode), checkpoint.iteration,
+                             written->cluster.mode == TrainingMode::sync ? "loop iterations" : "optimizer steps",
+                             mode_name(written->cluster.mode))};
   return success();
 }
 
@@ -82,8 +82,8 @@ Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, c
   if (const auto differs = layout.mismatch(checkpoint->layout_hash, checkpoint->weights.size()))
     return Error{fmt::format("{}: checkpoint is for another model ({} for the config's model)", path, *differs)};
   if (auto same = same_seed_and_mode(path, *checkpoint, run.config); !same) return Error{same.error()};
-  const auto total = run.job.mode == TrainingMode::sync ? run.job.iterations
-                                                        : run.job.iterations * run.job.num_workers;
+  const auto total = run.job().cluster.mode == TrainingMode::sync ? run.job().training.iterations
+                                                        : run.job().training.iterations * run.job().cluster.num_workers;
   if (checkpoint->iteration > total)
     return Error{fmt::format("{}: checkpoint is at iteration {}, beyond the run's {}", path,
                              checkpoint->iteration, total)};

@@ -20,9 +20,9 @@ MetricsRun metrics_run(const std::string& command, const std::string& config_tex
                        const std::string& data_description, std::chrono::system_clock::time_point start) {
   MetricsRun run;
   run.command = command;
-  run.mode = mode_name(job.mode);
-  run.num_workers = job.num_workers;
-  run.iterations = job.iterations;
+  run.mode = mode_name(job.cluster.mode);
+  run.num_workers = job.cluster.num_workers;
+  run.iterations = job.training.iterations;
   run.config = config_text;
   run.config_hash = hash_hex(fnv1a(run.config));
   run.data = data_description;

@@ -1,7 +1,6 @@
 // Opens a train or serve run in the order its errors and signals expect, and closes it with its exit code.
 #include "apps/run_session.hpp"
 
-#include "apps/job_from_config.hpp"
 
 namespace psgrad {
 
@@ -19,7 +18,7 @@ Status RunSession::open(const RunOptions& options, const std::string& resume_pat
 }
 
 ActorConfig RunSession::actor_config() const {
-  return ActorConfig(static_cast<std::size_t>(run_->config.cluster.threads), network_from_config(run_->config));
+  return ActorConfig(static_cast<std::size_t>(run_->config.cluster.threads), network_settings(run_->config.cluster));
 }
 
 SnapshotCallback RunSession::snapshot_callback() const {

@@ -13,7 +13,6 @@
 #include <cstring>
 
 #include "apps/checkpointing.hpp"
-#include "apps/job_from_config.hpp"
 #include "apps/signal_watch.hpp"
 #include "apps/trace_output.hpp"
 #include "apps/metrics_from_run.hpp"
@@ -34,7 +33,7 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
   std::unique_ptr<MetricsWriter> metrics;
   if (!options.metrics_path || !options.metrics_path->empty()) {
     auto writer = options.metrics_path ? MetricsWriter::create(*options.metrics_path)
-                                       : MetricsWriter::create_in(kDefaultMetricsFolder, mode_name(job.mode), start);
+                                       : MetricsWriter::create_in(kDefaultMetricsFolder, mode_name(job.cluster.mode), start);
     if (!writer) return Error{writer.error()};
     metrics = std::move(writer).value();
     if (auto written = metrics->write(metrics_run(options.command, config_text, job, data_description, start)); !written)
@@ -43,7 +42,7 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
   OutputSettings settings;
   settings.verbosity = options.verbosity;
   settings.progress_line = output_is_terminal();
-  return std::make_shared<RunOutput>(settings, job.mode != TrainingMode::sync, std::move(metrics));
+  return std::make_shared<RunOutput>(settings, job.cluster.mode != TrainingMode::sync, std::move(metrics));
 }
 
 std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
@@ -84,28 +83,27 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   if (auto fits = check_fits_machine(*config, data_dir, process_role(options)); !fits) return Error{fits.error()};
   auto data = load_data_shared(data_source(config->data), data_dir);
   if (!data) return Error{data.error()};
-  auto job = job_from_config(*config);
-  auto model = build_model(job, data->train->width, data->train->num_classes);
+  auto model = build_model(*config, data->train->width, data->train->num_classes);
   if (!model) return Error{model.error()};
   auto config_text = render_config(*config);
-  auto output = open_run_output(options, config_text, job, data->description);
+  auto output = open_run_output(options, config_text, *config, data->description);
   if (!output) return Error{output.error()};
   auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
   std::shared_ptr<BestWeights> best;
   if (config->training.patience > 0 || config->training.save_best)
     best = std::make_shared<BestWeights>(static_cast<std::uint64_t>(config->training.patience),
                                          config->training.save_best);
-  return PreparedRun{std::move(config).value(), std::move(config_text), std::move(data).value(), std::move(job),
+  return PreparedRun{std::move(config).value(), std::move(config_text), std::move(data).value(),
                      model->layout(),           std::move(output).value(),
                      std::move(trace),          std::move(best)};
 }
 
 void print_run_header(const PreparedRun& run) {
   run.output->print_line(fmt::format("Running {} parameter server training: {} workers, {} iterations, data {}",
-                                     run.job.mode == TrainingMode::sync    ? "synchronous"
-                                     : run.job.mode == TrainingMode::async ? "asynchronous"
+                                     run.job().cluster.mode == TrainingMode::sync    ? "synchronous"
+                                     : run.job().cluster.mode == TrainingMode::async ? "asynchronous"
                                                                            : "stale synchronous parallel",
-                                     run.job.num_workers, run.job.iterations, run.data.description));
+                                     run.job().cluster.num_workers, run.job().training.iterations, run.data.description));
 }
 
 int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options) {
@@ -133,7 +131,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
       fmt::print(stderr, "psgrad: interrupted; resume with: psgrad {} --config {} --resume {}\n", options.command,
                  options.config_path, checkpoint);
   }
-  output.print_line(summary_line(*summary, run.job.num_workers));
+  output.print_line(summary_line(*summary, run.job().cluster.num_workers));
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary->final_weights.version,
                                 weights_hash(summary->final_weights.values)));
   // With training.save_best, --save and --save-weights write the best evaluated weights.

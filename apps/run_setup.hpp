@@ -39,7 +39,8 @@ struct PreparedRun {
   // all get the same text.
   std::string config_text;
   DataSplit data;
-  TrainingJob job;
+  // The config is the job: its sections are what the actors read.
+  const TrainingJob& job() const { return config; }
   // The model's layout for the data's shape, built once, to check checkpoints and describe model files.
   ParameterLayout layout;
   std::shared_ptr<RunOutput> output;  // console lines and the metrics file

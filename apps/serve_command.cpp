@@ -48,7 +48,7 @@ RunOptions run_options_of(const ServeOptions& options) {
 // The lines for people once the server listens, with a warning when strangers could join or listen in.
 void say_listening(const ServeSetup& setup, std::uint16_t port) {
   fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
-             setup.job.num_workers);
+             setup.job.cluster.num_workers);
   if (!is_loopback(setup.host) && !setup.tls && setup.token.empty())
     fmt::print(stderr, "psgrad serve: warning: without a join token any psgrad process that reaches {} may "
                        "join, and plain connections are unencrypted; set --token, or use TLS\n", setup.host);
@@ -108,7 +108,7 @@ int run_serve_command(const ServeOptions& given) {
   caf::actor_system system{actor_config};
 
   ServeSetup setup;
-  setup.job = run.job;
+  setup.job = run.job();
   setup.config = run.config_text;
   setup.dev = run.data.dev;
   setup.train_data = run.data.train_fingerprint;
@@ -123,7 +123,7 @@ int run_serve_command(const ServeOptions& given) {
     if (!token) return error.failed(token.error());
     setup.token = *token;
   }
-  setup.join_timeout = std::chrono::milliseconds(run.config.cluster.join_timeout_ms);
+  setup.join_timeout = run.config.cluster.join_timeout;
   setup.resume = session.resume();
   setup.remote_shards = options.remote_shards;
   session.attach(setup, "psgrad serve");
@@ -141,7 +141,7 @@ int run_serve_command(const ServeOptions& given) {
     }
     say_listening(setup, port);
     if (options.spawn_local_workers)
-      workers = start_local_workers(run.job.num_workers, port, options.data_dir, setup.token);
+      workers = start_local_workers(run.job().cluster.num_workers, port, options.data_dir, setup.token);
   };
   session.training_started();
   const auto summary = serve_training(system, setup);

@@ -19,7 +19,6 @@
 #include "apps/cli_checks.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/host_port.hpp"
-#include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
 #include "io/config.hpp"
 
@@ -88,7 +87,7 @@ int run_shard_command(const ShardOptions& given) {
   if (!config) return error.failed(config.error());
   const DataShape shape{offer.input_width, offer.num_classes, 0, 0};
   if (auto fits = check_fits_machine(*config, shape, ProcessRole::shard); !fits) return error.failed(fits.error());
-  const auto job = job_from_config(*config);
+  const TrainingJob& job = *config;
   // Every process draws the same initial weights from the seed, so this shard's slice matches; a
   // resumed run sends the checkpoint's state, sliced here exactly as the server slices its own.
   std::optional<TrainingCheckpoint> resume;
@@ -103,9 +102,9 @@ int run_shard_command(const ShardOptions& given) {
   auto whole = initial_server_state(job, offer.input_width, offer.num_classes, resume);
   if (!whole) return error.failed(whole.error());
   limit_payload_floats(whole.value()->layout.total_size());
-  auto shards = shard_server_state(job, *whole.value(), job.servers);
+  auto shards = shard_server_state(job, *whole.value(), job.cluster.servers);
   if (!shards || shard >= shards->size())
-    return error.failed(shards ? fmt::format("the run has only {} shards", job.servers) : shards.error());
+    return error.failed(shards ? fmt::format("the run has only {} shards", job.cluster.servers) : shards.error());
   const auto layout_hash = whole.value()->layout.hash();
   auto server = spawn_parameter_server(system, shards.value()[shard]);
   auto listener = ShardListener::open(system, server,
@@ -116,7 +115,7 @@ int run_shard_command(const ShardOptions& given) {
     return error.failed("--listen: " + listener.error());
   }
   // Workers on this host pass their payloads through shared memory, and get their answers that way.
-  const auto host_identity = job.shared_memory ? shared_memory_host_identity() : std::string();
+  const auto host_identity = job.cluster.shared_memory ? shared_memory_host_identity() : std::string();
   accept_shared_memory(!host_identity.empty());
   if (auto joined = join_as_shard(self, connection->coordinator, shard, server, layout_hash, listener->host(),
                                   listener->port(), host_identity);
@@ -124,7 +123,7 @@ int run_shard_command(const ShardOptions& given) {
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
     return error.failed(joined.error());
   }
-  say(fmt::format("serving shard {} of {} for {}{}; workers reach it at {}:{}", shard, job.servers, options.connect,
+  say(fmt::format("serving shard {} of {} for {}{}; workers reach it at {}:{}", shard, job.cluster.servers, options.connect,
                   resume ? fmt::format(", resumed at step {}", resume->version) : std::string(), listener->host(),
                   listener->port()));
   if (auto done = serve_until_stopped(self, connection->coordinator, server.address(), std::chrono::seconds(2));

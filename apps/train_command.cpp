@@ -35,12 +35,12 @@ int run_train_command(const TrainOptions& options) {
   if (auto opened = session.open(options, options.resume); !opened) return ErrorExit{"psgrad"}.refused(opened.error());
   auto& run = session.run();
   auto actor_config = session.actor_config();
-  prepare_local_run(actor_config, run.job.num_workers);
+  prepare_local_run(actor_config, run.job().cluster.num_workers);
   caf::actor_system system{actor_config};
   DriverHooks hooks;
   session.attach(hooks, "psgrad train");
   session.training_started();
-  const auto summary = train_in_process(system, run.job, run.data.train, run.data.dev, run.output->callback(),
+  const auto summary = train_in_process(system, run.job(), run.data.train, run.data.dev, run.output->callback(),
                                         std::move(hooks), session.resume(), session.snapshot_callback());
   return session.finish(summary);
 }

@@ -22,7 +22,6 @@
 #include "payloads/shared_memory.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/host_port.hpp"
-#include "apps/job_from_config.hpp"
 #include "apps/resource_check.hpp"
 #include "io/config.hpp"
 #include "io/data_source.hpp"
@@ -54,7 +53,7 @@ std::vector<caf::node_id> shared_memory_peers(const TrainingJob& job, const Join
                                               const CoordinatorActor& coordinator,
                                               const std::vector<ShardAddress>& shards) {
   std::vector<caf::node_id> peers;
-  const auto here = job.shared_memory ? shared_memory_host_identity() : std::string();
+  const auto here = job.cluster.shared_memory ? shared_memory_host_identity() : std::string();
   if (here.empty()) return peers;
   if (offer.host_identity == here) peers.push_back(coordinator.node());
   for (const auto& shard : shards)
@@ -83,7 +82,7 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   const DataShape shape{data->train->width, data->train->num_classes, data->train->count, data->dev->count};
   if (auto fits = check_fits_machine(*config, shape, ProcessRole::worker); !fits)
     return {error.failed(fits.error()), false};
-  const auto job = job_from_config(*config);
+  const TrainingJob& job = *config;
   std::optional<WorkerStreamState> resume;
   if (offer.resume) resume = offer.stream;
   // Shard processes, dialled before joining: the run starts only once every worker has, so no gradient

@@ -18,9 +18,9 @@ struct PlainLoop {
   PlainLoop(const BenchContext& context, std::size_t index)
       : model(build_initialized_model(context.job, context.data.train->width, context.data.train->num_classes).value()),
         optimizer(std::move(build_optimizer(context.job, model.layout()).value())),
-        batches(context.data.train, context.job.batch_size, worker_data_seed(context.job.seed, index)),
-        dropout(worker_dropout_seed(context.job.seed, index)) {
-    model.reserve(context.job.batch_size);
+        batches(context.data.train, context.job.training.batch_size, worker_data_seed(context.job.training.seed, index)),
+        dropout(worker_dropout_seed(context.job.training.seed, index)) {
+    model.reserve(context.job.training.batch_size);
   }
   void run(std::size_t steps) {
     for (std::size_t i = 0; i < steps; ++i) {
@@ -78,9 +78,9 @@ void measure_baseline(BenchContext& context, Report& report) {
   const auto& train = context.data.train;
   auto model = build_initialized_model(job, train->width, train->num_classes).value();
   auto optimizer = std::move(build_optimizer(job, model.layout()).value());
-  Minibatcher batches(train, job.batch_size, worker_data_seed(job.seed, 0));
-  Random dropout(worker_dropout_seed(job.seed, 0));
-  model.reserve(job.batch_size);
+  Minibatcher batches(train, job.training.batch_size, worker_data_seed(job.training.seed, 0));
+  Random dropout(worker_dropout_seed(job.training.seed, 0));
+  model.reserve(job.training.batch_size);
 
   std::uint64_t samples = 0;
   auto step = [&] {
@@ -121,7 +121,7 @@ void measure_baseline(BenchContext& context, Report& report) {
   const std::size_t part_repeats = std::max<std::size_t>(context.effort.repeats, context.options.quick ? 1 : 5);
   const double part_seconds = context.effort.seconds_per_sample / 5.0;
   // An epoch's first batch is always full; its own batcher keeps it valid while `batches` moves on.
-  Minibatcher fixed_batches(train, job.batch_size, worker_data_seed(job.seed, 1));
+  Minibatcher fixed_batches(train, job.training.batch_size, worker_data_seed(job.training.seed, 1));
   const auto fixed = fixed_batches.next();
   auto gradient = [&] { model.compute_gradients(fixed.inputs, fixed.targets, dropout); };
   context.baselines.compute_gradients_seconds =

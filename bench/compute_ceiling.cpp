@@ -57,7 +57,7 @@ Stats gflops(double flops_per_call, const Stats& seconds_per_call) {
 
 void measure_compute_ceiling(BenchContext& context, Report& report) {
   pin_gemm_blocking();  // the model's own blocking, as its layers plan it
-  const std::size_t batch = context.job.batch_size;
+  const std::size_t batch = context.job.training.batch_size;
   const std::size_t repeats = context.options.quick ? 1 : std::max<std::size_t>(context.effort.repeats, 5);
   const double seconds = context.effort.seconds_per_sample / 5.0;
   Random rng(1);

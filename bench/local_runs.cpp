@@ -18,14 +18,14 @@ namespace psgrad::bench {
 Result<TrainingSummary> run_in_process(const TrainingJob& job, const DataSplit& data,
                                        ReportCallback on_report) {
   ActorConfig config(0);
-  prepare_local_run(config, job.num_workers);
+  prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
   return train_in_process(system, job, data.train, data.dev, std::move(on_report));
 }
 
 std::uint64_t iterations_for(const BenchContext& context, std::size_t workers) {
   const double gradients_per_second =
-      context.baselines.baseline_samples_per_second.median / static_cast<double>(context.job.batch_size);
+      context.baselines.baseline_samples_per_second.median / static_cast<double>(context.job.training.batch_size);
   const double gradients = context.effort.seconds_per_sample * gradients_per_second *
                            static_cast<double>(context.cores_used(workers));
   return std::max<std::uint64_t>(context.effort.min_iterations,
@@ -37,10 +37,10 @@ namespace {
 // The job for one measured run: evaluation only at step 0 and at the end (outside training_seconds).
 TrainingJob timing_job(const BenchContext& context, TrainingMode mode, std::size_t workers) {
   TrainingJob job = context.job;
-  job.mode = mode;
-  job.num_workers = workers;
-  job.eval_frequency = std::uint64_t{1} << 40;
-  job.iterations = iterations_for(context, workers);
+  job.cluster.mode = mode;
+  job.cluster.num_workers = workers;
+  job.evaluation.frequency = std::uint64_t{1} << 40;
+  job.training.iterations = iterations_for(context, workers);
   return job;
 }
 

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   json["errors"] = errors;
   json["model"] = {{"parameters", context.parameter_count},
                    {"flops_per_sample", context.flops_per_sample},
-                   {"batch_size", context.job.batch_size}};
+                   {"batch_size", context.job.training.batch_size}};
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
   const auto path = fs::path(options.out_dir) / fmt::format("{}-{}.json", machine.date, machine.commit);

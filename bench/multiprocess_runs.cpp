@@ -93,7 +93,7 @@ void measure_multiprocess_runs(BenchContext& context, Report& report) {
                 paired_ratio(rate, local), "ratio", ""});
     // What crosses loopback per second at this rate: each gradient goes up, fresh weights come back.
     const double payload_bytes = static_cast<double>(context.parameter_count) * 4.0 * 2.0;
-    const auto gradients_per_second = scaled(rate, 1.0 / static_cast<double>(context.job.batch_size));
+    const auto gradients_per_second = scaled(rate, 1.0 / static_cast<double>(context.job.training.batch_size));
     report.add({key + ".loopback_mb_per_second", section, "  payload traffic at that rate",
                 scaled(gradients_per_second, payload_bytes * 1e-6), "MB/s", "weights + gradients"});
   }

@@ -82,7 +82,7 @@ void measure_peer_runs(BenchContext& context, Report& report) {
       "--seconds", fmt::format("{}", effort.seconds_per_sample),
       "--warmup-seconds", options.quick ? "0.05" : "0.5",
       "--repeats", std::to_string(effort.repeats),
-      "--batch-size", std::to_string(context.job.batch_size)};
+      "--batch-size", std::to_string(context.job.training.batch_size)};
   details["python"] = python;
 
   wait_for_quiet_machine(effort.quiet_wait_seconds);

@@ -27,7 +27,7 @@ namespace {
 // Two real gradients (of two batches), so clipping and Adam see realistic values.
 std::vector<Gradients> two_gradients(const BenchContext& context, const Model& reference) {
   auto model = build_initialized_model(context.job, context.data.train->width, context.data.train->num_classes).value();
-  Minibatcher batches(context.data.train, context.job.batch_size, worker_data_seed(context.job.seed, 0));
+  Minibatcher batches(context.data.train, context.job.training.batch_size, worker_data_seed(context.job.training.seed, 0));
   Random dropout(1);
   std::vector<Gradients> all;
   for (std::uint32_t k = 0; k < 2; ++k) {
@@ -113,7 +113,7 @@ void measure_server_cost(BenchContext& context, Report& report) {
   ActorConfig config(0);
   caf::actor_system system{config};
   auto async_job = context.job;
-  async_job.mode = TrainingMode::async;
+  async_job.cluster.mode = TrainingMode::async;
   auto state = initial_server_state(async_job, train->width, train->num_classes);
   if (!state) throw std::runtime_error(state.error());
   auto server = spawn_parameter_server(system, std::move(state).value());
@@ -136,7 +136,7 @@ void measure_server_cost(BenchContext& context, Report& report) {
   // each shard steps only its floats and answers with its slice.
   for (std::size_t shards : {1, 2, 3, 4}) {
     auto job = async_job;
-    job.servers = shards;
+    job.cluster.servers = shards;
     auto whole = initial_server_state(job, train->width, train->num_classes);
     if (!whole) throw std::runtime_error(whole.error());
     auto servers = spawn_parameter_servers(system, job, std::move(whole).value());

@@ -27,10 +27,10 @@ void measure_time_to_accuracy(BenchContext& context, Report& report) {
   auto& details = report.details("time_to_accuracy");
   for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
     TrainingJob job = context.job;
-    job.mode = mode;
-    job.num_workers = 2;
-    job.eval_frequency = 10;
-    job.iterations = context.effort.accuracy_iterations;
+    job.cluster.mode = mode;
+    job.cluster.num_workers = 2;
+    job.evaluation.frequency = 10;
+    job.training.iterations = context.effort.accuracy_iterations;
     const auto name = mode_name(mode);
     std::vector<double> seconds, samples;
     std::uint64_t iteration = 0;
@@ -52,14 +52,14 @@ void measure_time_to_accuracy(BenchContext& context, Report& report) {
       samples.push_back(static_cast<double>(hit->samples));
       iteration = hit->iteration;
     }
-    details[name] = {{"iterations_run", job.iterations},
+    details[name] = {{"iterations_run", job.training.iterations},
                      {"runs", context.effort.repeats},
                      {"runs_reaching_target", seconds.size()},
                      {"final_accuracy", final_accuracy}};
     if (seconds.empty()) {
       report.add({fmt::format("accuracy.{}.seconds_to_085", name), section,
                   fmt::format("{} 2 workers: seconds to {:.2f} dev accuracy", name, kTargetAccuracy), Stats{}, "s",
-                  fmt::format("NOT REACHED in {} iterations (final {:.3f})", job.iterations, final_accuracy)});
+                  fmt::format("NOT REACHED in {} iterations (final {:.3f})", job.training.iterations, final_accuracy)});
       continue;
     }
     report.add({fmt::format("accuracy.{}.seconds_to_085", name), section,

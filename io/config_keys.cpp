@@ -2,8 +2,6 @@
 
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
-#include "model/training_mode.hpp"
-#include "model/wire_encoding.hpp"
 
 namespace psgrad::config_table {
 
@@ -72,16 +70,14 @@ const SectionTable<ClusterSection>& cluster_table() {
           within(1, max_workers)),
       key("threads", &S::threads, "Scheduler threads for the actor system; 0 uses one per machine core. In one process with as many workers as threads or more (and no more threads than cores), idle threads poll 200 µs before they sleep. A server or shard process with 2 or more threads on 2 or more cores keeps one more thread, which takes half of each plain sync step.",
           within(0, max_scheduler_threads)),
-      key("mode", &S::mode, "sync waits for every worker's gradients each step; async applies each as it arrives.",
-          one_of(names_in(training_mode_names))),
+      key("mode", &S::mode, "sync waits for every worker's gradients each step; async applies each as it arrives."),
       key("servers", &S::servers,
           "Parameter-server shards: the weights are split on array boundaries, each shard with its own optimizer.",
           within(1, 64)),
       key("wire", &S::wire,
           "How weights and gradients travel: fp32 exactly; bf16 rounded to bfloat16 (the server keeps fp32 "
           "weights and sums); topk sends each gradient's largest entries per array, the rest added to that "
-          "worker's next gradient (weights exact).",
-          one_of(names_in(wire_encoding_names))),
+          "worker's next gradient (weights exact)."),
       key("topk_fraction", &S::topk_fraction,
           "wire topk: the share of each parameter array's entries a gradient sends (at least one per array).",
           share()),
@@ -94,13 +90,13 @@ const SectionTable<ClusterSection>& cluster_table() {
           within(0, max_workers - 1)),
       key("host", &S::host, "Address the parameter server listens on and workers connect to."),
       key("port", &S::port, "TCP port of the parameter server; 0 picks a free port.", within(0, 65535)),
-      key("heartbeat_ms", &S::heartbeat_ms,
+      key("heartbeat_ms", &S::heartbeat,
           "Milliseconds between heartbeats that tell the server a worker is alive; 0 disables them.",
           milliseconds_from(0)),
-      key("connection_timeout_ms", &S::connection_timeout_ms,
+      key("connection_timeout_ms", &S::connection_timeout,
           "Milliseconds without any traffic (heartbeats included) after which a peer counts as dead; 0 never.",
           milliseconds_from(0)),
-      key("request_timeout_ms", &S::request_timeout_ms,
+      key("request_timeout_ms", &S::request_timeout,
           "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped, and a worker "
           "whose server owes it an answer for longer (three times longer in sync) stops naming that server.",
           milliseconds_from(1)),
@@ -123,19 +119,19 @@ const SectionTable<ClusterSection>& cluster_table() {
           "connection."),
       key("elastic", &S::elastic,
           "Let workers join a running job (from the next iteration); num_workers is then the minimum to start."),
-      key("rejoin_timeout_ms", &S::rejoin_timeout_ms,
+      key("rejoin_timeout_ms", &S::rejoin_timeout,
           "When every worker is lost: how long an elastic job waits for a new one before giving up.",
           milliseconds_from(0)),
-      key("join_timeout_ms", &S::join_timeout_ms,
+      key("join_timeout_ms", &S::join_timeout,
           "How long `psgrad serve` waits for its workers (and shard processes) to join before giving up, "
           "saying how many joined and how many were refused; 0 waits forever.",
           milliseconds_from(0)),
       key("join_token", &S::join_token,
           "Secret a worker must present to join; empty admits any worker that can connect."),
-      key("worker_delay_ms", &S::worker_delay_ms,
+      key("worker_delay_ms", &S::worker_delay,
           "Extra milliseconds every worker spends per gradient (to simulate slower machines).",
           milliseconds_from(0)),
-      key("straggler_delay_ms", &S::straggler_delay_ms,
+      key("straggler_delay_ms", &S::straggler_delay,
           "Extra milliseconds the last worker spends per gradient (to simulate one straggler).",
           milliseconds_from(0)),
       key("tls_certificate", &S::tls_certificate,

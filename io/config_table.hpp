@@ -2,6 +2,7 @@
 // the section struct that holds its value. The sections' keys are declared once, in config_keys.cpp.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -10,7 +11,10 @@
 #include <vector>
 
 #include "io/config.hpp"
+#include "model/enum_names.hpp"
 #include "model/settings.hpp"
+#include "model/training_mode.hpp"
+#include "model/wire_encoding.hpp"
 
 namespace psgrad::config_table {
 
@@ -50,6 +54,20 @@ inline void read_value(const Settings& settings, const std::string& name, double
 inline void read_value(const Settings& settings, const std::string& name, std::string& out) {
   out = get_text(settings, name);
 }
+// Durations are whole milliseconds in the file (the key's name ends in _ms).
+inline SettingValue to_value(std::chrono::milliseconds x) { return SettingValue{static_cast<std::int64_t>(x.count())}; }
+inline void read_value(const Settings& settings, const std::string& name, std::chrono::milliseconds& out) {
+  out = std::chrono::milliseconds(get_integer(settings, name));
+}
+// Enumerations are their spellings in the file; the key's choices are those spellings.
+inline const auto& spellings(TrainingMode) { return training_mode_names; }
+inline const auto& spellings(WireEncoding) { return wire_encoding_names; }
+template <class Enum, class = std::enable_if_t<std::is_enum_v<Enum>>>
+SettingValue to_value(Enum x) { return SettingValue{name_in(spellings(x), x)}; }
+template <class Enum, class = std::enable_if_t<std::is_enum_v<Enum>>>
+void read_value(const Settings& settings, const std::string& name, Enum& out) {
+  out = value_in(spellings(out), get_text(settings, name)).value();  // its spec checks the spelling
+}
 
 // One key of a fixed section: its spec, and the member of the section struct that holds its value.
 template <class Section>
@@ -69,6 +87,10 @@ Key<Section> key(const std::string& name, Member Section::*member, std::string d
   spec.name = name;
   if constexpr (std::is_same_v<Member, bool>) spec.kind = SettingKind::boolean;
   else if constexpr (std::is_same_v<Member, std::string>) spec.kind = SettingKind::text;
+  else if constexpr (std::is_enum_v<Member>) {
+    spec.kind = SettingKind::text;
+    check.choices = names_in(spellings(Member{}));
+  }
   else if constexpr (std::is_same_v<Member, double>) spec.kind = SettingKind::number;
   else spec.kind = SettingKind::integer;
   spec.default_value = entry.value(Section{});

@@ -34,14 +34,14 @@ inline std::shared_ptr<const Dataset> synthetic_data(std::size_t count, std::siz
 
 inline TrainingJob small_job(TrainingMode mode, std::size_t workers, std::uint64_t iterations) {
   TrainingJob job;
-  job.model_settings = {{"hidden_width", std::int64_t{16}}, {"dropout", 0.2}};
-  job.mode = mode;
-  job.num_workers = workers;
-  job.iterations = iterations;
-  job.batch_size = 32;
-  job.eval_batch_size = 64;
-  job.eval_frequency = 1000000;  // only the final evaluation
-  job.seed = 7;
+  job.model.settings = {{"hidden_width", std::int64_t{16}}, {"dropout", 0.2}};
+  job.cluster.mode = mode;
+  job.cluster.num_workers = workers;
+  job.training.iterations = iterations;
+  job.training.batch_size = 32;
+  job.evaluation.batch_size = 64;
+  job.evaluation.frequency = 1000000;  // only the final evaluation
+  job.training.seed = 7;
   return job;
 }
 

@@ -19,7 +19,7 @@ namespace psgrad::testing {
 inline TrainingSummary train_locally(const TrainingJob& job, std::shared_ptr<const Dataset> train_data,
                                      std::shared_ptr<const Dataset> dev_data, std::size_t threads = 2) {
   ActorConfig config(threads);
-  prepare_local_run(config, job.num_workers);
+  prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
   auto summary = train_in_process(system, job, train_data, dev_data, nullptr);
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
@@ -32,7 +32,7 @@ inline TrainingSummary train_locally(const TrainingJob& job, std::shared_ptr<con
                                      const std::optional<TrainingCheckpoint>& resume,
                                      std::vector<TrainingCheckpoint>* checkpoints = nullptr) {
   ActorConfig config(threads);
-  prepare_local_run(config, job.num_workers);
+  prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
   DriverHooks hooks;
   hooks.on_checkpoint = [checkpoints](const TrainingCheckpoint& checkpoint) {

@@ -156,7 +156,7 @@ TEST_CASE("the counter sees a heap allocation made while counting") {
 
 TEST_CASE("Model::compute_gradients does not allocate once warmed up (batch 128, 784-128-128-10)") {
   const auto job = tutorial_job();
-  const auto data = digits_like_data(job.batch_size);
+  const auto data = digits_like_data(job.training.batch_size);
   auto model = build_initialized_model(job, data->width, data->num_classes).value();
   const ConstMatrixMap inputs(data->inputs.data(), static_cast<Eigen::Index>(data->count),
                               static_cast<Eigen::Index>(data->width));
@@ -191,7 +191,7 @@ TEST_CASE("Minibatcher::next does not allocate, across epoch boundaries too") {
 TEST_CASE("a worker's step on received weights into a pooled payload does not allocate") {
   // What DataWorker does per request: compute on the message's weights, write into a pool buffer.
   const auto job = tutorial_job();
-  const auto data = digits_like_data(job.batch_size);
+  const auto data = digits_like_data(job.training.batch_size);
   auto model = build_model(job, data->width, data->num_classes).value();
   const auto weights = FloatBuffer::copy_of(model.weights().data(), model.weights().size());
   const ConstMatrixMap inputs(data->inputs.data(), static_cast<Eigen::Index>(data->count),
@@ -369,14 +369,14 @@ TEST_CASE("a push/pull training step allocates only what CAF's own messages allo
   for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
     CAPTURE(mode_name(mode));
     auto job = tutorial_job();
-    job.mode = mode;
-    job.num_workers = 2;
-    job.eval_frequency = 1000000;
-    job.iterations = few;
+    job.cluster.mode = mode;
+    job.cluster.num_workers = 2;
+    job.evaluation.frequency = 1000000;
+    job.training.iterations = few;
     const auto short_run = training_allocations(job, data);
-    job.iterations = many;
+    job.training.iterations = many;
     const auto long_run = training_allocations(job, data);
-    const double gradients = static_cast<double>((many - few) * job.num_workers);
+    const double gradients = static_cast<double>((many - few) * job.cluster.num_workers);
     const double per_gradient = (static_cast<double>(long_run) - static_cast<double>(short_run)) / gradients;
     MESSAGE(mode_name(mode) << ": " << per_gradient << " allocations per gradient");
     // Async adds the driver's credit, one plain message per gradient.
@@ -386,12 +386,12 @@ TEST_CASE("a push/pull training step allocates only what CAF's own messages allo
 
 TEST_CASE("a worker that borrows its models from the pool builds none of its own") {
   const auto job = tutorial_job();
-  const auto data = digits_like_data(job.batch_size);
+  const auto data = digits_like_data(job.training.batch_size);
   ActorConfig config(2);
   caf::actor_system system{config};
   auto workspaces = std::make_shared<ModelWorkspaces>([&] {
     auto model = std::make_unique<Model>(build_model(job, data->width, data->num_classes).value());
-    model->reserve(job.batch_size);
+    model->reserve(job.training.batch_size);
     return model;
   });
   workspaces->reserve(1);

@@ -65,7 +65,7 @@ TEST_CASE("a worker whose server never answers a push ends its loop naming the s
     caf::actor_system system{config};
     const auto data = synthetic_data(64, 12, 4, 1);
     auto job = small_job(mode, 1, 10);
-    job.request_timeout = std::chrono::milliseconds(100);
+    job.cluster.request_timeout = std::chrono::milliseconds(100);
     auto worker = spawn_data_worker(system, DataWorkerSetup{job, 0, data});
     REQUIRE(worker.ok());
     auto model = build_initialized_model(job, data->width, data->num_classes).value();
@@ -80,7 +80,7 @@ TEST_CASE("a worker whose server never answers a push ends its loop naming the s
         .receive([&](bool) { outcome = "the loop ended without an error"; },
                  [&](caf::error& error) { outcome = error_text(system, error); });
     const auto waited = std::chrono::steady_clock::now() - start;
-    const auto timeout = (mode == TrainingMode::sync ? 3 : 1) * job.request_timeout;
+    const auto timeout = (mode == TrainingMode::sync ? 3 : 1) * job.cluster.request_timeout;
     CHECK(outcome == fmt::format("parameter server: no answer within {} ms", timeout.count()));
     CHECK(waited >= timeout);
     caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);

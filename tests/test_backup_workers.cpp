@@ -23,21 +23,22 @@ TrainingSummary train(const TrainingJob& job, std::shared_ptr<const Dataset> dat
 TEST_CASE("a sync step with one backup worker applies exactly num_workers - 1 gradients") {
   const auto data = synthetic_data(320, 12, 4, 21);
   auto job = small_job(TrainingMode::sync, 3, 15);
-  job.backup_workers = 1;
+  job.cluster.backup_workers = 1;
   const auto summary = train(job, data);
   CHECK(summary.steps == 15);
   CHECK(summary.final_weights.version == 15);
   CHECK(total(summary.gradients_per_worker) == 15 * 2);
-  CHECK(summary.samples == 15 * 2 * job.batch_size);
+  CHECK(summary.samples == 15 * 2 * job.training.batch_size);
 }
 
 TEST_CASE("with a backup worker a straggler's late gradients are dropped and the fast workers set the pace") {
   const auto data = synthetic_data(320, 12, 4, 22);
   auto job = small_job(TrainingMode::sync, 3, 40);
-  job.backup_workers = 1;
+  job.cluster.backup_workers = 1;
   // The last worker takes 30 ms per gradient, far longer than the others' 2 ms, and the run (40 steps
   // of at least 2 ms) outlasts several of its gradients.
-  job.worker_delays = {std::chrono::milliseconds{2}, std::chrono::milliseconds{2}, std::chrono::milliseconds{30}};
+  job.cluster.worker_delay = std::chrono::milliseconds{2};
+  job.cluster.straggler_delay = std::chrono::milliseconds{28};
   const auto summary = train(job, data);
   CHECK(summary.steps == 40);
   REQUIRE(summary.workers.dropped.size() == 3);
@@ -49,7 +50,7 @@ TEST_CASE("with a backup worker a straggler's late gradients are dropped and the
 TEST_CASE("without backup workers a sync step waits for the straggler and drops nothing") {
   const auto data = synthetic_data(320, 12, 4, 23);
   auto job = small_job(TrainingMode::sync, 3, 6);
-  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{10}};
+  job.cluster.straggler_delay = std::chrono::milliseconds{10};
   const auto summary = train(job, data);
   CHECK(summary.gradients_per_worker == std::vector<std::uint64_t>{6, 6, 6});
   CHECK(summary.workers.dropped == std::vector<std::uint64_t>{0, 0, 0});

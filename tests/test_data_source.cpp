@@ -69,8 +69,8 @@ double accuracy_after_training(const DataSplit& data) {
   const TrainingJob job;
   auto model = build_initialized_model(job, data.train->width, data.train->num_classes).value();
   auto optimizer = std::move(build_optimizer(job, model.layout()).value());
-  Minibatcher batches(data.train, 128, worker_data_seed(job.seed, 0));
-  Random dropout(worker_dropout_seed(job.seed, 0));
+  Minibatcher batches(data.train, 128, worker_data_seed(job.training.seed, 0));
+  Random dropout(worker_dropout_seed(job.training.seed, 0));
   for (int step = 0; step < 200; ++step) {
     const auto batch = batches.next();
     model.compute_gradients(batch.inputs, batch.targets, dropout);

@@ -14,8 +14,8 @@ TEST_CASE("a single-process run of 400 batches of 128 reaches 0.88 on the npm di
   const TrainingJob job;  // relu_relu_softmax.v1, hidden 128, dropout 0.2, Adam.v1 defaults, seed 0
   auto model = build_initialized_model(job, data->train->width, data->train->num_classes).value();
   auto optimizer = std::move(build_optimizer(job, model.layout()).value());
-  Minibatcher batches(data->train, 128, worker_data_seed(job.seed, 0));
-  Random dropout(worker_dropout_seed(job.seed, 0));
+  Minibatcher batches(data->train, 128, worker_data_seed(job.training.seed, 0));
+  Random dropout(worker_dropout_seed(job.training.seed, 0));
   for (int step = 0; step < 400; ++step) {
     const auto batch = batches.next();
     model.compute_gradients(batch.inputs, batch.targets, dropout);

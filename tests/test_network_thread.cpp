@@ -101,7 +101,7 @@ TEST_CASE("a worker in a process of its own answers the network while its schedu
 
   const auto data = synthetic_data(64, 12, 4, 1);
   auto job = small_job(TrainingMode::async, 1, 10);
-  job.request_timeout = std::chrono::milliseconds(200);  // its watch ticks every 50 ms
+  job.cluster.request_timeout = std::chrono::milliseconds(200);  // its watch ticks every 50 ms
   auto worker = spawn_data_worker(worker_system, DataWorkerSetup{job, 0, data, {}, std::nullopt, /*detached=*/false});
   REQUIRE(worker.ok());
   const auto remote = reach(worker_system, worker->actor, server_system);

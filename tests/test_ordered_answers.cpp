@@ -142,7 +142,7 @@ TEST_CASE("with ordered answers a sync server still answers workers in its own p
   const auto data = synthetic_data(64, 12, 4, 1);
   auto job = small_job(TrainingMode::sync, 3, 6);
   const auto unordered = train_locally(job, data, data, 2);
-  job.ordered_answers = true;
+  job.cluster.ordered_answers = true;
   const auto started = Clock::now();
   const auto ordered = train_locally(job, data, data, 2);
   // Two answers a step held for a receipt that never comes would take 2 s a step.

@@ -123,11 +123,11 @@ TEST_CASE("a polling scheduler thread takes on the half of a step that a busy th
 
 TEST_CASE("a worker with a thread of its own takes on halves of its server's steps, and the weights come out the same") {
   TrainingJob job;
-  job.num_workers = 1;  // on 2 scheduler threads: a thread of its own
-  job.iterations = 200;
-  job.eval_frequency = 1000000;
+  job.cluster.num_workers = 1;  // on 2 scheduler threads: a thread of its own
+  job.training.iterations = 200;
+  job.evaluation.frequency = 1000000;
   const auto data = testing::synthetic_data(512, 784, 10, 5);
-  REQUIRE(workers_detached(job.num_workers, 2));
+  REQUIRE(workers_detached(job.cluster.num_workers, 2));
   if (std::thread::hardware_concurrency() < 2) {
     MESSAGE("skipped: one core, where a waiting worker would spin on the server's core");
     return;
@@ -140,7 +140,7 @@ TEST_CASE("a worker with a thread of its own takes on halves of its server's ste
   Weights helped_weights;
   for (int run = 1; run <= 3 && helped == 0; ++run) {
     ActorConfig config(2);
-    prepare_local_run(config, job.num_workers);
+    prepare_local_run(config, job.cluster.num_workers);
     caf::actor_system system{config};
     const auto help = idle_help_of(system);
     REQUIRE(help != nullptr);

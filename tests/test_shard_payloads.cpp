@@ -121,8 +121,8 @@ RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<cons
   auto whole = initial_server_state(job, data->width, data->num_classes);
   REQUIRE(whole.ok());
   std::vector<std::shared_ptr<ParameterServerState>> states = {*whole};
-  if (job.servers > 1) {
-    auto shards = shard_server_state(job, **whole, job.servers);
+  if (job.cluster.servers > 1) {
+    auto shards = shard_server_state(job, **whole, job.cluster.servers);
     REQUIRE_MESSAGE(shards.ok(), (shards.ok() ? "" : shards.error()));
     states = std::move(shards).value();
   }
@@ -138,7 +138,7 @@ RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<cons
     run.shards.push_back(std::move(shard));
   }
   std::vector<DataWorkerActor> workers;
-  for (std::size_t k = 0; k < job.num_workers; ++k) {
+  for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
     auto worker = spawn_data_worker(system, DataWorkerSetup{job, k, data});
     REQUIRE(worker.ok());
     workers.push_back(worker->actor);
@@ -169,7 +169,7 @@ std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> squares_per_step(co
 // 784 inputs and 128 hidden units: the first array (100,352 floats) is cut for every K > 1.
 TrainingJob cut_job(TrainingMode mode, std::uint64_t iterations) {
   auto job = small_job(mode, 2, iterations);
-  job.model_settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+  job.model.settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
   return job;
 }
 
@@ -190,7 +190,7 @@ TEST_CASE("each shard receives only its range's floats of every gradient, sync a
       CAPTURE(servers);
       CAPTURE(mode == TrainingMode::sync);
       auto job = cut_job(mode, 4);
-      job.servers = servers;
+      job.cluster.servers = servers;
       const auto run = run_through_relays(job, data);
       REQUIRE(run.shards.size() == servers);
       std::size_t total = 0, foreign = 0;
@@ -232,16 +232,16 @@ TEST_CASE("sync on 2 and 3 shards clips cut arrays by the norm of the summed gra
   // norm needs the squares of the other shards' parts of the sum, not of any single gradient.
   const auto data = synthetic_data(256, 784, 10, 24);
   auto job = cut_job(TrainingMode::sync, 5);
-  job.num_workers = 3;
-  job.optimizer_settings = {{"grad_clip", 0.05}};
+  job.cluster.num_workers = 3;
+  job.optimizer.settings = {{"grad_clip", 0.05}};
   const auto reference = run_through_relays(job, data);
   auto unclipped_job = job;
-  unclipped_job.optimizer_settings = {{"grad_clip", 0.0}};
+  unclipped_job.optimizer.settings = {{"grad_clip", 0.0}};
   CHECK_FALSE(run_through_relays(unclipped_job, data).summary.final_weights.values ==
               reference.summary.final_weights.values);  // the clip binds
   for (std::size_t servers : {2, 3}) {
     CAPTURE(servers);
-    job.servers = servers;
+    job.cluster.servers = servers;
     const auto run = run_through_relays(job, data);
     CHECK(run.summary.final_weights.version == 5);
     CHECK(run.summary.final_weights.values == reference.summary.final_weights.values);
@@ -281,8 +281,8 @@ TEST_CASE("sync on 2 and 3 shards clips cut arrays by the norm of the summed gra
                         }()));
   }
   // Async: each push carries its own gradient's squares; the shards tell each other nothing.
-  job.mode = TrainingMode::async;
-  job.servers = 2;
+  job.cluster.mode = TrainingMode::async;
+  job.cluster.servers = 2;
   for (const auto& shard : run_through_relays(job, data).shards) CHECK(shard.received->squares.empty());
 }
 
@@ -292,11 +292,11 @@ TEST_CASE("top-k and bf16 sync runs on 2 and 3 shards give the weights of one se
   for (const auto wire : {WireEncoding::bf16, WireEncoding::topk}) {
     CAPTURE(wire_name(wire));
     auto job = cut_job(TrainingMode::sync, 4);
-    job.wire = wire;
+    job.cluster.wire = wire;
     const auto reference = run_through_relays(job, data);
     for (std::size_t servers : {2, 3}) {
       CAPTURE(servers);
-      job.servers = servers;
+      job.cluster.servers = servers;
       const auto run = run_through_relays(job, data);
       CHECK(run.summary.final_weights.values == reference.summary.final_weights.values);
       std::uint64_t bytes = 0, fp32_bytes = 0;
@@ -318,8 +318,8 @@ TEST_CASE("async runs on 2 shards train with every wire encoding") {
   for (const auto wire : {WireEncoding::fp32, WireEncoding::bf16, WireEncoding::topk}) {
     CAPTURE(wire_name(wire));
     auto job = cut_job(TrainingMode::async, 30);
-    job.wire = wire;
-    job.servers = 2;
+    job.cluster.wire = wire;
+    job.cluster.servers = 2;
     const auto run = run_through_relays(job, data);
     CHECK(run.summary.steps == 60);
     CHECK(run.summary.final_weights.version == 60);
@@ -352,7 +352,7 @@ TEST_CASE("a shard refuses a gradient that is not its part, naming the worker an
   ActorConfig config(1);
   caf::actor_system system{config};
   auto job = cut_job(TrainingMode::async, 1);
-  job.servers = 2;
+  job.cluster.servers = 2;
   const auto [whole, shards] = two_shards(job);
   const auto& layout = whole->layout;
   const auto state = shards[1];
@@ -429,7 +429,7 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
   ActorConfig config(1);
   caf::actor_system system{config};
   auto job = cut_job(TrainingMode::sync, 1);
-  job.num_workers = 1;
+  job.cluster.num_workers = 1;
   const auto [whole, shards] = two_shards(job);
   const auto& layout = whole->layout;
   std::vector<ShardPlan> plans;
@@ -512,7 +512,7 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
 
 TEST_CASE("sync shards step with the same workers' gradients when a worker is lost after reaching only one shard") {
   auto job = cut_job(TrainingMode::sync, 1);
-  job.num_workers = 2;
+  job.cluster.num_workers = 2;
   const auto kept = random_values(118282, 11);
   const auto lost = random_values(118282, 12);
   // The lost worker's gradient reached shard `reached` and not the other; then the driver dropped it.
@@ -590,7 +590,7 @@ TEST_CASE("sync shards step with the same workers' gradients when a worker is lo
 
 TEST_CASE("a sync shard takes a peer's second word only for fewer workers, in ascending order") {
   auto job = cut_job(TrainingMode::sync, 1);
-  job.num_workers = 2;
+  job.cluster.num_workers = 2;
   const auto gradient = random_values(118282, 21);
   // Shard 1 for real, told squares by a stand-in for shard 0; the answer to worker 0's push, or why the
   // shard refused.
@@ -640,8 +640,8 @@ TEST_CASE("a pipelined sync shard keeps a peer's squares of the next step until 
   ActorConfig config(2);
   caf::actor_system system{config};
   auto job = cut_job(TrainingMode::sync, 1);
-  job.num_workers = 1;
-  job.pipeline = true;
+  job.cluster.num_workers = 1;
+  job.cluster.pipeline = true;
   const auto [whole, shards] = two_shards(job);
   const auto& layout = whole->layout;
   REQUIRE(shards[1]->pipelined);
@@ -706,8 +706,8 @@ TEST_CASE("an interrupted sync run on shards checkpoints once every shard has ta
     CAPTURE(pipeline);
     const auto data = synthetic_data(256, 784, 10, 28);
     auto job = cut_job(TrainingMode::sync, 1000000);  // only the signal ends it
-    job.servers = 2;
-    job.pipeline = pipeline;
+    job.cluster.servers = 2;
+    job.cluster.pipeline = pipeline;
     RelayOptions options;
     options.late_shard = 1;
     options.squares_delay = std::chrono::milliseconds{20};

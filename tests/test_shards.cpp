@@ -160,9 +160,9 @@ TEST_CASE("sharded sync training cut inside arrays gives the weights of one serv
   // 784 inputs and 128 hidden units: the first array (100,352 floats) is cut for every K > 1.
   const auto data = synthetic_data(256, 784, 10, 11);
   auto job = small_job(TrainingMode::sync, 2, 4);
-  job.model_settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+  job.model.settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
   auto run = [&](std::size_t servers) {
-    job.servers = servers;
+    job.cluster.servers = servers;
     ActorConfig config(2);
     caf::actor_system system{config};
     auto summary = train_in_process(system, job, data, data, nullptr);
@@ -205,9 +205,9 @@ TEST_CASE("shard states join into one server's state and split back") {
 TEST_CASE("a sharded sync run resumed from its checkpoint ends with the uninterrupted weights") {
   const auto data = synthetic_data(256, 784, 10, 12);
   auto job = small_job(TrainingMode::sync, 2, 6);
-  job.model_settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
-  job.checkpoint_every = 3;
-  job.servers = 2;
+  job.model.settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+  job.training.checkpoint_every = 3;
+  job.cluster.servers = 2;
   auto run = [&](const TrainingJob& j, const std::optional<TrainingCheckpoint>& resume,
                  std::vector<TrainingCheckpoint>* checkpoints) { return train_locally(j, data, 2, resume, checkpoints); };
   std::vector<TrainingCheckpoint> checkpoints;
@@ -218,14 +218,14 @@ TEST_CASE("a sharded sync run resumed from its checkpoint ends with the uninterr
   for (std::size_t servers : {2, 3, 1}) {
     CAPTURE(servers);
     auto resumed_job = job;
-    resumed_job.servers = servers;
+    resumed_job.cluster.servers = servers;
     const auto resumed = run(resumed_job, checkpoints[0], nullptr);
     CHECK(resumed.final_weights.version == 6);
     CHECK(resumed.final_weights.values == uninterrupted.final_weights.values);
   }
   // And a sharded checkpoint is the one a single server writes.
   auto single = job;
-  single.servers = 1;
+  single.cluster.servers = 1;
   std::vector<TrainingCheckpoint> single_checkpoints;
   run(single, std::nullopt, &single_checkpoints);
   REQUIRE(single_checkpoints.size() == checkpoints.size());

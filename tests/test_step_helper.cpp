@@ -47,10 +47,10 @@ bool one_core() {
 // 2 workers in sync, evaluation only at the end.
 TrainingJob sync_job(std::uint64_t iterations, bool pipeline) {
   TrainingJob job;
-  job.num_workers = 2;
-  job.iterations = iterations;
-  job.eval_frequency = 1000000;
-  job.pipeline = pipeline;
+  job.cluster.num_workers = 2;
+  job.training.iterations = iterations;
+  job.evaluation.frequency = 1000000;
+  job.cluster.pipeline = pipeline;
   return job;
 }
 

@@ -24,7 +24,7 @@ namespace {
 
 TrainingJob pipelined_job(std::uint64_t iterations) {
   auto job = small_job(TrainingMode::sync, 3, iterations);
-  job.pipeline = true;
+  job.cluster.pipeline = true;
   return job;
 }
 
@@ -35,7 +35,7 @@ TrainingSummary run(const TrainingJob& job, std::shared_ptr<const Dataset> data,
 }
 
 TrainingSummary run_without_pipeline(TrainingJob job, std::shared_ptr<const Dataset> data) {
-  job.pipeline = false;
+  job.cluster.pipeline = false;
   return run(job, data, 2);
 }
 
@@ -63,7 +63,7 @@ TEST_CASE("pipelined sync steps from gradients a step old, with the same weights
 TEST_CASE("pipelined sync drains at each checkpoint, and a run resumed from one ends with the uninterrupted weights") {
   const auto data = synthetic_data(256, 784, 10, 22);
   auto job = pipelined_job(9);
-  job.checkpoint_every = 4;
+  job.training.checkpoint_every = 4;
   std::vector<TrainingCheckpoint> checkpoints;
   const auto uninterrupted = run(job, data, 2, std::nullopt, &checkpoints);
   REQUIRE(checkpoints.size() >= 2);
@@ -78,7 +78,7 @@ TEST_CASE("pipelined sync drains at each checkpoint, and a run resumed from one 
 TEST_CASE("with a stopping point at every step pipelined sync is plain sync") {
   const auto data = synthetic_data(256, 784, 10, 23);
   auto job = pipelined_job(6);
-  job.eval_frequency = 1;  // every step drains the pipeline: each gradient is from its step's weights
+  job.evaluation.frequency = 1;  // every step drains the pipeline: each gradient is from its step's weights
   const auto pipelined = run(job, data, 2);
   const auto plain = run_without_pipeline(job, data);
   CHECK(pipelined.staleness_max == 0);
@@ -90,9 +90,9 @@ TEST_CASE("one pipelined sync worker steps as one pipelined async worker") {
   // order, so the same weights.
   const auto data = synthetic_data(256, 784, 10, 24);
   auto job = small_job(TrainingMode::sync, 1, 10);
-  job.pipeline = true;
+  job.cluster.pipeline = true;
   const auto sync = run(job, data, 2);
-  job.mode = TrainingMode::async;
+  job.cluster.mode = TrainingMode::async;
   const auto async = run(job, data, 2);
   CHECK(sync.staleness_max == 1);
   CHECK(sync.final_weights.values == async.final_weights.values);
@@ -104,15 +104,15 @@ TEST_CASE("pipelined sync on 2 and 3 shards ends with one server's weights, its 
   // stepped may tell its squares of the next step before the others have stepped.
   const auto data = synthetic_data(256, 784, 10, 25);
   auto job = pipelined_job(12);
-  job.model_settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
-  job.optimizer_settings = {{"grad_clip", 0.05}};
+  job.model.settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+  job.optimizer.settings = {{"grad_clip", 0.05}};
   const auto one_server = run(job, data, 2);
   CHECK(one_server.staleness_max == 1);
   for (std::size_t servers : {2, 3}) {
     for (std::size_t threads : {2, 4}) {
       CAPTURE(servers);
       CAPTURE(threads);
-      job.servers = servers;
+      job.cluster.servers = servers;
       const auto sharded = run(job, data, threads);
       CHECK(sharded.final_weights.version == 12);
       CHECK(sharded.staleness_mean == doctest::Approx(one_server.staleness_mean));
@@ -124,9 +124,9 @@ TEST_CASE("pipelined sync on 2 and 3 shards ends with one server's weights, its 
 TEST_CASE("pipelined sync on 2 shards resumes from a checkpoint to the uninterrupted weights") {
   const auto data = synthetic_data(256, 784, 10, 26);
   auto job = pipelined_job(9);
-  job.servers = 2;
-  job.model_settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
-  job.checkpoint_every = 4;
+  job.cluster.servers = 2;
+  job.model.settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+  job.training.checkpoint_every = 4;
   std::vector<TrainingCheckpoint> checkpoints;
   const auto uninterrupted = run(job, data, 2, std::nullopt, &checkpoints);
   REQUIRE(checkpoints.size() >= 2);
@@ -142,10 +142,10 @@ TEST_CASE("a signal in pipelined sync leaves no push unapplied, so each worker's
   // as at the end of a run planned to stop there.
   const auto data = synthetic_data(256, 784, 10, 23);
   auto job = pipelined_job(1000000);  // only the signal ends it
-  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0}, std::chrono::milliseconds{15}};
-  job.checkpoint_every = 20;  // a stopping point; the signal comes some steps after the first
+  job.cluster.straggler_delay = std::chrono::milliseconds{15};
+  job.training.checkpoint_every = 20;  // a stopping point; the signal comes some steps after the first
   ActorConfig config(2);
-  prepare_local_run(config, job.num_workers);
+  prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
   DriverHooks hooks;
   auto interrupt = std::make_shared<std::atomic<int>>(0);
@@ -176,8 +176,8 @@ TEST_CASE("a signal in pipelined sync leaves no push unapplied, so each worker's
 
   std::vector<TrainingCheckpoint> planned_checkpoints;
   auto planned_job = job;
-  planned_job.iterations = steps;
-  planned_job.eval_frequency = 0;
+  planned_job.training.iterations = steps;
+  planned_job.evaluation.frequency = 0;
   run(planned_job, data, 2, std::nullopt, &planned_checkpoints);
   REQUIRE(!planned_checkpoints.empty());
   const auto& planned = planned_checkpoints.back();

@@ -74,8 +74,8 @@ WorkerExchange exchange(std::int64_t sent, std::int64_t returned, std::int64_t r
 
 TEST_CASE("a traced sync run shows every worker's compute, wait and transfers, and every row nests") {
   auto job = small_job(TrainingMode::sync, 3, 10);
-  job.servers = 2;
-  job.eval_frequency = 5;
+  job.cluster.servers = 2;
+  job.evaluation.frequency = 5;
   const auto spans = traced_run(job);
   for (std::uint32_t worker = 0; worker < 3; ++worker) {
     CAPTURE(worker);

@@ -34,14 +34,14 @@ std::vector<float> sequential_sync(const TrainingJob& job, std::shared_ptr<const
   std::vector<Model> models;
   std::vector<Minibatcher> batches;
   std::vector<Random> dropout;
-  for (std::size_t k = 0; k < job.num_workers; ++k) {
+  for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
     models.push_back(build_model(job, data->width, data->num_classes).value());
-    batches.emplace_back(data, job.batch_size, worker_data_seed(job.seed, k));
-    dropout.emplace_back(worker_dropout_seed(job.seed, k));
+    batches.emplace_back(data, job.training.batch_size, worker_data_seed(job.training.seed, k));
+    dropout.emplace_back(worker_dropout_seed(job.training.seed, k));
   }
   std::vector<float> sum(weights.size());
-  for (std::uint64_t i = 0; i < job.iterations; ++i) {
-    for (std::size_t k = 0; k < job.num_workers; ++k) {
+  for (std::uint64_t i = 0; i < job.training.iterations; ++i) {
+    for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
       models[k].set_weights(weights.data(), weights.size());
       const auto batch = batches[k].next();
       models[k].compute_gradients(batch.inputs, batch.targets, dropout[k]);
@@ -77,7 +77,7 @@ TEST_CASE("two sync runs with the same seed give identical weights, another seed
   const auto first = train(job, data, data);
   const auto second = train(job, data, data, 1);
   CHECK(first.final_weights.values == second.final_weights.values);
-  job.seed = 8;
+  job.training.seed = 8;
   const auto third = train(job, data, data);
   CHECK_FALSE(first.final_weights.values == third.final_weights.values);
 }
@@ -94,7 +94,7 @@ TEST_CASE("async applies every gradient exactly once: iterations x workers steps
                                          summary.gradients_per_worker.end(), std::uint64_t{0});
     CHECK(applied == summary.steps);
     for (auto count : summary.gradients_per_worker) CHECK(count > 0);
-    CHECK(summary.samples == summary.steps * job.batch_size);
+    CHECK(summary.samples == summary.steps * job.training.batch_size);
   }
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("async staleness averages workers - 1 and stays bounded for equally fa
     CAPTURE(workers);
     auto job = small_job(TrainingMode::async, workers, 20);
     // Equally fast: each gradient takes about 10 ms, far above the scheduling noise.
-    job.worker_delays.assign(workers, std::chrono::milliseconds{10});
+    job.cluster.worker_delay = std::chrono::milliseconds{10};
     const auto summary = train(job, data, data, 2);
     // With every worker always holding one request, each gradient sees on average one update from
     // each other worker. Workers that start together can swap places once, hence the 2(n-1) bound.
@@ -119,11 +119,11 @@ TEST_CASE("a pipelined worker computes its next gradient before the last is answ
   auto job = small_job(TrainingMode::async, 1, 30);
   const auto plain = train(job, data, data);
   CHECK(plain.staleness_max == 0.0);
-  job.pipeline = true;
+  job.cluster.pipeline = true;
   // A gradient of this small model takes microseconds, so a driver held up for three of them (a busy
   // host) left the worker without credits: it then drained its pipeline and restarted from the newest
   // weights, one gradient with staleness 0. At 10 ms a gradient the driver has 30 ms to hand them out.
-  job.worker_delays.assign(1, std::chrono::milliseconds{10});
+  job.cluster.worker_delay = std::chrono::milliseconds{10};
   const auto pipelined = train(job, data, data);
   // One worker: its second gradient starts from the weights its first did, and so on, each one
   // applied one step after the weights it was computed from, and every gradient applied once.
@@ -139,10 +139,10 @@ TEST_CASE("pipelined async with several workers still applies every gradient exa
   for (std::size_t workers : {2, 3}) {
     CAPTURE(workers);
     auto job = small_job(TrainingMode::async, workers, 20);
-    job.pipeline = true;
+    job.cluster.pipeline = true;
     const auto summary = train(job, data, data);
     CHECK(summary.steps == 20 * workers);
-    CHECK(summary.samples == summary.steps * job.batch_size);
+    CHECK(summary.samples == summary.steps * job.training.batch_size);
     for (auto count : summary.gradients_per_worker) CHECK(count > 0);
   }
 }
@@ -209,9 +209,9 @@ TEST_CASE("both modes learn the real npm digits: 100 iterations with 2 workers r
   for (auto mode : {TrainingMode::sync, TrainingMode::async}) {
     CAPTURE(mode_name(mode));
     TrainingJob job;  // the tutorial's model and optimizer
-    job.mode = mode;
-    job.iterations = 100;
-    job.eval_frequency = 1000000;
+    job.cluster.mode = mode;
+    job.training.iterations = 100;
+    job.evaluation.frequency = 1000000;
     const auto summary = train(job, data->train, data->dev);
     MESSAGE(mode_name(mode) << " accuracy after 100 iterations: " << summary.final_accuracy);
     CHECK(summary.final_accuracy >= 0.85);
@@ -223,9 +223,8 @@ TEST_CASE("ssp never lets a worker start more than staleness gradients ahead of 
   for (std::uint64_t bound : {0, 1, 3}) {
     CAPTURE(bound);
     auto job = small_job(TrainingMode::ssp, 3, 12);
-    job.staleness = bound;
-    job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{0},
-                         std::chrono::milliseconds{8}};  // the last worker straggles
+    job.cluster.staleness = bound;
+    job.cluster.straggler_delay = std::chrono::milliseconds{8};  // the last worker straggles
     const auto summary = train(job, data, data);
     CHECK(summary.max_clock_lead <= bound);
     CHECK(summary.steps == 36);
@@ -241,8 +240,8 @@ TEST_CASE("ssp never lets a worker start more than staleness gradients ahead of 
 TEST_CASE("ssp with staleness 0 is lock-step: every worker computes the same number of gradients") {
   const auto data = synthetic_data(320, 12, 4, 7);
   auto job = small_job(TrainingMode::ssp, 2, 15);
-  job.staleness = 0;
-  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{5}};
+  job.cluster.staleness = 0;
+  job.cluster.straggler_delay = std::chrono::milliseconds{5};
   const auto summary = train(job, data, data);
   CHECK(summary.gradients_per_worker == std::vector<std::uint64_t>{15, 15});
   CHECK(summary.max_clock_lead == 0);
@@ -251,7 +250,7 @@ TEST_CASE("ssp with staleness 0 is lock-step: every worker computes the same num
 TEST_CASE("async lets a fast worker run ahead of a straggler without bound") {
   const auto data = synthetic_data(320, 12, 4, 8);
   auto job = small_job(TrainingMode::async, 2, 15);
-  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{8}};
+  job.cluster.straggler_delay = std::chrono::milliseconds{8};
   const auto summary = train(job, data, data);
   CHECK(summary.gradients_per_worker[0] > summary.gradients_per_worker[1] + 4);
 }
@@ -261,8 +260,9 @@ TEST_CASE("a lost worker's late gradient does not make the clock lead wrap aroun
   // ahead, and the late gradient's clock is behind the slowest live one.
   const auto data = synthetic_data(320, 12, 4, 8);
   auto job = small_job(TrainingMode::async, 2, 150);
-  job.worker_delays = {std::chrono::milliseconds{2}, std::chrono::milliseconds{600}};
-  job.request_timeout = std::chrono::milliseconds{150};
+  job.cluster.worker_delay = std::chrono::milliseconds{2};
+  job.cluster.straggler_delay = std::chrono::milliseconds{598};
+  job.cluster.request_timeout = std::chrono::milliseconds{150};
   const auto summary = train(job, data, data);
   REQUIRE(summary.lost.size() == 1);
   CHECK(summary.max_clock_lead <= summary.steps);
@@ -274,7 +274,7 @@ TEST_CASE("sharded servers give bit-identical sync weights to one server (K = 1,
   const auto reference = train(job, data, data);
   for (std::size_t shards : {1, 2, 3}) {
     CAPTURE(shards);
-    job.servers = shards;
+    job.cluster.servers = shards;
     const auto summary = train(job, data, data);
     CHECK(summary.final_weights.version == 6);
     CHECK(summary.final_weights.values == reference.final_weights.values);
@@ -284,7 +284,7 @@ TEST_CASE("sharded servers give bit-identical sync weights to one server (K = 1,
 TEST_CASE("async training with sharded servers applies every gradient once") {
   const auto data = synthetic_data(320, 12, 4, 10);
   auto job = small_job(TrainingMode::async, 2, 20);
-  job.servers = 3;
+  job.cluster.servers = 3;
   const auto summary = train(job, data, data);
   CHECK(summary.steps == 40);
   CHECK(summary.final_weights.version == 40);

@@ -316,8 +316,8 @@ TEST_CASE("top-k breaks ties by position and sends an array holding NaN whole") 
 
 TEST_CASE("a top-k gradient of the tutorial's model takes at most a tenth of fp32's bytes per push") {
   const auto layout = tutorial_layout();
-  GradientEncoder compressed(WireEncoding::topk, layout, TrainingJob{}.topk_fraction);
-  GradientEncoder exact(WireEncoding::fp32, layout, TrainingJob{}.topk_fraction);
+  GradientEncoder compressed(WireEncoding::topk, layout, ClusterSection{}.topk_fraction);
+  GradientEncoder exact(WireEncoding::fp32, layout, ClusterSection{}.topk_fraction);
   const auto values = random_gradient(layout.total_size(), 7);
   const auto fp32 = wire_bytes(exact.encode(std::make_shared<AlignedFloats>(values.begin(), values.end())));
   const auto topk = wire_bytes(compressed.encode(std::make_shared<AlignedFloats>(values.begin(), values.end())));
@@ -329,7 +329,7 @@ TEST_CASE("a bf16 server hands out bf16 weights but keeps fp32 master weights") 
   ActorConfig config(1);
   caf::actor_system system{config};
   auto job = small_job(TrainingMode::sync, 1, 1);
-  job.wire = WireEncoding::bf16;
+  job.cluster.wire = WireEncoding::bf16;
   auto state = initial_server_state(job, 12, 4);
   REQUIRE(state.ok());
   const std::size_t size = (*state)->weights.size();
@@ -359,7 +359,7 @@ TEST_CASE("a bf16 server hands out bf16 weights but keeps fp32 master weights") 
 TEST_CASE("cluster.wire takes fp32, bf16 or topk and names the key when it is anything else") {
   const auto good = parse_config("[cluster]\nwire = \"bf16\"\n", "c.toml");
   REQUIRE(good.ok());
-  CHECK(good->cluster.wire == "bf16");
+  CHECK(good->cluster.wire == WireEncoding::bf16);
   const auto bad = parse_config("[cluster]\nwire = \"fp16\"\n", "c.toml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().find("cluster.wire") != std::string::npos);
@@ -374,8 +374,8 @@ TEST_CASE("bf16 and top-k sync runs learn the npm digits about as well as fp32 (
   REQUIRE_MESSAGE(data.ok(), (data.ok() ? "" : data.error()));
   auto run = [&](WireEncoding wire) {
     TrainingJob job;  // the tutorial's experiment
-    job.wire = wire;
-    job.eval_frequency = 1000000;
+    job.cluster.wire = wire;
+    job.evaluation.frequency = 1000000;
     ActorConfig config(2);
     caf::actor_system system{config};
     auto summary = train_in_process(system, job, data->train, data->dev, nullptr);

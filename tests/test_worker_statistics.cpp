@@ -23,7 +23,7 @@ TrainingSummary train(const TrainingJob& job, std::shared_ptr<const Dataset> dat
 TEST_CASE("per-worker times: a straggler computes longer, the others wait for it") {
   const auto data = synthetic_data(320, 12, 4, 24);
   auto job = small_job(TrainingMode::sync, 2, 8);
-  job.worker_delays = {std::chrono::milliseconds{0}, std::chrono::milliseconds{10}};
+  job.cluster.straggler_delay = std::chrono::milliseconds{10};
   const auto summary = train(job, data);
   REQUIRE(summary.workers.compute_ms_mean.size() == 2);
   REQUIRE(summary.workers.wait_ms_mean.size() == 2);

@@ -73,7 +73,7 @@ std::string gave_up_waiting(const ServeSetup& setup, const JoinTally& tally, std
   auto text = fmt::format("gave up waiting for workers after {:g} s (cluster.join_timeout_ms): {} of {} joined, {} "
                           "refused",
                           std::chrono::duration<double>(setup.join_timeout).count(), tally.workers_joined.load(),
-                          setup.job.num_workers, tally.refused.load());
+                          setup.job.cluster.num_workers, tally.refused.load());
   if (remote_shards > 0)
     text += fmt::format(", {} of {} shard processes joined, {} refused", tally.shards_joined.load(), remote_shards,
                         tally.shards_refused.load());
@@ -91,7 +91,7 @@ Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const Coordina
   auto on_error = [&](caf::error& error) {
     joined = Error{error == caf::sec::request_timeout
                        ? gave_up_waiting(setup, tally, remote_shards)
-                       : fmt::format("waiting for {} workers: {}", setup.job.num_workers, error_text(system, error))};
+                       : fmt::format("waiting for {} workers: {}", setup.job.cluster.num_workers, error_text(system, error))};
   };
   // In slices, so that a signal is noticed while nobody has joined (each new wait replaces the last).
   using Clock = std::chrono::steady_clock;
@@ -110,7 +110,7 @@ Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const Coordina
     if (!slice_over) break;
     if (setup.interrupt && setup.interrupt->load() != 0)
       return Error{fmt::format("stopped by a signal while waiting for workers ({} of {} joined); nothing to save yet",
-                               tally.workers_joined.load(), setup.job.num_workers)};
+                               tally.workers_joined.load(), setup.job.cluster.num_workers)};
     if (!forever && Clock::now() >= deadline) return Error{gave_up_waiting(setup, tally, remote_shards)};
   }
   return joined;
@@ -119,7 +119,7 @@ Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const Coordina
 // Shard 0 in this process; the others as they joined from their own processes, in shard order.
 Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
                                                         const TrainingJob& job, const ParameterServerState& whole) {
-  auto shards = shard_server_state(job, whole, job.servers);
+  auto shards = shard_server_state(job, whole, job.cluster.servers);
   if (!shards) return Error{shards.error()};
   Result<std::vector<ParameterServerActor>> remote = Error{"no answer"};
   caf::scoped_actor self{system};
@@ -130,8 +130,8 @@ Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& syste
                });
   if (!remote) return remote;
   const auto missing = std::count_if(remote->begin(), remote->end(), [](const auto& shard) { return !shard; });
-  if (remote->size() != job.servers - 1 || missing > 0)
-    return Error{fmt::format("expected {} shard processes, but {} joined", job.servers - 1,
+  if (remote->size() != job.cluster.servers - 1 || missing > 0)
+    return Error{fmt::format("expected {} shard processes, but {} joined", job.cluster.servers - 1,
                              remote->size() - static_cast<std::size_t>(missing))};
   std::vector<ParameterServerActor> all = {spawn_parameter_server(system, shards.value()[0])};
   all.insert(all.end(), remote->begin(), remote->end());
@@ -168,21 +168,21 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   const auto& job = setup.job;
   auto state = initial_server_state(job, setup.dev->width, setup.dev->num_classes, setup.resume);
   if (!state) return Error{state.error()};
-  const bool shards_elsewhere = setup.remote_shards && job.servers > 1;
+  const bool shards_elsewhere = setup.remote_shards && job.cluster.servers > 1;
   CoordinatorSetup coordinator_setup{setup.config,
-                                     static_cast<std::uint32_t>(job.num_workers),
+                                     static_cast<std::uint32_t>(job.cluster.num_workers),
                                      setup.token,
                                      state.value()->layout.hash(),
                                      setup.dev->width,
                                      setup.dev->num_classes,
                                      setup.on_event,
-                                     job.elastic,
+                                     job.cluster.elastic,
                                      setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
-                                     shards_elsewhere ? static_cast<std::uint32_t>(job.servers - 1) : 0u};
+                                     shards_elsewhere ? static_cast<std::uint32_t>(job.cluster.servers - 1) : 0u};
   coordinator_setup.data = setup.train_data;
   limit_payload_floats(state.value()->layout.total_size());
   // Workers and shard processes on this host pass their payloads through shared memory.
-  if (job.shared_memory) {
+  if (job.cluster.shared_memory) {
     coordinator_setup.host_identity = shared_memory_host_identity();
     accept_shared_memory(true);
   }

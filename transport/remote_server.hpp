@@ -41,12 +41,12 @@ struct ServeSetup {
   std::shared_ptr<const std::atomic<bool>> stop_early;  // see DriverHooks::stop_early
   SnapshotCallback on_snapshot;                         // see spawn_evaluator
   std::optional<TrainingCheckpoint> resume;
-  // With job.servers = K > 1: shards 1..K-1 run in `psgrad shard` processes that join here; this
+  // With job.cluster.servers = K > 1: shards 1..K-1 run in `psgrad shard` processes that join here; this
   // process holds shard 0.
   bool remote_shards = false;
 };
 
-// Publishes, waits for job.num_workers workers, trains, stops the workers, unpublishes.
+// Publishes, waits for job.cluster.num_workers workers, trains, stops the workers, unpublishes.
 Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup);
 
 }  // namespace psgrad
