@@ -72,10 +72,11 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
 }  // namespace
 
 Result<PreparedRun> prepare_run(const RunOptions& options) {
-  auto overrides = options.overrides;
-  if (!options.mode.empty()) overrides.push_back("cluster.mode=" + options.mode);
-  if (options.workers != 0) overrides.push_back("cluster.num_workers=" + std::to_string(options.workers));
-  auto config = load_config(options.config_path, overrides);
+  auto flags = options.flags;
+  if (!options.mode.empty()) flags.push_back({"--mode", "cluster.mode", SettingValue{options.mode}});
+  if (options.workers != 0)
+    flags.push_back({"--workers", "cluster.num_workers", SettingValue{std::int64_t{options.workers}}});
+  auto config = load_config(options.config_path, options.overrides, flags);
   if (!config) return Error{config.error()};
   if (options.verbosity != Verbosity::quiet)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);

@@ -23,6 +23,7 @@ struct RunOptions {
   std::string mode;  // empty: the config's
   int workers = 0;   // 0: the config's
   std::vector<std::string> overrides;
+  std::vector<FlagSetting> flags;  // --bind, --port and the like, each standing for a config key
   std::string data_dir;
   std::string save_weights;  // raw final weights, for tests and tools
   std::string save_model;    // a model file for `psgrad eval` and `psgrad predict`

@@ -32,15 +32,15 @@ bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
 
-// --bind, --port and train --processes are shorthands for overrides, so they get the config's checks.
+// --bind, --port and train --processes stand for config keys, so they get the config's checks.
 RunOptions run_options_of(const ServeOptions& options) {
   RunOptions run_options = options;
-  if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
-  if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
+  if (!options.bind.empty()) run_options.flags.push_back({"--bind", "cluster.host", SettingValue{options.bind}});
+  if (options.port >= 0) run_options.flags.push_back({"--port", "cluster.port", SettingValue{std::int64_t{options.port}}});
   if (options.spawn_local_workers) {
     run_options.worker_processes_here = true;
-    run_options.overrides.push_back("cluster.host=\"127.0.0.1\"");
-    run_options.overrides.push_back("cluster.port=0");
+    run_options.flags.push_back({"--processes", "cluster.host", SettingValue{std::string("127.0.0.1")}});
+    run_options.flags.push_back({"--processes", "cluster.port", SettingValue{std::int64_t{0}}});
   }
   return run_options;
 }

@@ -247,7 +247,7 @@ const std::vector<SettingSpec>& data_settings() { return data_table().specs(); }
 const std::vector<SettingSpec>& cluster_settings() { return cluster_table().specs(); }
 
 Result<Config> parse_config(const std::string& text, const std::string& source,
-                            const std::vector<std::string>& overrides) {
+                            const std::vector<std::string>& overrides, const std::vector<FlagSetting>& flags) {
   toml::table document;
   try {
     document = toml::parse(std::string_view(text), std::string_view(source));
@@ -258,6 +258,7 @@ Result<Config> parse_config(const std::string& text, const std::string& source,
   OverrideRecord record;
   if (auto applied = apply_overrides(document, overrides, source, record); !applied)
     return Error{applied.error()};
+  for (const auto& flag : flags) apply_flag(document, flag.flag, flag.path, flag.value, record);
   // The registry and validation code report problems as values; anything thrown past here would be a
   // bug, but callers are promised no exceptions, so turn it into a message.
   try {
@@ -267,12 +268,13 @@ Result<Config> parse_config(const std::string& text, const std::string& source,
   }
 }
 
-Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides) {
+Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides,
+                           const std::vector<FlagSetting>& flags) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) return Error{path + ": cannot open config file"};
   auto text = read_checked_file(path, "config file", kMaxConfigBytes);
   if (!text) return Error{text.error()};
-  return parse_config(*text, path, overrides);
+  return parse_config(*text, path, overrides, flags);
 }
 
 std::string render_config(const Config& config) {

@@ -31,12 +31,21 @@ struct Config : TrainingJob {
   DataSection data;
 };
 
+// A command-line flag that stands for a config key (--mode for cluster.mode): its value goes in as it
+// is, after the --set overrides, gets the key's checks, and a refusal names the flag.
+struct FlagSetting {
+  std::string flag;  // "--mode"
+  std::string path;  // "cluster.mode"
+  SettingValue value;
+};
+
 // Parses and validates TOML text. overrides are "section.key=value" (value in TOML syntax; a bare word
 // is taken as a string) and are applied before validation, so they get the same checks. Every error is
 // one line: "<source>: <key path>: expected ..., got ...".
 Result<Config> parse_config(const std::string& text, const std::string& source,
-                            const std::vector<std::string>& overrides = {});
-Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+                            const std::vector<std::string>& overrides = {}, const std::vector<FlagSetting>& flags = {});
+Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides = {},
+                           const std::vector<FlagSetting>& flags = {});
 
 // The resolved config as TOML, every default filled in; parse_config(render_config(c)) gives c back.
 std::string render_config(const Config& config);

@@ -2,6 +2,8 @@
 #include "io/config_validator.hpp"
 
 #include <algorithm>
+#include <type_traits>
+#include <variant>
 
 #include "io/toml_text.hpp"
 #include "io/user_text.hpp"
@@ -89,13 +91,43 @@ Status apply_overrides(toml::table& document, const std::vector<std::string>& ov
   return success();
 }
 
+void apply_flag(toml::table& document, const std::string& flag, const std::string& path, const SettingValue& value,
+                OverrideRecord& record) {
+  const auto dot = path.find('.');
+  const auto section_name = path.substr(0, dot);
+  const auto key = path.substr(dot + 1);
+  auto* section = document.get_as<toml::table>(section_name);
+  if (!section) {
+    document.insert_or_assign(section_name, toml::table{});
+    record.created_sections.insert(section_name);
+    section = document.get_as<toml::table>(section_name);
+  }
+  std::visit(
+      [&](const auto& held) {
+        using T = std::decay_t<decltype(held)>;
+        if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+          toml::array list;
+          for (const auto x : held) list.push_back(x);
+          section->insert_or_assign(key, std::move(list));
+        } else {
+          section->insert_or_assign(key, held);
+        }
+      },
+      value);
+  record.flags[path] = flag;
+}
+
 Error Validator::fail(const std::string& path, const std::string& problem) const {
   // A section-level problem (an unknown section) came from --set if any key set there did.
   const auto& paths = overrides_.paths;
   const bool from_override = paths.count(path) > 0 || std::any_of(paths.begin(), paths.end(), [&](const auto& p) {
                                return p.rfind(path + ".", 0) == 0;
                              });
-  return Error{source_ + ": " + echoed(path) + ": " + problem + (from_override ? " (from --set)" : "")};
+  const auto flag = overrides_.flags.find(path);
+  const std::string origin = flag != overrides_.flags.end() ? " (from " + flag->second + ")"
+                             : from_override                ? " (from --set)"
+                                                            : "";
+  return Error{source_ + ": " + echoed(path) + ": " + problem + origin};
 }
 
 Result<Settings> Validator::read_settings(const toml::table* section, const std::string& section_name,

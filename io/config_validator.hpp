@@ -3,6 +3,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ namespace psgrad {
 struct OverrideRecord {
   std::set<std::string> paths;             // "training.batch_size"
   std::set<std::string> created_sections;  // sections the file did not have
+  std::map<std::string, std::string> flags;  // "cluster.mode" -> "--mode": paths a command-line flag set
 };
 
 // Applies "section.key=value" overrides to the parsed document (value in TOML syntax; a bare word is
@@ -25,6 +27,10 @@ struct OverrideRecord {
 // such as [optimizer.learn_rate], creating it (or replacing a plain value there) when needed.
 Status apply_overrides(toml::table& document, const std::vector<std::string>& overrides, const std::string& source,
                        OverrideRecord& record);
+
+// Sets "section.key" to a flag's value, as it is; records that the flag set it.
+void apply_flag(toml::table& document, const std::string& flag, const std::string& path, const SettingValue& value,
+                OverrideRecord& record);
 
 // Validation state for one parse: the source name for messages and which key paths came from --set.
 class Validator {
@@ -51,7 +57,9 @@ class Validator {
 
   const std::string& source() const { return source_; }
   // Whether --set set this key path ("model.@layers").
-  bool from_override(const std::string& path) const { return overrides_.paths.count(path) > 0; }
+  bool from_override(const std::string& path) const {
+    return overrides_.paths.count(path) > 0 || overrides_.flags.count(path) > 0;
+  }
 
  private:
   std::string source_;

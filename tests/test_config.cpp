@@ -322,6 +322,27 @@ TEST_CASE("config override takes a bare word or path as a string") {
   CHECK(config.cluster.host == "::1");
 }
 
+TEST_CASE("a command-line flag sets its key typed, after --set, and a refusal names the flag") {
+  const std::vector<FlagSetting> flags{{"--workers", "cluster.num_workers", SettingValue{std::int64_t{5}}},
+                                       {"--mode", "cluster.mode", SettingValue{std::string("ssp")}}};
+  const auto config = parse_config("[cluster]\nnum_workers = 3\n", "test.toml", {"cluster.num_workers=4"}, flags);
+  REQUIRE(config.ok());
+  CHECK(config->cluster.num_workers == 5);
+  CHECK(config->cluster.mode == TrainingMode::ssp);
+  // A value a shell would have to quote in TOML goes in as it is.
+  const auto host = parse_config("", "test.toml", {}, {{"--bind", "cluster.host", SettingValue{std::string("a\"b")}}});
+  REQUIRE(host.ok());
+  CHECK(host->cluster.host == "a\"b");
+  const auto refused =
+      parse_config("", "test.toml", {}, {{"--mode", "cluster.mode", SettingValue{std::string("fast")}}});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().find("cluster.mode") != std::string::npos);
+  CHECK(refused.error().find("(from --mode)") != std::string::npos);
+  const auto too_many = parse_config("", "test.toml", {}, {{"--workers", "cluster.num_workers", SettingValue{std::int64_t{0}}}});
+  REQUIRE_FALSE(too_many.ok());
+  CHECK(too_many.error().find("(from --workers)") != std::string::npos);
+}
+
 TEST_CASE("config override may create an absent section") {
   const auto config = parse_ok("[training]\niterations = 5\n", {"model.@layers=mlp.v1", "model.widths=[64, 32]"});
   CHECK(config.model.architecture == "mlp.v1");
