@@ -31,6 +31,23 @@ write_blank_images() {  # path count rows cols
 }
 
 case "$scenario" in
+  tensorboard)
+    # serve (here through train --processes) writes event files too, named as TensorBoard looks for them;
+    # tests/test_tensorboard_events.cpp reads their records back field by field.
+    "$psgrad" train --config "$config" --processes --set training.iterations=10 --no-metrics --tensorboard tb \
+      >processes.out 2>processes.err || fail "train --processes --tensorboard failed"
+    events=$(ls tb/events.out.tfevents.* 2>/dev/null)
+    [ "$(echo "$events" | grep -c .)" -eq 1 ] || fail "expected one event file in tb/: $(ls tb)"
+    grep -q "psgrad: TensorBoard events in tb/events.out.tfevents." processes.err || fail "the event file is not named"
+    grep -aq "brain.Event:2" "$events" && grep -aq "dev/accuracy" "$events" && grep -aq "train/samples_per_second" "$events" ||
+      fail "the event file lacks the version or the scalars"
+    # A folder that cannot be made: one line naming it, before training.
+    touch blocked
+    short_run_refused() { "$psgrad" train --config "$config" --set training.iterations=5 --no-metrics "$@" >refused.out 2>refused.err; }
+    short_run_refused --tensorboard blocked/tb && fail "a TensorBoard folder under a file was accepted"
+    [ "$(wc -l <refused.err)" -eq 1 ] || fail "expected one line: $(cat refused.err)"
+    grep -q "^psgrad: blocked/tb: cannot create the TensorBoard folder" refused.err || fail "the folder is not named: $(cat refused.err)"
+    ;;
   resume-other-seed-or-mode)
     # A checkpoint continues its own run: another seed or mode is refused in one line that says how
     # to resume; the same seed and mode resume.
