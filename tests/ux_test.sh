@@ -192,10 +192,13 @@ case "$scenario" in
     "$psgrad" predict --model model.psgrad "$dev_images" >predict.out 2>predict.err || fail "predict failed"
     count=$((16#$(head -c 8 "$dev_images" | tail -c 4 | od -An -tx1 | tr -d ' \n')))
     [ "$(wc -l <predict.out)" -eq "$count" ] || fail "predict printed $(wc -l <predict.out) lines for $count images"
-    # Index, label, then 10 probabilities of 4 decimals each, which sum to 1 within their rounding.
-    awk -F'\t' '$1 != NR - 1 || $2 !~ /^[0-9]$/ || split($3, p, " ") != 10 { exit 1 }
-                 { s = 0; for (i in p) s += p[i]; if (s < 0.999 || s > 1.001) exit 1 }' predict.out ||
-      fail "predict lines are not index, label and 10 probabilities summing to 1: $(head -n 2 predict.out)"
+    # Row, label, then 10 probabilities of 4 decimals each, which sum to 1 within their rounding, all
+    # tab-separated as predict --help says.
+    awk -F'\t' '$1 != NR - 1 || $2 !~ /^[0-9]$/ || NF != 12 { exit 1 }
+                 { s = 0; for (i = 3; i <= NF; ++i) { if ($i !~ /^[01]\.[0-9][0-9][0-9][0-9]$/) exit 1; s += $i }
+                   if (s < 0.999 || s > 1.001) exit 1 }' predict.out ||
+      fail "predict lines are not row, label and 10 probabilities summing to 1, tab-separated: $(head -n 2 predict.out)"
+    "$psgrad" predict --help | grep -q "tab-separated" || fail "predict --help no longer says the text is tab-separated"
     ;;
   own-data)
     # The npm digits' IDX files as CSV, written with od and awk: the label first, then the pixel bytes.
@@ -218,10 +221,16 @@ case "$scenario" in
     "$psgrad" predict --model csv.psgrad dev.csv --format csv >predict-csv.out 2>&1 || fail "predict --format csv failed"
     "$psgrad" predict --model csv.psgrad "$dev_images" >predict-text.out 2>&1 || fail "predict from IDX failed"
     "$psgrad" predict --model csv.psgrad dev.csv --format json >predict-json.out 2>&1 || fail "predict --format json failed"
-    [ "$(head -n 1 predict-csv.out)" = "index,label,p0,p1,p2,p3,p4,p5,p6,p7,p8,p9" ] || fail "no CSV header row"
+    [ "$(head -n 1 predict-csv.out)" = "row,predicted,p0,p1,p2,p3,p4,p5,p6,p7,p8,p9" ] || fail "no CSV header row"
     cut -f1,2 predict-text.out | tr '\t' , >labels-text
     tail -n +2 predict-csv.out | cut -d, -f1,2 >labels-csv
-    grep -o '"index":[0-9]*,"label":[0-9]*' predict-json.out | sed 's/"index":\([0-9]*\),"label":/\1,/' >labels-json
+    grep -o '"predicted":[0-9]*,"probabilities":\[[^]]*\],"row":[0-9]*' predict-json.out |
+      sed 's/"predicted":\([0-9]*\),.*"row":\([0-9]*\)/\2,\1/' >labels-json
+    grep -q '"index"\|"label"' predict-json.out && fail "predict --format json still has a key jq 1.6 cannot take in {...}"
+    if command -v jq >/dev/null; then
+      [ "$(jq -c '.[1]|{row,predicted}' predict-json.out)" = "{\"row\":1,\"predicted\":$(sed -n 2p labels-json | cut -d, -f2)}" ] ||
+        fail "jq '.[]|{row,predicted}' does not read the predictions"
+    fi
     [ "$(wc -l <labels-text)" -eq 2004 ] || fail "predict printed $(wc -l <labels-text) lines for 2004 images"
     cmp -s labels-text labels-csv || fail "predict from CSV and from IDX disagree"
     cmp -s labels-text labels-json || fail "predict --format json disagrees with text"
