@@ -37,10 +37,11 @@ RunOptions run_options_of(const ServeOptions& options) {
   RunOptions run_options = options;
   if (!options.bind.empty()) run_options.overrides.push_back("cluster.host=\"" + options.bind + "\"");
   if (options.port >= 0) run_options.overrides.push_back("cluster.port=" + std::to_string(options.port));
+  // train --processes listens where only this machine's processes reach it, on cluster.port (0, the
+  // default, picks a free one): a port the config or --set names is used, and refused if taken.
   if (options.spawn_local_workers) {
     run_options.worker_processes_here = true;
     run_options.overrides.push_back("cluster.host=\"127.0.0.1\"");
-    run_options.overrides.push_back("cluster.port=0");
   }
   return run_options;
 }
