@@ -1,5 +1,5 @@
-// Tests for the early-stopping summary line: what it says must agree with itself when an async run's
-// gradients in flight carry it past the evaluation that used up the patience.
+// Tests for the early-stopping summary line: what it says must agree with itself when an async run goes
+// on past the evaluation that used up the patience.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -40,12 +40,12 @@ TEST_CASE("an async early stop whose final evaluation is the best names the eval
   evaluate(see, 90, 0.910);
   evaluate(see, 100, 0.901);  // the third without improvement: stop
   REQUIRE(best->stop_flag()->load());
-  evaluate(see, 126, 0.915, true);  // after the gradients in flight
+  evaluate(see, 126, 0.915, true);  // the steps applied until the stop reached the driver
   const auto line = best->summary_line(stopped_at(126));
   CHECK(contains(line, "stopped early after step 126: the 3 evaluations up to step 100 did not improve on step 70's "
                        "dev accuracy, 0.912"));
-  CHECK(contains(line, "steps 101 to 126 applied the gradients already in flight"));
-  CHECK(contains(line, "the final evaluation did better, 0.915 at step 126"));
+  CHECK(contains(line, "steps 101 to 126 were applied before the stop took effect"));
+  CHECK(contains(line, "a later evaluation did better, 0.915 at step 126"));
   CHECK_FALSE(contains(line, "did not improve on the best"));
 }
 
