@@ -222,7 +222,7 @@ Result<std::string> resolve_data_folder(const std::string& name, const std::stri
   if (name == "fashion-mnist") {
     if (is_existing_folder(kFashionMnistFolder)) return std::string(kFashionMnistFolder);
     return Error{fmt::format("fashion-mnist: {} not found; install the Debian package dataset-fashion-mnist "
-                             "(scripts/setup.sh does)",
+                             "(apt-get install dataset-fashion-mnist; scripts/setup.sh --test does too)",
                              kFashionMnistFolder)};
   }
   std::string known;

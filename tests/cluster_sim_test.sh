@@ -21,8 +21,8 @@ command -v tc >/dev/null || skip "no tc (iproute2) on this machine"
 # What scripts/cluster-sim.sh needs to delay packets in user space where the kernel has no netem: empty
 # when all is there, otherwise what is missing.
 user_space_delay_missing() {
-  [ -x "$(dirname "$psgrad")/psgrad-link-delay" ] || { echo "psgrad-link-delay is not built (it needs libnetfilter-queue-dev; scripts/setup.sh installs it)"; return; }
-  command -v iptables >/dev/null || { echo "no iptables on this machine (scripts/setup.sh installs it)"; return; }
+  [ -x "$(dirname "$psgrad")/psgrad-link-delay" ] || { echo "psgrad-link-delay is not built (it needs libnetfilter-queue-dev; scripts/setup.sh --test installs it)"; return; }
+  command -v iptables >/dev/null || { echo "no iptables on this machine (scripts/setup.sh --test installs it)"; return; }
   [ -e /proc/net/netfilter/nfnetlink_queue ] || { echo "this kernel has no NFQUEUE"; return; }
   local probe="psgrad-delay-probe-$$"
   ip netns add "$probe" 2>/dev/null || { echo "could not make a namespace to probe NFQUEUE"; return; }

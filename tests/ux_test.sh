@@ -144,7 +144,7 @@ case "$scenario" in
     [ "$(grep -cP '\tdev loss: \d+\.\d+\ttrain loss: \d+\.\d+$' verbose.err)" -eq 3 ] || fail "--verbose did not print 3 loss lines"
     ;;
   plot)
-    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)"
+    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh --test installs gnuplot-nox)"
     short_run sync --metrics sync.jsonl
     short_run async --metrics async.jsonl --mode async
     "$psgrad" plot sync.jsonl async.jsonl -o curves.png >plot.out 2>plot.err || fail "plot to PNG failed"
@@ -355,7 +355,7 @@ case "$scenario" in
     refuse_input "0.json: is a FIFO (named pipe), not a digits file" data prepare --npm-package npm --out prepared
     ;;
   plot-cut-off)
-    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)"
+    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh --test installs gnuplot-nox)"
     short_run run --metrics run.jsonl
     lines=$(wc -l <run.jsonl)
     head -c -20 run.jsonl >cut.jsonl  # the summary line loses its end and its newline
