@@ -193,7 +193,7 @@ case "$scenario" in
     wait $sim_pid && fail "a run with an unreachable host succeeded"
     took=$((SECONDS - start))
     echo "a launch with an unreachable host ended after $took s"
-    grep -q "^psgrad launch: worker 1 on 10.77.0.3 failed (exit 255: ssh could not connect to or log in to 10.77.0.3)" \
+    grep -q "^psgrad launch: worker on 10.77.0.3 failed (exit 255: ssh could not connect to or log in to 10.77.0.3)" \
       "$work_dir/logs/launch.log" || fail "the unreachable host was not named"
     grep -q "^psgrad launch: a role failed before training began: stopping the run" "$work_dir/logs/launch.log" ||
       fail "the run was not stopped"
