@@ -35,6 +35,9 @@ class BestWeights : public std::enable_shared_from_this<BestWeights> {
   EarlyStopping stopping_;
   std::uint64_t evaluations_ = 0;
   std::optional<std::uint64_t> patience_ran_out_at_;  // the step of the evaluation that used it up
+  // The best evaluation when the patience ran out: the one the last `patience` evaluations did not beat.
+  std::uint64_t best_when_ran_out_ = 0;
+  double best_accuracy_when_ran_out_ = 0.0;
   Weights best_;
 };
 

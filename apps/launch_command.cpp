@@ -62,6 +62,9 @@ Command add_launch_command(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   command->add_option("--resume", options->resume, "the server continues from this checkpoint (on the first host)");
   command->add_flag("--no-metrics", options->no_metrics, "the server writes no metrics file");
+  command->add_option("--trace", options->trace, "the server writes a Chrome trace of the run to this file");
+  command->add_option("--save", options->save, "the server writes the final model to this file (for eval, predict)");
+  command->add_option("--tensorboard", options->tensorboard, "the server writes TensorBoard event files here");
   command->add_flag("--dry-run", options->dry_run, "print each role's host and command, start nothing");
   return {command, [options] { return run_launch_command(*options); }};
 }
@@ -88,7 +91,14 @@ int run_launch_command(const LaunchOptions& options) {
   settings.config = std::filesystem::absolute(options.config, ignored).string();
   settings.overrides = options.overrides;
   settings.no_metrics = options.no_metrics;
-  if (!options.resume.empty()) settings.resume = std::filesystem::absolute(options.resume, ignored).string();
+  // The server runs in this folder on the first host; absolute paths say so on its command line too.
+  auto absolute = [&ignored](const std::string& path) {
+    return path.empty() ? path : std::filesystem::absolute(path, ignored).string();
+  };
+  settings.resume = absolute(options.resume);
+  settings.trace = absolute(options.trace);
+  settings.save = absolute(options.save);
+  settings.tensorboard = absolute(options.tensorboard);
   settings.data = options.data.empty() ? "" : std::filesystem::absolute(options.data, ignored).string();
   if (const char* data = std::getenv("PSGRAD_DATA")) settings.data_env = data;
   settings.ssh_options = options.ssh_options;

@@ -21,6 +21,7 @@ struct LaunchOptions {
   bool dry_run = false;
   bool no_metrics = false;  // the server writes no metrics file
   std::string resume;  // a checkpoint the server continues from
+  std::string trace, save, tensorboard;  // passed to serve: a Chrome trace, the model, TensorBoard events
 };
 
 Command add_launch_command(CLI::App& app);

@@ -21,6 +21,7 @@
 #include "apps/error_exit.hpp"
 #include "apps/line_splitter.hpp"
 #include "apps/port_file.hpp"
+#include "launch/joined_worker.hpp"
 
 namespace psgrad {
 
@@ -46,6 +47,7 @@ std::string exit_words(const Role& role, int code, bool reached) {
 
 struct RunningRole {
   Role role;
+  std::string label;   // role.label(), then "worker K" once the server made it worker K
   std::string prefix;  // "[host label] "
   std::optional<ChildProcess> process;
   LineSplitter output_lines, error_lines;
@@ -63,6 +65,7 @@ class Launch {
     for (const auto& role : plan_.roles) {
       roles_.emplace_back();
       roles_.back().role = role;
+      roles_.back().label = role.label();
       roles_.back().prefix = fmt::format("[{} {}] ", role.host, role.label());
     }
   }
@@ -110,7 +113,7 @@ void Launch::start(RunningRole& launched, std::uint16_t port) {
   spec.input = token_ + "\n";
   auto child = ChildProcess::start(spec);
   if (!child) {
-    say(fmt::format("{} on {}: {}", launched.role.label(), launched.role.host, child.error()));
+    say(fmt::format("{} on {}: {}", launched.label, launched.role.host, child.error()));
     launched.reported = true;
     ++failures_;
     return;
@@ -143,6 +146,13 @@ void Launch::handle_line(RunningRole& launched, bool errors, const std::string& 
   if (line.empty()) return;  // a signal's message starts with one; prefixed, it is only noise
   if (line.rfind("psgrad", 0) == 0 || !errors) launched.reached = true;
   const bool server = launched.role.kind == RoleKind::server;
+  // From its joined line on, a worker goes by the number the server gave it (a rejoin may change it).
+  if (launched.role.kind == RoleKind::worker && errors) {
+    if (const auto index = joined_worker_index(line)) {
+      launched.label = fmt::format("worker {}", *index);
+      launched.prefix = fmt::format("[{} {}] ", launched.role.host, launched.label);
+    }
+  }
   // A server over ssh gives its address as a line of its standard output (serve --port-file -):
   // that line is for the launch, not for people.
   if (server && !errors && !others_started_ && port_file_.empty()) {
@@ -213,7 +223,8 @@ void Launch::check_exits() {
     const bool interrupted_server = server && interrupted_ && (code == 128 + SIGINT || code == 128 + SIGTERM);
     if (code != 0 && !interrupted_server) {
       ++failures_;
-      say(fmt::format("{} on {} failed ({})", launched.role.label(), launched.role.host, exit_words(launched.role, code, launched.reached)));
+      say(fmt::format("{} on {} failed ({})", launched.label, launched.role.host,
+                      exit_words(launched.role, code, launched.reached)));
       if (!server && !training_began_ && !stopping_) {
         say("a role failed before training began: stopping the run");
         stop_all_now();
@@ -238,7 +249,7 @@ void Launch::check_deadlines() {
     kill_at_.reset();
     for (auto& launched : roles_)
       if (launched.process && launched.process->running()) {
-        say(fmt::format("{} on {} did not stop: killing it", launched.role.label(), launched.role.host));
+        say(fmt::format("{} on {} did not stop: killing it", launched.label, launched.role.host));
         launched.process->signal_group(SIGKILL);
       }
   }

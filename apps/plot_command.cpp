@@ -105,7 +105,6 @@ Status plot(const PlotOptions& options) {
   if (!format) return Error{format.error()};
   PlotLayout layout;
   layout.format = *format;
-  layout.title = options.title;
   if (!options.ylim.empty()) {
     auto range = parse_ylim(options.ylim);
     if (!range) return Error{range.error()};
@@ -129,6 +128,8 @@ Status plot(const PlotOptions& options) {
   std::vector<RunFacts> facts;
   for (const auto& log : logs) facts.push_back(run_facts(log));
   const auto labels = run_labels(facts, options.label == "file");
+  layout.title = options.title.empty() ? default_plot_title(facts) : options.title;
+  fit_x_axes(layout, logs);
   std::vector<PlotSeries> series;
   for (std::size_t i = 0; i < logs.size(); ++i) {
     const auto data_path = folder->file(fmt::format("run{}.dat", i));
@@ -157,9 +158,10 @@ Command add_plot_command(CLI::App& app) {
   command->add_option("-o,--output", options->output_path, "image to write: .png, .svg or .pdf (default curves.png)");
   command
       ->add_option("--label", options->label,
-                   "name each line by its run (mode, seed, workers, processes; the default) or its file")
+                   "name each line by its run (mode, seed, workers, processes and any other setting the runs "
+                   "differ in; the default) or its file")
       ->check(CLI::IsMember({"run", "file", "mode"}));  // "mode": the earlier name of "run"
-  command->add_option("--title", options->title, "the figure's title");
+  command->add_option("--title", options->title, "the figure's title (default: psgrad on <data set>: learning curves)");
   command->add_option("--ylim", options->ylim, "accuracy axis range LOW:HIGH (default: fitted to the data)");
   return {command, [options] { return run_plot_command(*options); }};
 }

@@ -12,7 +12,7 @@ struct PlotOptions {
   std::vector<std::string> metrics_paths;
   std::string output_path = "curves.png";
   std::string label = "run";  // "run" (mode, seed, workers, processes) or "file": what names each line
-  std::string title = "psgrad: learning curves";
+  std::string title;  // empty: "psgrad on <data set>: learning curves"
   std::string ylim;  // "LOW:HIGH" for the accuracy panels; empty: fitted to the data
 };
 

@@ -20,32 +20,33 @@ namespace psgrad {
 
 namespace {
 
-// One example's line (text, CSV) or object (JSON).
-std::string text_line(std::size_t index, const Prediction& prediction) {
-  std::string line = fmt::format("{}\t{}\t", index, prediction.label);
-  for (std::size_t c = 0; c < prediction.probabilities.size(); ++c)
-    line += fmt::format("{}{:.4f}", c ? " " : "", prediction.probabilities[c]);
+// One example's line (text, CSV) or object (JSON): the example's row in the input (from 0), the
+// predicted label, the probabilities. JSON's keys are "row" and "predicted" so that jq's shorthand
+// {row,predicted} works: jq 1.6 parses {label} as its label keyword, and index is one of its builtins.
+std::string text_line(std::size_t row, const Prediction& prediction) {
+  std::string line = fmt::format("{}\t{}", row, prediction.label);
+  for (const float p : prediction.probabilities) line += fmt::format("\t{:.4f}", p);
   return line + "\n";
 }
 
-std::string csv_line(std::size_t index, const Prediction& prediction) {
-  std::string line = fmt::format("{},{}", index, prediction.label);
+std::string csv_line(std::size_t row, const Prediction& prediction) {
+  std::string line = fmt::format("{},{}", row, prediction.label);
   // fmt writes the shortest digits that read back as the same float.
   for (const float p : prediction.probabilities) line += fmt::format(",{}", p);
   return line + "\n";
 }
 
 std::string csv_header(std::size_t classes) {
-  std::string header = "index,label";
+  std::string header = "row,predicted";
   for (std::size_t c = 0; c < classes; ++c) header += fmt::format(",p{}", c);
   return header + "\n";
 }
 
-nlohmann::json json_object(std::size_t index, const Prediction& prediction) {
+nlohmann::json json_object(std::size_t row, const Prediction& prediction) {
   nlohmann::json probabilities = nlohmann::json::array();
   // Through the float's shortest digits, so JSON shows 0.31433332 rather than the double 0.31433331966400146.
   for (const float p : prediction.probabilities) probabilities.push_back(std::stod(fmt::format("{}", p)));
-  return {{"index", index}, {"label", prediction.label}, {"probabilities", std::move(probabilities)}};
+  return {{"row", row}, {"predicted", prediction.label}, {"probabilities", std::move(probabilities)}};
 }
 
 }  // namespace
@@ -61,8 +62,8 @@ Command add_predict_command(CLI::App& app) {
                       "files (its test part)")
       ->required();
   command->add_option("--format", options->format,
-                      "text: index, label and probabilities, tab-separated; csv: with a header row; json: one array "
-                      "of {index, label, probabilities}")
+                      "text: row (from 0), predicted label and one probability per class, tab-separated; csv: the "
+                      "same with a header row; json: one array of {row, predicted, probabilities}")
       ->check(CLI::IsMember({"text", "csv", "json"}));
   command->add_option("--scale", options->scale,
                       "multiply NumPy and CSV features by this (default: the model's data.scale)")

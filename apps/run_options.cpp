@@ -39,6 +39,9 @@ void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_option("--trace", options.trace_path,
                      "write a Chrome trace of the run to this JSON file (chrome://tracing, ui.perfetto.dev): "
                      "each worker's compute, wait and transfers, shard applies, evaluations");
+  command.add_option("--tensorboard", options.tensorboard_dir,
+                     "write TensorBoard event files into this folder: dev accuracy and loss, train loss, "
+                     "samples/s and staleness per evaluation (tensorboard --logdir FOLDER)");
   add_output_options(command, options);
 }
 

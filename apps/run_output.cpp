@@ -52,6 +52,15 @@ void RunOutput::report(const EvaluationReport& report) {
       std::fflush(stderr);
     }
     if (settings_.progress_line && !quiet() && !report.final) progress_.show(progress_text(report, shows_staleness_, terminal_width()));
+    // Like the metrics file, a full disk stops the event file after one warning, not the run.
+    if (tensorboard_ && !tensorboard_failed_) {
+      if (auto written = tensorboard_->report(report); !written) {
+        tensorboard_failed_ = true;
+        progress_.clear();
+        fmt::print(stderr, "psgrad: warning: {}; later TensorBoard events are lost\n", written.error());
+        std::fflush(stderr);
+      }
+    }
   }
   if (metrics_ && !metrics_failed_) record(metrics_->write(metrics_eval(report)));
 }

@@ -11,6 +11,7 @@
 #include "actors/evaluator.hpp"
 #include "payloads/messages.hpp"
 #include "apps/progress_line.hpp"
+#include "apps/tensorboard_output.hpp"
 #include "io/metrics_writer.hpp"
 
 namespace psgrad {
@@ -30,6 +31,9 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   bool quiet() const { return settings_.verbosity == Verbosity::quiet; }
   bool interactive() const { return settings_.progress_line; }
   const MetricsWriter* metrics() const { return metrics_.get(); }
+  // --tensorboard: each report also goes to this event file. Call before the run starts.
+  void add_tensorboard(std::unique_ptr<TensorBoardOutput> events) { tensorboard_ = std::move(events); }
+  const TensorBoardOutput* tensorboard() const { return tensorboard_.get(); }
 
   // A line for stdout that --quiet drops.
   void print_line(const std::string& line);
@@ -51,7 +55,7 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   void record_checkpoint(const Status& written);
   // Whether a file the run writes as it goes lost part of its contents: a metrics line, or the final
   // checkpoint. Such a run must not exit 0.
-  bool lost_output() const { return metrics_failed_ || last_checkpoint_failed_; }
+  bool lost_output() const { return metrics_failed_ || tensorboard_failed_ || last_checkpoint_failed_; }
 
  private:
   // Warns once, then stops recording: a full disk should not end a training run.
@@ -60,9 +64,11 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   OutputSettings settings_;
   bool shows_staleness_;  // async and ssp runs: gradients computed on older weights
   std::unique_ptr<MetricsWriter> metrics_;
+  std::unique_ptr<TensorBoardOutput> tensorboard_;  // written under mutex_
   ProgressLine progress_{stderr};
   std::mutex mutex_;
   std::atomic<bool> metrics_failed_{false};
+  std::atomic<bool> tensorboard_failed_{false};
   std::atomic<bool> last_checkpoint_failed_{false};
 };
 

@@ -30,6 +30,13 @@ constexpr const char* kDefaultMetricsFolder = "runs";
 Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const std::string& config_text,
                                                    const TrainingJob& job, const std::string& data_description) {
   const auto start = std::chrono::system_clock::now();
+  // The event file first: a folder that cannot be made then leaves no metrics file of a run that never was.
+  std::unique_ptr<TensorBoardOutput> events;
+  if (!options.tensorboard_dir.empty()) {
+    auto created = TensorBoardOutput::create_in(options.tensorboard_dir);
+    if (!created) return Error{created.error()};
+    events = std::move(created).value();
+  }
   std::unique_ptr<MetricsWriter> metrics;
   if (!options.metrics_path || !options.metrics_path->empty()) {
     auto writer = options.metrics_path ? MetricsWriter::create(*options.metrics_path)
@@ -42,7 +49,9 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
   OutputSettings settings;
   settings.verbosity = options.verbosity;
   settings.progress_line = output_is_terminal();
-  return std::make_shared<RunOutput>(settings, job.cluster.mode != TrainingMode::sync, std::move(metrics));
+  auto output = std::make_shared<RunOutput>(settings, job.cluster.mode != TrainingMode::sync, std::move(metrics));
+  if (events) output->add_tensorboard(std::move(events));
+  return output;
 }
 
 std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
@@ -146,6 +155,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
   }
   output.finish(*summary);
   if (output.interactive() && output.metrics()) output.print_note("psgrad: metrics in " + output.metrics()->path());
+  if (output.tensorboard()) output.print_note("psgrad: TensorBoard events in " + output.tensorboard()->path());
   int code = output.lost_output() || trace_failed ? 1 : 0;  // the failed write was reported when it happened
   if (!options.save_weights.empty()) {
     auto saved = write_weights_file(options.save_weights, kept);

@@ -32,6 +32,7 @@ struct RunOptions {
   Verbosity verbosity = Verbosity::normal;
   std::optional<std::string> metrics_path;  // unset: runs/<UTC time>-<mode>.jsonl; empty: none
   std::string trace_path;  // a Chrome trace of the run (JSON); empty: none
+  std::string tensorboard_dir;  // a folder for TensorBoard event files; empty: none
 };
 
 struct PreparedRun {

@@ -69,6 +69,9 @@ int run_slurm_task(const LaunchOptions& options) {
     serve.port = task->port;
     serve.token = token;
     serve.data_dir = options.data;
+    serve.trace_path = options.trace;
+    serve.save_model = options.save;
+    serve.tensorboard_dir = options.tensorboard;
     return run_serve_command(serve);
   }
   WorkOptions work;

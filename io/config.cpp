@@ -13,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "io/bounded_file.hpp"
+#include "io/config_paths.hpp"
 #include "io/config_keys.hpp"
 #include "io/config_validator.hpp"
 #include "io/toml_text.hpp"
@@ -274,7 +275,10 @@ Result<Config> load_config(const std::string& path, const std::vector<std::strin
   if (std::filesystem::is_directory(path, ignored)) return Error{path + ": cannot open config file"};
   auto text = read_checked_file(path, "config file", kMaxConfigBytes);
   if (!text) return Error{text.error()};
-  return parse_config(*text, path, overrides, flags);
+  auto config = parse_config(*text, path, overrides, flags);
+  if (!config) return config;
+  if (auto resolved = resolve_config_paths(*config, path, overrides); !resolved) return Error{resolved.error()};
+  return config;
 }
 
 std::string render_config(const Config& config) {

@@ -175,7 +175,12 @@ Status check_scale_applies(const DataSource& source, const std::string& path) {
 Result<DataFormat> data_format(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (!fs::exists(status)) return Error{fmt::format("{}: not found", path)};
+  if (!fs::exists(status)) {
+    // A relative path is looked for from the working directory: say where that was.
+    if (fs::path(path).is_relative())
+      return Error{fmt::format("{}: not found (looked for {})", path, fs::absolute(path, ec).lexically_normal().string())};
+    return Error{fmt::format("{}: not found", path)};
+  }
   if (fs::is_directory(status)) {
     if (exists_as_file(fs::path(path) / "x_train.npy") || exists_as_file(fs::path(path) / "x_test.npy"))
       return DataFormat::npy_folder;

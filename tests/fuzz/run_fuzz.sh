@@ -14,7 +14,7 @@ seconds=${PSGRAD_FUZZ_SECONDS:-5}
 
 # CTest treats 77 as "skipped" (SKIP_RETURN_CODE), so a machine without clang says so instead of failing.
 if ! command -v clang++ >/dev/null 2>&1; then
-  echo "run_fuzz: clang++ not found; install clang and libclang-rt-14-dev (scripts/setup.sh does)" >&2
+  echo "run_fuzz: clang++ not found; install clang and libclang-rt-14-dev (scripts/setup.sh --test does)" >&2
   exit 77
 fi
 
