@@ -8,6 +8,7 @@
 #include <string>
 
 #include "io/metrics_records.hpp"
+#include "io/owned_file.hpp"
 #include "model/result.hpp"
 
 namespace psgrad {
@@ -38,13 +39,10 @@ class MetricsWriter {
   Status write_interruption(const std::string& signal, std::uint64_t steps, const std::string& checkpoint);
 
  private:
-  struct Closer {
-    void operator()(std::FILE* file) const { std::fclose(file); }
-  };
   Status write_line(const std::string& line);
 
   std::string path_;
-  std::unique_ptr<std::FILE, Closer> file_;
+  OwnedFile file_;
   std::mutex mutex_;
 };
 

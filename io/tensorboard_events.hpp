@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/owned_file.hpp"
 #include "model/result.hpp"
 
 namespace psgrad {
@@ -50,13 +51,10 @@ class EventFile {
   Status write_scalars(std::int64_t step, const std::vector<Scalar>& scalars);
 
  private:
-  struct Closer {
-    void operator()(std::FILE* file) const { std::fclose(file); }
-  };
   Status write_record(const std::string& event);
 
   std::string path_;
-  std::unique_ptr<std::FILE, Closer> file_;
+  OwnedFile file_;
 };
 
 }  // namespace psgrad

@@ -15,6 +15,19 @@ namespace psgrad {
 // A member's initial value is its key's default. io/config_keys.cpp gives each key its name, check and
 // description; parsing writes straight into these members, and the actors read them, so nothing copies
 // them field by field.
+struct ModelSection {
+  std::string architecture = "relu_relu_softmax.v1";  // "@layers"
+  Settings settings;                                   // every setting, defaults filled in
+};
+
+struct OptimizerSection {
+  std::string name = "Adam.v1";  // "@optimizers"
+  Settings settings;  // with a schedule, learn_rate holds the schedule's first value (as Thinc's does)
+  // [optimizer.learn_rate] "@schedules": a registered schedule for the learning rate; empty: none.
+  std::string schedule;
+  Settings schedule_settings;
+};
+
 struct TrainingSection {
   std::uint64_t iterations = 200;
   std::size_t batch_size = 128;
@@ -30,19 +43,6 @@ struct TrainingSection {
 struct EvaluationSection {
   std::size_t batch_size = 256;
   std::uint64_t frequency = 10;
-};
-
-struct ModelSection {
-  std::string architecture = "relu_relu_softmax.v1";  // "@layers"
-  Settings settings;                                   // every setting, defaults filled in
-};
-
-struct OptimizerSection {
-  std::string name = "Adam.v1";  // "@optimizers"
-  Settings settings;  // with a schedule, learn_rate holds the schedule's first value (as Thinc's does)
-  // [optimizer.learn_rate] "@schedules": a registered schedule for the learning rate; empty: none.
-  std::string schedule;
-  Settings schedule_settings;
 };
 
 struct ClusterSection {
