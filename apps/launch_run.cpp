@@ -94,9 +94,9 @@ class Launch {
   std::string token_;
   std::string port_file_;
   std::vector<RunningRole> roles_;
-  bool others_started_ = false;
-  bool training_began_ = false;
-  bool stopping_ = false;
+  // Where the launch stands; a stop request can come in any phase and ends it.
+  enum class Phase { waiting_for_server, starting_workers, training, stopping };
+  Phase phase_ = Phase::waiting_for_server;
   int interrupted_ = 0;
   int failures_ = 0;
   std::optional<Clock::time_point> close_inputs_at_, kill_at_;
@@ -122,23 +122,22 @@ void Launch::start(RunningRole& launched, std::uint16_t port) {
 }
 
 void Launch::start_others(std::uint16_t port) {
-  others_started_ = true;
-  if (stopping_) return;
+  if (phase_ != Phase::waiting_for_server) return;
+  phase_ = Phase::starting_workers;
   for (auto& other : roles_)
     if (other.role.kind != RoleKind::server) start(other, port);
-  if (failures_ > 0 && !training_began_) stop_all_now();
+  if (failures_ > 0) stop_all_now();
 }
 
 // A server on this machine has listened once its port file is there (written whole, or not at all).
 void Launch::check_port_file() {
-  if (others_started_ || port_file_.empty()) return;
+  if (phase_ != Phase::waiting_for_server || port_file_.empty()) return;
   const auto address = read_port_file(port_file_);
   if (address && !*address) return;
   if (address) return start_others((*address)->port);
   const auto& server = roles_.front();
   say(fmt::format("{} on {}: {}", server.role.label(), server.role.host, address.error()));
   ++failures_;
-  others_started_ = true;
   stop_all_now();
 }
 
@@ -155,12 +154,13 @@ void Launch::handle_line(RunningRole& launched, bool errors, const std::string& 
   }
   // A server over ssh gives its address as a line of its standard output (serve --port-file -):
   // that line is for the launch, not for people.
-  if (server && !errors && !others_started_ && port_file_.empty()) {
+  if (server && !errors && phase_ == Phase::waiting_for_server && port_file_.empty()) {
     if (const auto address = parse_served_address(line)) return start_others(address->port);
   }
   fmt::print(errors ? stderr : stdout, "{}{}\n", launched.prefix, line);
   std::fflush(errors ? stderr : stdout);
-  if (server && !errors && line.find("\taccuracy") != std::string::npos) training_began_ = true;
+  if (server && !errors && phase_ == Phase::starting_workers && line.find("\taccuracy") != std::string::npos)
+    phase_ = Phase::training;
 }
 
 void Launch::read_stream(RunningRole& launched, bool errors) {
@@ -179,8 +179,8 @@ void Launch::read_stream(RunningRole& launched, bool errors) {
 }
 
 void Launch::request_stop() {
-  if (stopping_) return;
-  stopping_ = true;
+  if (phase_ == Phase::stopping) return;
+  phase_ = Phase::stopping;
   // The server first: it saves the run and stops the workers and shards; the rest follow if they must.
   if (roles_.front().process) roles_.front().process->close_input();
   close_inputs_at_ = Clock::now() + after_stop_request;
@@ -188,7 +188,7 @@ void Launch::request_stop() {
 
 // Every role at once: each gets "stop now" and the end of its input (ssh carries both).
 void Launch::stop_all_now() {
-  stopping_ = true;
+  phase_ = Phase::stopping;
   for (auto& launched : roles_)
     if (launched.process && launched.process->running()) {
       launched.process->send("stop now\n");
@@ -225,13 +225,13 @@ void Launch::check_exits() {
       ++failures_;
       say(fmt::format("{} on {} failed ({})", launched.label, launched.role.host,
                       exit_words(launched.role, code, launched.reached)));
-      if (!server && !training_began_ && !stopping_) {
+      if (!server && (phase_ == Phase::waiting_for_server || phase_ == Phase::starting_workers)) {
         say("a role failed before training began: stopping the run");
         stop_all_now();
       }
     }
     if (server && anything_running()) {
-      const auto at = Clock::now() + (stopping_ ? std::chrono::seconds(2) : others_after_server);
+      const auto at = Clock::now() + (phase_ == Phase::stopping ? std::chrono::seconds(2) : others_after_server);
       if (!close_inputs_at_ || *close_inputs_at_ > at) close_inputs_at_ = at;
     }
   }

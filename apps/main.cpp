@@ -1,4 +1,5 @@
 // The psgrad command line: each subcommand adds itself from its own file; main runs the one given.
+#include <csignal>
 #include <iostream>
 #include <vector>
 
@@ -18,6 +19,9 @@
 #include "io/user_text.hpp"
 
 int main(int argc, char** argv) {
+  // A reader that goes away (`psgrad train | head -2`) must not end a run unsaved: writes then fail
+  // with EPIPE, and each writer decides what that means.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"psgrad: data-parallel neural-network training with a parameter server", "psgrad"};
   app.require_subcommand(1);
   app.set_version_flag("--version", psgrad::version_text(), "print the version, commit, library versions and "

@@ -16,8 +16,17 @@ void RunOutput::print_line(const std::string& line) {
   if (quiet()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   progress_.clear();
-  fmt::print("{}\n", line);
-  std::fflush(stdout);
+  write_stdout(line + "\n");
+}
+
+void RunOutput::write_stdout(const std::string& text) {
+  if (stdout_closed_) return;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return;
+  stdout_closed_ = true;
+  std::clearerr(stdout);
+  fmt::print(stderr, "psgrad: warning: standard output is closed; the run goes on and saves as set, but prints "
+                     "nothing more there\n");
+  std::fflush(stderr);
 }
 
 void RunOutput::print_note(const std::string& line) {
@@ -43,8 +52,7 @@ void RunOutput::report(const EvaluationReport& report) {
     progress_.clear();  // the stdout line must not land behind the progress text on the terminal
     const auto label = report.final ? std::string("Final ") : std::to_string(report.iteration);
     if (!quiet() || report.final) {
-      fmt::print("{}\taccuracy: {:.3f}\n", label, report.accuracy);
-      std::fflush(stdout);
+      write_stdout(fmt::format("{}\taccuracy: {:.3f}\n", label, report.accuracy));
     }
     if (settings_.verbosity == Verbosity::verbose) {
       fmt::print(stderr, "{}\tdev loss: {:.4f}\ttrain loss: {:.4f}\n", label, report.loss,

@@ -60,6 +60,9 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
  private:
   // Warns once, then stops recording: a full disk should not end a training run.
   void record(const Status& written);
+  // Writes to stdout until a write fails (its reader went away, as `| head` does): then warns once and
+  // writes there no more, while training and saving go on. Call under mutex_.
+  void write_stdout(const std::string& text);
 
   OutputSettings settings_;
   bool shows_staleness_;  // async and ssp runs: gradients computed on older weights
@@ -67,6 +70,7 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   std::unique_ptr<TensorBoardOutput> tensorboard_;  // written under mutex_
   ProgressLine progress_{stderr};
   std::mutex mutex_;
+  bool stdout_closed_ = false;  // under mutex_
   std::atomic<bool> metrics_failed_{false};
   std::atomic<bool> tensorboard_failed_{false};
   std::atomic<bool> last_checkpoint_failed_{false};

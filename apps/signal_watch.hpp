@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <thread>
 
@@ -19,14 +20,22 @@ class SignalWatch {
   // The first signal's number once one came, else 0; the driver polls it at every step.
   std::shared_ptr<const std::atomic<int>> flag() const { return received_; }
   // Until a run is under way there is nothing to save: a signal then exits at once.
-  void training_started() { training_.store(true); }
+  void training_started() {
+    auto expected = Phase::before_training;
+    phase_.compare_exchange_strong(expected, Phase::training);
+  }
+
+  // A shell may deliver one request twice: `timeout -s INT` signals the process and then its process
+  // group, a terminal's Ctrl-C reaches every process of the group. Signals this close after the first
+  // count as that one; a second request must come later.
+  static constexpr std::chrono::milliseconds same_request{500};
 
  private:
   void watch();
 
   std::shared_ptr<std::atomic<int>> received_ = std::make_shared<std::atomic<int>>(0);
-  std::atomic<bool> training_{false};
-  std::atomic<bool> stopping_{false};
+  enum class Phase { before_training, training, closing };  // closing: the destructor ends the watch
+  std::atomic<Phase> phase_{Phase::before_training};
   std::thread thread_;
 };
 

@@ -60,18 +60,43 @@ case "$scenario" in
     check_saved_run async 143
     ;;
   second-signal)
-    # A slow worker keeps a step long, so the second signal lands before the first is honoured.
+    # A slow worker keeps a step long, so the second signal lands before the first is honoured; it
+    # comes later than the window in which signals count as one request.
     "$psgrad" train --config "$config" --set training.iterations=1000000 --set cluster.straggler_delay_ms=3000 \
       --no-metrics >second.out 2>second.err &
     pid=$!
     pids+=("$pid")
     sleep 1.5
-    kill -INT "$pid"; sleep 0.3; start=$(date +%s%N); kill -INT "$pid"
+    kill -INT "$pid"; sleep 0.8; start=$(date +%s%N); kill -INT "$pid"
     wait "$pid"; rc=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$rc" -eq 130 ] || fail "second SIGINT: exit code $rc, expected 130"
     [ "$elapsed_ms" -lt 1000 ] || fail "second SIGINT: took $elapsed_ms ms to exit"
     grep -q "stopping now" second.err || fail "second SIGINT: no notice"
+    ;;
+  double-signal)
+    # timeout -s INT signals the process and then its group: two signals at once are one request.
+    "$psgrad" train --config "$config" --set training.iterations=1000000 --metrics double.jsonl \
+      --save double.psgrad >double.out 2>double.err &
+    pid=$!
+    pids+=("$pid")
+    for _ in $(seq 100); do grep -qP '^0\taccuracy' double.out 2>/dev/null && break; sleep 0.1; done
+    sleep 0.5
+    start=$(date +%s%N); kill -INT "$pid"; kill -INT "$pid"; wait "$pid"; rc=$?
+    elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    check_saved_run double 130
+    grep -q "stopping now" double.err && fail "two signals at once were taken as a second request"
+    ;;
+  closed-stdout)
+    # The reader of standard output goes away after two lines: the run trains on and saves.
+    set -o pipefail
+    "$psgrad" train --config "$config" --set training.iterations=60 --set training.checkpoint_path=closed.ckpt \
+      --no-metrics --save closed.psgrad 2>closed.err | head -n 2 >closed.out
+    codes=("${PIPESTATUS[@]}")
+    [ "${codes[0]}" -eq 0 ] || fail "train with its standard output closed exited with ${codes[0]}"
+    [ "$(wc -l <closed.out)" -eq 2 ] || fail "head did not get its two lines"
+    grep -q "standard output is closed" closed.err || fail "no warning that standard output closed"
+    [ -s closed.psgrad ] && [ -s closed.ckpt ] || fail "the model or the checkpoint was not written"
     ;;
   sigint-pipelined)
     # Pipelined sync with a slow worker: when the signal comes, the fast one has already sent its push
