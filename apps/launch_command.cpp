@@ -48,7 +48,9 @@ Command add_launch_command(CLI::App& app) {
       "launch", "Start every role of a run on the hosts of a hostfile (over ssh), or one Slurm task's role");
   command->add_option("--hostfile", options->hostfile,
                       "one `HOST [workers=N] [shards=K]` per line; the first host serves");
-  command->add_option("--config", options->config, "the run's config (read on the first host)")->required();
+  command->add_option("--config", options->config,
+                      "the run's config (read on the first host; with --resume, the checkpoint's own run is the "
+                      "default)");
   command->add_option("--set", options->overrides, "override a config value, section.key=value (repeatable)");
   command->add_option("--data-dir", options->data, "data folder for every role (default: each host's own default)");
   command->add_option("--ssh-option", options->ssh_options,
@@ -88,7 +90,10 @@ int run_launch_command(const LaunchOptions& options) {
   LaunchSettings settings;
   settings.psgrad = options.remote_psgrad.empty() ? this_binary() : options.remote_psgrad;
   settings.directory = std::filesystem::current_path(ignored).string();
-  settings.config = std::filesystem::absolute(options.config, ignored).string();
+  if (options.config.empty() && options.resume.empty())
+    return error.refused("--config: a config file is required, unless --resume names a checkpoint whose run to "
+                         "continue");
+  settings.config = options.config.empty() ? "" : std::filesystem::absolute(options.config, ignored).string();
   settings.overrides = options.overrides;
   settings.no_metrics = options.no_metrics;
   // The server runs in this folder on the first host; absolute paths say so on its command line too.
@@ -96,6 +101,9 @@ int run_launch_command(const LaunchOptions& options) {
     return path.empty() ? path : std::filesystem::absolute(path, ignored).string();
   };
   settings.resume = absolute(options.resume);
+  // The checkpoint holds the config and its overrides; the hostfile and data folder say where to run.
+  settings.resume_command = "psgrad launch --hostfile " + shell_quoted(absolute(options.hostfile));
+  if (!options.data.empty()) settings.resume_command += " --data-dir " + shell_quoted(absolute(options.data));
   settings.trace = absolute(options.trace);
   settings.save = absolute(options.save);
   settings.tensorboard = absolute(options.tensorboard);

@@ -6,7 +6,7 @@ namespace psgrad {
 
 Status RunSession::open(const RunOptions& options, const std::string& resume_path) {
   options_ = options;
-  auto prepared = prepare_run(options);
+  auto prepared = prepare_run(options, resume_path);
   if (!prepared) return Error{prepared.error()};
   run_ = std::move(prepared).value();
   // The header comes first: a refused checkpoint then reads as this run's refusal.

@@ -18,8 +18,10 @@
 #include "apps/metrics_from_run.hpp"
 #include "apps/model_saving.hpp"
 #include "apps/resource_check.hpp"
+#include "apps/run_config.hpp"
 #include "apps/weights_file.hpp"
 #include "io/data_source.hpp"
+#include "launch/shell_quote.hpp"
 
 namespace psgrad {
 
@@ -80,12 +82,12 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
 
 }  // namespace
 
-Result<PreparedRun> prepare_run(const RunOptions& options) {
+Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& resume_path) {
   auto flags = options.flags;
   if (!options.mode.empty()) flags.push_back({"--mode", "cluster.mode", SettingValue{options.mode}});
   if (options.workers != 0)
     flags.push_back({"--workers", "cluster.num_workers", SettingValue{std::int64_t{options.workers}}});
-  auto config = load_config(options.config_path, options.overrides, flags);
+  auto config = load_run_config(options.config_path, resume_path, options.overrides, flags);
   if (!config) return Error{config.error()};
   if (options.verbosity != Verbosity::quiet)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
@@ -106,6 +108,10 @@ Result<PreparedRun> prepare_run(const RunOptions& options) {
   return PreparedRun{std::move(config).value(), std::move(config_text), std::move(data).value(),
                      model->layout(),           std::move(output).value(),
                      std::move(trace),          std::move(best)};
+}
+
+std::string resume_command(const RunOptions& options, const std::string& entry) {
+  return options.data_dir.empty() ? entry : entry + " --data-dir " + shell_quoted(options.data_dir);
 }
 
 void print_run_header(const PreparedRun& run) {
@@ -138,8 +144,8 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     const auto checkpoint = interrupted_checkpoint_path(run);
     output.interrupted(strsignal(summary->interrupted_by), summary->steps, checkpoint);
     if (!checkpoint.empty())
-      fmt::print(stderr, "psgrad: interrupted; resume with: psgrad {} --config {} --resume {}\n", options.command,
-                 options.config_path, checkpoint);
+      fmt::print(stderr, "psgrad: interrupted; resume with: {} --resume {}\n",
+                 options.resume_command.empty() ? "psgrad " + options.command : options.resume_command, checkpoint);
   }
   output.print_line(summary_line(*summary, run.job().cluster.num_workers));
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary->final_weights.version,

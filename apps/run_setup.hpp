@@ -32,6 +32,9 @@ struct RunOptions {
   Verbosity verbosity = Verbosity::normal;
   std::optional<std::string> metrics_path;  // unset: runs/<UTC time>-<mode>.jsonl; empty: none
   std::string trace_path;  // a Chrome trace of the run (JSON); empty: none
+  // How this run is started again, for the hint an interrupted run prints ("psgrad train --processes");
+  // empty: "psgrad <command>".
+  std::string resume_command;
   std::string tensorboard_dir;  // a folder for TensorBoard event files; empty: none
 };
 
@@ -51,9 +54,14 @@ struct PreparedRun {
   std::shared_ptr<BestWeights> best;
 };
 
-// --mode and --workers are shorthands for overrides, so they get the config's checks. Opens the metrics
-// file and writes its "run" line.
-Result<PreparedRun> prepare_run(const RunOptions& options);
+// --mode and --workers stand for config keys, so they get the config's checks. Without --config the
+// config inside the checkpoint at resume_path is the run's (apps/run_config.hpp). Opens the metrics file
+// and writes its "run" line.
+Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& resume_path);
+
+// `entry` ("psgrad train --processes") with what else the run needs to start again from a checkpoint
+// (--data-dir): the config, --set overrides included, is in the checkpoint.
+std::string resume_command(const RunOptions& options, const std::string& entry);
 
 void print_run_header(const PreparedRun& run);
 // Prints the summary line, records the summary, saves the weights and model if asked; returns the

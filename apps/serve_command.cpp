@@ -79,6 +79,8 @@ Command add_serve_command(CLI::App& app) {
   command->add_option("--resume", options->resume, "continue from this checkpoint file");
   command->add_flag("--remote-shards", options->remote_shards,
                     "with cluster.servers = K: expect shards 1..K-1 from `psgrad shard --index i` processes");
+  // How the run is started again, for the hint an interrupted run prints (launch gives its own).
+  command->add_option("--resume-command", options->resume_command)->group("");
   command->add_flag("--launched", options->launched,
                     "started by `psgrad launch`: read the join token from the first line of standard input, "
                     "and stop (saving the run) when standard input closes");
@@ -88,6 +90,8 @@ Command add_serve_command(CLI::App& app) {
 int run_serve_command(const ServeOptions& given) {
   const ErrorExit error{"psgrad serve"};
   ServeOptions options = given;
+  if (options.resume_command.empty())
+    options.resume_command = resume_command(options, options.remote_shards ? "psgrad serve --remote-shards" : "psgrad serve");
   if (options.launched) {
     auto token = take_launch_token(LaunchedAs::server);
     if (!token) return error.refused(token.error());

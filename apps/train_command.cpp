@@ -29,10 +29,13 @@ int run_train_command(const TrainOptions& options) {
     serve.spawn_local_workers = true;
     serve.command = "train --processes";  // recorded in the metrics file, so plots can tell the runs apart
     serve.resume = options.resume;
+    serve.resume_command = resume_command(options, "psgrad train --processes");
     return run_serve_command(serve);
   }
   RunSession session;
-  if (auto opened = session.open(options, options.resume); !opened) return ErrorExit{"psgrad"}.refused(opened.error());
+  auto with_hint = options;
+  with_hint.resume_command = resume_command(options, "psgrad train");
+  if (auto opened = session.open(with_hint, options.resume); !opened) return ErrorExit{"psgrad"}.refused(opened.error());
   auto& run = session.run();
   auto actor_config = session.actor_config();
   prepare_local_run(actor_config, run.job().cluster.num_workers);

@@ -74,7 +74,10 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
   const auto connect = fmt::format("{}:{}", plan.server_address, port);
   switch (role.kind) {
     case RoleKind::server:
-      args = {"serve", "--config", settings.config, "--bind", plan.bind, "--port", "0"};
+      args = {"serve", "--bind", plan.bind, "--port", "0"};
+      // Without a config a resumed run continues with the config inside its checkpoint.
+      if (!settings.config.empty()) args.insert(args.end(), {"--config", settings.config});
+      if (!settings.resume_command.empty()) args.insert(args.end(), {"--resume-command", settings.resume_command});
       if (!settings.server_port_file.empty()) args.insert(args.end(), {"--port-file", settings.server_port_file});
       args.insert(args.end(), {"--set", fmt::format("cluster.num_workers={}", plan.workers)});
       if (plan.servers > 1) {

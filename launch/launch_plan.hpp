@@ -48,6 +48,7 @@ struct LaunchSettings {
   std::vector<std::string> ssh_options;  // extra `-o OPTION` for ssh
   bool no_metrics = false;  // the server writes no metrics file
   std::string resume;       // a checkpoint the server continues from, by its absolute path
+  std::string resume_command;  // how the whole run is started again, for the server's hint when interrupted
   // The server's outputs, by their absolute paths (on the first host); empty: not written.
   std::string trace;        // serve --trace
   std::string save;         // serve --save

@@ -98,6 +98,22 @@ case "$scenario" in
     grep -q "standard output is closed" closed.err || fail "no warning that standard output closed"
     [ -s closed.psgrad ] && [ -s closed.ckpt ] || fail "the model or the checkpoint was not written"
     ;;
+  resume-as-printed)
+    # The hint works as printed: the checkpoint holds the run's config, --set overrides included (a
+    # seed other than the file's), so `--resume CKPT` alone continues it, here with train --processes;
+    # an override on the resuming command line wins and is reported.
+    interrupt_run printed INT --processes --set training.seed=3 --metrics printed.jsonl --save printed.psgrad
+    check_saved_run printed 130
+    hint=$(sed -n 's/^psgrad: interrupted; resume with: //p' printed.err)
+    [[ "$hint" == "psgrad train --processes --resume "* ]] || fail "the hint is not a train --processes command: $hint"
+    steps=$(sed -n 's/.*"type":"interrupted".*"steps":\([0-9]*\).*/\1/p' printed.jsonl)
+    eval "\"\$psgrad\" ${hint#psgrad } --set training.iterations=$((steps + 5)) --no-metrics" >resumed.out 2>resumed.err ||
+      fail "the printed resume command exited with $?: $(tail -n 2 resumed.err)"
+    grep -q "steps 5," resumed.out || fail "the resumed run did not make exactly the 5 remaining steps"
+    grep -q "resuming .*'s run with training.iterations = $((steps + 5)) (it had 1000000)" resumed.err ||
+      fail "the changed iterations were not reported"
+    grep -q "training.seed" resumed.err && fail "the resumed run did not keep the seed it was started with"
+    ;;
   sigint-pipelined)
     # Pipelined sync with a slow worker: when the signal comes, the fast one has already sent its push
     # for the step after the stop. Every push the server received must be applied (2 per step), so
