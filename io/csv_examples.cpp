@@ -227,7 +227,7 @@ Status parse_lines(const std::string& path, LineReader& lines, CsvReading& readi
 
 // Said of a file with no row: an empty file is not a CSV file with rows in it.
 Error no_rows(const std::string& path, const LineReader& lines) {
-  if (lines.file_size() == 0) return Error{fmt::format("{}: is empty (0 bytes), expected CSV rows", path)};
+  if (lines.file_size() == 0) return Error{fmt::format("{}: holds no rows: the file is empty (0 bytes)", path)};
   return Error{fmt::format("{}: holds no rows", path)};
 }
 
