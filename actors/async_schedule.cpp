@@ -9,6 +9,7 @@
 #include "actors/run_schedule.hpp"
 #include "runtime/steady_time.hpp"
 #include "actors/training_driver.hpp"
+#include "model/checked_count.hpp"
 
 namespace psgrad {
 
@@ -23,7 +24,9 @@ using Clock = std::chrono::steady_clock;
 class AsyncSchedule final : public RunSchedule {
  public:
   explicit AsyncSchedule(DriverServices& driver)
-      : driver_(driver), total_steps_(driver.job().training.iterations * std::max<std::size_t>(1, driver.job().cluster.num_workers)) {}
+      // A total past 64 bits saturates rather than wraps to a small one (the config bounds it well below).
+      : driver_(driver),
+        total_steps_(saturating_product(driver.job().training.iterations, std::max<std::size_t>(1, driver.job().cluster.num_workers))) {}
 
   void start() override {
     granted_ = summary().steps;

@@ -64,23 +64,46 @@ Result<std::vector<std::unique_ptr<Optimizer>>> shard_optimizers(const TrainingJ
 
 }  // namespace
 
-Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
-    const TrainingJob& job, const ParameterServerState& whole, std::size_t count) {
+Result<std::vector<std::size_t>> server_shard_cuts(const TrainingJob& job, const ParameterLayout& layout,
+                                                   std::size_t count) {
+  // Whether every shard's optimizer can own its floats; each check builds the shard's optimizer.
+  const auto optimizers_accept = [&](const std::vector<std::size_t>& cuts) -> Result<bool> {
+    if (cuts.empty()) return false;
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+      auto optimizer = build_optimizer(job, layout);
+      if (!optimizer) return Error{optimizer.error()};
+      if (!(*optimizer)->restrict_to(cuts[i], cuts[i + 1])) return false;
+    }
+    return true;
+  };
   // Balanced by floats, cut inside arrays on the optimizer's chunk grid; where the optimizer cannot
   // own part of an array (coupled L2 needs the whole array's weights), on array boundaries.
-  auto cuts = shard_cuts(whole.layout, count, norm_chunk_size);
-  auto optimizers = cuts.empty() ? Result<std::vector<std::unique_ptr<Optimizer>>>(std::vector<std::unique_ptr<Optimizer>>{})
-                                 : shard_optimizers(job, whole, cuts);
-  if (optimizers && optimizers->empty()) {
-    cuts = shard_cuts(whole.layout, count, std::numeric_limits<std::size_t>::max());
-    if (!cuts.empty()) optimizers = shard_optimizers(job, whole, cuts);
+  constexpr std::size_t whole_arrays = std::numeric_limits<std::size_t>::max();
+  bool inner_cuts_refused = false;
+  for (const auto grain : {norm_chunk_size, whole_arrays}) {
+    auto cuts = shard_cuts(layout, count, grain);
+    auto accepted = optimizers_accept(cuts);
+    if (!accepted) return Error{accepted.error()};
+    if (*accepted) return cuts;
+    if (grain == norm_chunk_size && !cuts.empty()) inner_cuts_refused = true;
   }
+  const auto most = inner_cuts_refused ? layout.array_count() : max_shard_count(layout, norm_chunk_size);
+  return Error{fmt::format("cannot split the model's {} parameter arrays ({} floats) into {} server shards for {}: "
+                           "at most {}",
+                           layout.array_count(), layout.total_size(), count, job.optimizer.name, most)};
+}
+
+Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
+    const TrainingJob& job, const ParameterServerState& whole, std::size_t count) {
+  auto cuts = server_shard_cuts(job, whole.layout, count);
+  if (!cuts) return Error{cuts.error()};
+  auto optimizers = shard_optimizers(job, whole, *cuts);
   if (!optimizers) return Error{optimizers.error()};
-  if (cuts.empty() || optimizers->empty())
+  if (optimizers->empty())
     return Error{fmt::format("cannot split the {} parameter arrays into {} server shards for {}",
                              whole.layout.array_count(), count, job.optimizer.name)};
   std::vector<std::shared_ptr<ParameterServerState>> shards;
-  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+  for (std::size_t i = 0; i + 1 < cuts->size(); ++i) {
     auto shard = std::make_shared<ParameterServerState>();
     shard->layout = whole.layout;
     shard->mode = whole.mode;
@@ -88,8 +111,8 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
     shard->ordered_answers = whole.ordered_answers;
     shard->pipelined = whole.pipelined;
     shard->version = whole.version;
-    shard->begin = cuts[i];
-    shard->end = cuts[i + 1];
+    shard->begin = (*cuts)[i];
+    shard->end = (*cuts)[i + 1];
     shard->weights.assign(whole.weights.begin() + static_cast<std::ptrdiff_t>(shard->begin),
                           whole.weights.begin() + static_cast<std::ptrdiff_t>(shard->end));
     shard->optimizer = std::move((*optimizers)[i]);

@@ -25,6 +25,11 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
     const TrainingJob& job, std::size_t input_width, std::size_t output_width,
     const std::optional<TrainingCheckpoint>& resume = std::nullopt);
 
+// Where `count` shards split the layout's floats: about total / count each, cut inside arrays where
+// every shard's optimizer allows, else on array boundaries. An error says how many shards could be.
+Result<std::vector<std::size_t>> server_shard_cuts(const TrainingJob& job, const ParameterLayout& layout,
+                                                   std::size_t count);
+
 // The whole server state split into `count` shards of about total / count floats each (cut inside
 // arrays where the optimizer allows), each with its own optimizer restricted to its floats; a resumed
 // state's optimizer state is split along.

@@ -22,6 +22,9 @@ Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const
   const auto entry = find_optimizer(job.optimizer.name);
   if (!entry) return Error{fmt::format("unknown optimizer '{}'", job.optimizer.name)};
   Settings settings = job.optimizer.settings;
+  // With a schedule, learn_rate only records the schedule's first value, which may be 0 (a warm-up
+  // starts there); every step's rate is the schedule's, checked against the run when the config was read.
+  if (!job.optimizer.schedule.empty()) settings["learn_rate"] = SettingValue{1.0};
   if (auto missing = fill_defaults(entry->settings, settings))
     return Error{fmt::format("optimizer '{}': missing setting '{}'", job.optimizer.name, *missing)};
   for (const auto& spec : entry->settings)

@@ -9,6 +9,9 @@
 #include "actors/training_job.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/config.hpp"
+#include "io/user_text.hpp"
+#include "model/checked_count.hpp"
+#include "model/checkpoint_fit.hpp"
 
 namespace psgrad {
 
@@ -42,7 +45,7 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
     const auto written = write_checkpoint(path, complete);
     // A failed write is always said; a routine one is a note that --quiet drops.
     if (!written) {
-      fmt::print(stderr, "psgrad: {}\n", written.error());
+      fmt::print(stderr, "psgrad: {}\n", cut_long_words(written.error()));
       std::fflush(stderr);
     } else {
       output->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {}", checkpoint.iteration, path));
@@ -82,11 +85,18 @@ Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, c
   if (const auto differs = layout.mismatch(checkpoint->layout_hash, checkpoint->weights.size()))
     return Error{fmt::format("{}: checkpoint is for another model ({} for the config's model)", path, *differs)};
   if (auto same = same_seed_and_mode(path, *checkpoint, run.config); !same) return Error{same.error()};
-  const auto total = run.job().cluster.mode == TrainingMode::sync ? run.job().training.iterations
-                                                        : run.job().training.iterations * run.job().cluster.num_workers;
-  if (checkpoint->iteration > total)
-    return Error{fmt::format("{}: checkpoint is at iteration {}, beyond the run's {}", path,
-                             checkpoint->iteration, total)};
+  // Every field is checked here, before any of it reaches the server, a shard or a worker process.
+  const auto misfit = [&](const std::string& problem) {
+    return Error{fmt::format("{}: checkpoint does not fit this run: {}", path, problem)};
+  };
+  ResumingRun resuming;
+  resuming.total_steps = run.job().cluster.mode == TrainingMode::sync ? run.job().training.iterations
+                                                            : saturating_product(run.job().training.iterations, run.job().cluster.num_workers);
+  resuming.train_examples = run.data.train->count;
+  if (auto problem = checkpoint_misfit(*checkpoint, resuming)) return misfit(*problem);
+  auto optimizer = build_optimizer(run.job(), layout);
+  if (!optimizer) return Error{optimizer.error()};
+  if (auto problem = (*optimizer)->state_problem(checkpoint->optimizer)) return misfit(*problem);
   return std::optional<TrainingCheckpoint>(std::move(checkpoint).value());
 }
 

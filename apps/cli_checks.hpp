@@ -3,18 +3,26 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "io/user_text.hpp"
 
 namespace psgrad {
 
-// An integer of at least 1 (worker counts, shard indexes).
+// An integer of at least 1 (worker counts, shard indexes) that fits the option's int: checked before
+// CLI11 converts it, whose own refusal of a value beyond int is a two-line "Could not convert".
 inline CLI::Validator at_least_one() {
   return CLI::Validator(
       [](std::string& input) -> std::string {
         long long value = 0;
-        if (!CLI::detail::lexical_cast(input, value) || value < 1) return "expected an integer >= 1, got " + input;
+        if (!CLI::detail::lexical_cast(input, value) || value < 1) return "expected an integer >= 1, got " + echoed(input);
+        if (value > std::numeric_limits<int>::max())
+          return fmt::format("expected an integer from 1 to {}, got {}", std::numeric_limits<int>::max(),
+                             echoed(input));
         return {};
       },
       "POSITIVE", "at least one");
@@ -26,7 +34,7 @@ inline CLI::Validator above_zero() {
       [](std::string& input) -> std::string {
         double value = 0.0;
         if (!CLI::detail::lexical_cast(input, value) || !std::isfinite(value) || value <= 0.0)
-          return "expected a number > 0, got " + input;
+          return "expected a number > 0, got " + echoed(input);
         return {};
       },
       "POSITIVE", "above zero");

@@ -8,6 +8,7 @@
 
 #include "apps/error_exit.hpp"
 #include "apps/resource_check.hpp"
+#include "apps/run_plan_check.hpp"
 #include "io/config.hpp"
 #include "io/config_reference.hpp"
 
@@ -54,6 +55,11 @@ int run_config_command(const ConfigOptions& options) {
   // A config that cannot run on this machine is not ok: say so before `train` would find out.
   if (auto fits = check_fits_machine(*config, default_data_dir(), ProcessRole::whole_run); !fits)
     return error.refused(fits.error());
+  // Nor is one whose model, optimizer or shards cannot be built; sized like the data when its headers
+  // can be read (loading will say why they cannot), else like MNIST.
+  const auto peeked = peek_data_shape(data_source(config->data), default_data_dir());
+  const auto shape = peeked ? *peeked : DataShape{};
+  if (auto plan = check_run_plan(*config, shape.width, shape.classes); !plan) return error.refused(plan.error());
   fmt::print("{}: ok\n", options.config_path);
   return 0;
 }

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "io/user_text.hpp"
+
 namespace psgrad {
 
 // 2: psgrad refused what it was asked (an option, a file, a config, a model); 1: something failed once
@@ -26,10 +28,11 @@ class ErrorExit {
 
  private:
   int print(const std::string& reason, int code) const {
+    const auto line = cut_long_words(reason);
     if (who_.empty())
-      fmt::print(stderr, "{}\n", reason);
+      fmt::print(stderr, "{}\n", line);
     else
-      fmt::print(stderr, "{}: {}\n", who_, reason);
+      fmt::print(stderr, "{}: {}\n", who_, line);
     return code;
   }
 

@@ -22,6 +22,7 @@
 #include "apps/line_splitter.hpp"
 #include "apps/port_file.hpp"
 #include "launch/joined_worker.hpp"
+#include "io/user_text.hpp"
 
 namespace psgrad {
 
@@ -85,7 +86,7 @@ class Launch {
   void check_deadlines();
   bool anything_running() const;
   void say(const std::string& line) {
-    fmt::print(stderr, "psgrad launch: {}\n", line);
+    fmt::print(stderr, "psgrad launch: {}\n", cut_long_words(line));
     std::fflush(stderr);
   }
 

@@ -1,5 +1,6 @@
 // The psgrad command line: each subcommand adds itself from its own file; main runs the one given.
 #include <csignal>
+#include <cstdio>
 #include <iostream>
 #include <vector>
 
@@ -14,9 +15,10 @@
 #include "apps/serve_command.hpp"
 #include "apps/shard_command.hpp"
 #include "apps/train_command.hpp"
+#include "apps/usage_error.hpp"
 #include "apps/version_text.hpp"
 #include "apps/work_command.hpp"
-#include "io/user_text.hpp"
+#include "apps/error_exit.hpp"
 
 int main(int argc, char** argv) {
   // A reader that goes away (`psgrad train | head -2`) must not end a run unsaved: writes then fail
@@ -37,13 +39,18 @@ int main(int argc, char** argv) {
     std::cout << app.help();
     return 0;
   }
+  // CLI11 would take a mistyped command for a missing one ("A subcommand is required").
+  std::vector<std::string> names;
+  for (const auto& command : commands) names.push_back(command.cli->get_name());
+  if (const auto unknown = psgrad::unknown_command(argv[1], names); !unknown.empty()) {
+    std::fprintf(stderr, "psgrad: %s\n", unknown.c_str());
+    return psgrad::exit_refused;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    if (error.get_exit_code() == 0) return app.exit(error);  // --help
-    // CLI11 echoes the offending argument whole: a huge one must not flood the terminal.
-    return app.exit(CLI::Error(error.get_name(), psgrad::echoed(error.what(), 2 * psgrad::echoed_text_limit),
-                               error.get_exit_code()));
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
+    return psgrad::usage_error(error);
   }
   for (const auto& command : commands)
     if (command.cli->parsed()) return command.run();

@@ -19,8 +19,11 @@
 #include "apps/model_saving.hpp"
 #include "apps/resource_check.hpp"
 #include "apps/run_config.hpp"
+#include "apps/run_outputs_check.hpp"
+#include "apps/run_plan_check.hpp"
 #include "apps/weights_file.hpp"
 #include "io/data_source.hpp"
+#include "io/user_text.hpp"
 #include "launch/shell_quote.hpp"
 
 namespace psgrad {
@@ -91,10 +94,13 @@ Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& re
   if (!config) return Error{config.error()};
   if (options.verbosity != Verbosity::quiet)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
+  if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
   if (auto fits = check_fits_machine(*config, data_dir, process_role(options)); !fits) return Error{fits.error()};
   auto data = load_data_shared(data_source(config->data), data_dir);
   if (!data) return Error{data.error()};
+  if (auto plan = check_run_plan(*config, data->train->width, data->train->num_classes); !plan)
+    return Error{plan.error()};
   auto model = build_model(*config, data->train->width, data->train->num_classes);
   if (!model) return Error{model.error()};
   auto config_text = render_config(*config);
@@ -130,13 +136,13 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     if (auto written = write_trace_file(options.trace_path, *run.trace); written)
       output.print_note("psgrad: trace in " + options.trace_path);
     else {
-      fmt::print(stderr, "psgrad: {}\n", written.error());
+      fmt::print(stderr, "psgrad: {}\n", cut_long_words(written.error()));
       trace_failed = true;
     }
   }
   if (!summary) {
     output.fail(summary.error());
-    fmt::print(stderr, "psgrad: training failed: {}\n", summary.error());
+    fmt::print(stderr, "psgrad: training failed: {}\n", cut_long_words(summary.error()));
     return 1;
   }
   if (summary->interrupted_by != 0) {
@@ -166,7 +172,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
   if (!options.save_weights.empty()) {
     auto saved = write_weights_file(options.save_weights, kept);
     if (!saved) {
-      fmt::print(stderr, "psgrad: {}\n", saved.error());
+      fmt::print(stderr, "psgrad: {}\n", cut_long_words(saved.error()));
       code = 1;
     }
   }
@@ -174,7 +180,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     auto saved = save_model(options.save_model, run, kept);
     if (saved) output.print_note("psgrad: model saved to " + options.save_model);
     else {
-      fmt::print(stderr, "psgrad: {}\n", saved.error());
+      fmt::print(stderr, "psgrad: {}\n", cut_long_words(saved.error()));
       code = 1;
     }
   }

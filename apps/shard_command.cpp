@@ -21,6 +21,7 @@
 #include "apps/host_port.hpp"
 #include "apps/resource_check.hpp"
 #include "io/config.hpp"
+#include "io/user_text.hpp"
 
 namespace psgrad {
 
@@ -78,7 +79,7 @@ int run_shard_command(const ShardOptions& given) {
   caf::actor_system system{actor_config};
   caf::scoped_actor self{system};
   const auto shard = static_cast<std::uint32_t>(options.index);
-  auto say = [](const std::string& line) { fmt::print(stderr, "psgrad shard: {}\n", line); };
+  auto say = [](const std::string& line) { fmt::print(stderr, "psgrad shard: {}\n", cut_long_words(line)); };
   auto connection = connect_as_shard(self, contact->address.host, contact->address.port, options.token, shard,
                                      contact->retry, say);
   if (!connection) return error.failed(connection.error());

@@ -25,6 +25,8 @@
 #include "apps/resource_check.hpp"
 #include "io/config.hpp"
 #include "io/data_source.hpp"
+#include "model/checkpoint_fit.hpp"
+#include "io/user_text.hpp"
 
 namespace psgrad {
 
@@ -85,6 +87,12 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   const TrainingJob& job = *config;
   std::optional<WorkerStreamState> resume;
   if (offer.resume) resume = offer.stream;
+  // The server checked its checkpoint against the same data; a position that still does not fit
+  // this worker's data is refused here rather than abort the worker.
+  if (resume)
+    if (auto problem = stream_misfit(*resume, data->train->count))
+      return {error.failed(fmt::format("the server's resume position does not fit this worker's data: {}", *problem)),
+              false};
   // Shard processes, dialled before joining: the run starts only once every worker has, so no gradient
   // of theirs detours through the server's process.
   auto shard_routes = dial_shards(system, connection->coordinator, options.token, retry.tls, say);
@@ -138,7 +146,7 @@ int run_work_command(const WorkOptions& given) {
   auto contact = server_contact(options);
   if (!contact) return ErrorExit{"psgrad work"}.refused(contact.error());
   auto say = [&](const std::string& line) {
-    if (!options.quiet) fmt::print(stderr, "psgrad work: {}\n", line);
+    if (!options.quiet) fmt::print(stderr, "psgrad work: {}\n", cut_long_words(line));
   };
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), contact->network);
   // One message per turn: a worker computing on the network thread then lets the multiplexer write

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/output_path.hpp"
+
 namespace psgrad {
 
 namespace {
@@ -91,6 +93,8 @@ Status write_fully(int fd, const void* data, std::size_t size) {
 Status write_file_atomically(const std::string& path, const std::string& what,
                              const std::function<Status(int fd)>& fill) {
   auto fail = [&](const std::string& fault) { return Error{fmt::format("{}: cannot write {}: {}", path, what, fault)}; };
+  // The rename below would put a regular file in place of a device or FIFO.
+  if (auto replaceable = check_replaceable(path, what); !replaceable) return replaceable;
   remove_stale_temporaries(path);
   // A unique name, so two processes writing the same path never share a temporary file; O_CLOEXEC, so
   // worker processes spawned meanwhile do not inherit it.

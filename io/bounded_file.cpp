@@ -2,6 +2,7 @@
 #include "io/bounded_file.hpp"
 
 #include <cerrno>
+#include <filesystem>
 #include <cstring>
 #include <new>
 #include <string>
@@ -17,15 +18,6 @@ namespace psgrad {
 
 namespace {
 
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 Error too_big(const std::string& path, const std::string& what, double size, std::uint64_t max_bytes) {
   return Error{fmt::format("{}: is {}, more than any {} (at most {})", path, memory_size_text(size), what,
                            memory_size_text(static_cast<double>(max_bytes)))};
@@ -38,6 +30,31 @@ std::string with_article(const std::string& what) {
 }
 
 }  // namespace
+
+const char* file_kind_text(unsigned int mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::optional<Error> missing_path(const std::string& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) == 0) return std::nullopt;
+  const int error = errno;
+  if (error == ENOENT) {
+    // A relative path is looked for from the working directory: say where that was.
+    std::error_code ignored;
+    if (std::filesystem::path(path).is_relative())
+      return Error{fmt::format("{}: not found (looked for {})", path,
+                               std::filesystem::absolute(path, ignored).lexically_normal().string())};
+    return Error{fmt::format("{}: not found", path)};
+  }
+  if (error == ELOOP) return Error{fmt::format("{}: is a symbolic link loop", path)};
+  return Error{fmt::format("{}: {}", path, std::strerror(error))};
+}
 
 CheckedFile::~CheckedFile() {
   if (fd_ >= 0) ::close(fd_);
@@ -56,7 +73,7 @@ Result<CheckedFile> open_checked_file(const std::string& path, const std::string
   if (::fstat(fd, &status) != 0)
     return Error{fmt::format("{}: cannot open {}: {}", path, what, std::strerror(errno))};
   if (!S_ISREG(status.st_mode))
-    return Error{fmt::format("{}: is {}, not {}", path, kind_of(status.st_mode), with_article(what))};
+    return Error{fmt::format("{}: is {}, not {}", path, file_kind_text(status.st_mode), with_article(what))};
   const auto size = static_cast<std::uint64_t>(status.st_size);
   if (size > max_bytes) return too_big(path, what, static_cast<double>(size), max_bytes);
   // Blocking again, for readers that expect it (regular files never block, but zlib asks).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "model/result.hpp"
@@ -32,6 +33,13 @@ class CheckedFile {
   int fd_;
   std::uint64_t size_;
 };
+
+// "a character device", "a FIFO (named pipe)", "a folder" ... for a stat mode that is not a regular file.
+const char* file_kind_text(unsigned int mode);
+
+// Why nothing can be looked at under `path`: "<path>: not found", "<path>: is a symbolic link loop", or
+// the system's reason; nothing when something is there (of any kind).
+std::optional<Error> missing_path(const std::string& path);
 
 // Errors are one line naming the file: "<path>: cannot open <what>[: <reason>]", "<path>: is a
 // character device, not a <what>", "<path>: is 2.0 TiB, more than any <what> (at most 9.0 GiB)".

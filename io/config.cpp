@@ -17,6 +17,7 @@
 #include "io/config_keys.hpp"
 #include "io/config_validator.hpp"
 #include "io/toml_text.hpp"
+#include "model/checked_count.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
 #include "model/training_mode.hpp"
@@ -156,6 +157,33 @@ Status read_optimizer(const toml::table& document, const Validator& validator, O
   return read_schedule(*schedule_table, validator, out);
 }
 
+// The run's optimizer steps, as the driver counts them: iterations in sync, iterations x workers in async
+// and ssp. Bounded (run_limits.hpp), so no count of steps wraps around to a small one.
+Result<std::uint64_t> run_steps(const Config& config, const Validator& validator) {
+  const auto iterations = static_cast<std::uint64_t>(config.training.iterations);
+  const auto per_iteration = config.cluster.mode == TrainingMode::sync ? 1 : static_cast<std::uint64_t>(config.cluster.num_workers);
+  const auto steps = checked_product(iterations, per_iteration);
+  if (steps && *steps <= max_run_steps) return *steps;
+  return validator.fail("training.iterations",
+                        per_iteration == 1
+                            ? fmt::format("expected at most {} (2^53), got {}", max_run_steps, iterations)
+                            : fmt::format("expected at most {} (2^53) optimizer steps, got {} iterations x {} "
+                                          "workers in {} mode",
+                                          max_run_steps, iterations, per_iteration, mode_name(config.cluster.mode)));
+}
+
+// A schedule must be able to drive this run (schedule_problem): its problem is found here, not at the
+// step where it would show.
+Status check_schedule_over_run(const Config& config, std::uint64_t steps, const Validator& validator) {
+  if (config.optimizer.schedule.empty()) return success();
+  auto schedule = build_schedule(config.optimizer.schedule, config.optimizer.schedule_settings);
+  if (!schedule) return validator.fail("optimizer.learn_rate", schedule.error());
+  if (const auto problem = schedule_problem(**schedule, steps))
+    return validator.fail("optimizer.learn_rate",
+                          fmt::format("{} cannot drive this run: {}", config.optimizer.schedule, *problem));
+  return success();
+}
+
 Result<Config> validate(const toml::table& document, const Validator& validator) {
   for (const auto& [key_node, node] : document) {
     const std::string name(key_node.str());
@@ -192,6 +220,9 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
                           fmt::format("sync with the pipeline takes every worker's gradient in each step, but "
                                       "cluster.backup_workers is {}",
                                       config.cluster.backup_workers));
+  const auto steps = run_steps(config, validator);
+  if (!steps) return Error{steps.error()};
+  if (auto driven = check_schedule_over_run(config, *steps, validator); !driven) return Error{driven.error()};
   return config;
 }
 

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "io/bounded_file.hpp"
+#include "io/line_reader.hpp"
 #include "io/machine_memory.hpp"
 #include "io/user_text.hpp"
 
@@ -59,7 +60,13 @@ class CsvReading {
   static void on_field(void* text, std::size_t length, void* self) {
     static_cast<CsvReading*>(self)->field(static_cast<const char*>(text), length);
   }
-  static void on_row_end(int, void* self) { static_cast<CsvReading*>(self)->row_end(); }
+  static void on_row_end(int, void* self) {
+    auto* reading = static_cast<CsvReading*>(self);
+    ++reading->rows_ended_;
+    reading->row_end();
+  }
+  // Rows libcsv has ended so far (every row, kept or not).
+  std::uint64_t rows_ended() const { return rows_ended_; }
 
   void set_line(std::uint64_t line) { line_ = line; }
   bool failed() const { return error_.has_value(); }
@@ -159,6 +166,7 @@ class CsvReading {
   std::string path_;
   CsvLayout layout_;
   std::uint64_t line_ = 0;
+  std::uint64_t rows_ended_ = 0;
   bool first_row_done_ = false;
   bool first_row_only_ = false;
   bool has_header_ = false;
@@ -175,65 +183,93 @@ struct ParserFreer {
   void operator()(csv_parser* parser) const { csv_free(parser); }
 };
 
-// Feeds the text to libcsv line by line; stops at the first error, or after the first row when asked.
-Status parse_lines(const std::string& path, const std::string& text, CsvReading& reading, bool first_row_only) {
+// The longest line read: a row of kMaxFeatures columns of about 30 characters each. A longer line is
+// no row this reader would keep (a sparse or binary file, a missing newline), and is refused as soon
+// as that much has been read, rather than held whole while the parser copies it.
+constexpr std::size_t kMaxCsvLineBytes = std::size_t{32} << 20;
+
+Result<LineReader> open_csv(const std::string& path) {
+  return LineReader::open(path, "CSV file", kMaxCsvBytes, kMaxCsvLineBytes,
+                          fmt::format("more than any row of at most {} columns", kMaxFeatures + 1));
+}
+
+// Feeds the file to libcsv line by line; stops at the first error, or after the first row when asked.
+Status parse_lines(const std::string& path, LineReader& lines, CsvReading& reading, bool first_row_only) {
   csv_parser parser;
   if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_EMPTY_IS_NULL) != 0)
     return Error{fmt::format("{}: cannot start the CSV parser", path)};
   std::unique_ptr<csv_parser, ParserFreer> owned(&parser);
-  std::uint64_t line = 0;
-  std::size_t at = 0;
-  while (at < text.size() && !reading.failed()) {
-    const char* newline = static_cast<const char*>(std::memchr(text.data() + at, '\n', text.size() - at));
-    const std::size_t end = newline ? static_cast<std::size_t>(newline - text.data()) + 1 : text.size();
-    reading.set_line(++line);
-    if (csv_parse(&parser, text.data() + at, end - at, CsvReading::on_field, CsvReading::on_row_end, &reading) !=
-        end - at)
-      return Error{fmt::format("{}:{}: not valid CSV: {}", path, line, csv_strerror(csv_error(&parser)))};
-    at = end;
+  // A quoted field may span lines; its row is bounded as a line is.
+  std::size_t row_bytes = 0;
+  std::uint64_t rows_before = reading.rows_ended();
+  while (!reading.failed()) {
+    auto next = lines.next();
+    if (!next) return Error{next.error()};
+    if (!*next) break;
+    const auto line = **next;
+    reading.set_line(lines.line());
+    if (csv_parse(&parser, line.data(), line.size(), CsvReading::on_field, CsvReading::on_row_end, &reading) !=
+        line.size())
+      return Error{fmt::format("{}:{}: not valid CSV: {}", path, lines.line(), csv_strerror(csv_error(&parser)))};
+    row_bytes = reading.rows_ended() == rows_before ? row_bytes + line.size() : 0;
+    rows_before = reading.rows_ended();
+    if (row_bytes > kMaxCsvLineBytes)
+      return Error{fmt::format("{}:{}: a quoted field runs over more than {} bytes, more than any row", path,
+                               lines.line(), kMaxCsvLineBytes)};
     if (first_row_only && reading.columns() > 0) break;
   }
   if (!reading.failed() && !(first_row_only && reading.columns() > 0) &&
       csv_fini(&parser, CsvReading::on_field, CsvReading::on_row_end, &reading) != 0)
-    return Error{fmt::format("{}:{}: not valid CSV: {}", path, line, csv_strerror(csv_error(&parser)))};
+    return Error{fmt::format("{}:{}: not valid CSV: {}", path, lines.line(), csv_strerror(csv_error(&parser)))};
   if (reading.error()) return *reading.error();
   return success();
+}
+
+// Said of a file with no row: an empty file is not a CSV file with rows in it.
+Error no_rows(const std::string& path, const LineReader& lines) {
+  if (lines.file_size() == 0) return Error{fmt::format("{}: holds no rows: the file is empty (0 bytes)", path)};
+  return Error{fmt::format("{}: holds no rows", path)};
 }
 
 }  // namespace
 
 Result<LabeledExamples> read_csv_examples(const std::string& path, const CsvLayout& layout) {
-  auto text = read_checked_file(path, "CSV file", kMaxCsvBytes);
-  if (!text) return Error{text.error()};
+  auto lines = open_csv(path);
+  if (!lines) return Error{lines.error()};
   CsvReading reading(path, layout);
   try {
-    if (auto parsed = parse_lines(path, *text, reading, false); !parsed) return Error{parsed.error()};
+    if (auto parsed = parse_lines(path, *lines, reading, false); !parsed) return Error{parsed.error()};
   } catch (const std::bad_alloc&) {
     return Error{fmt::format("{}: not enough memory for its examples", path)};
   }
-  if (reading.columns() == 0) return Error{fmt::format("{}: holds no rows", path)};
+  if (reading.columns() == 0) return no_rows(path, *lines);
   if (reading.header_only()) return Error{fmt::format("{}: holds a header but no examples", path)};
-  return reading.take();
+  auto examples = reading.take();
+  // Growth by doubling may have left up to half of each buffer unused: memory stays with what is kept.
+  examples.inputs.shrink_to_fit();
+  examples.labels.shrink_to_fit();
+  return examples;
 }
 
 Result<CsvShape> peek_csv_shape(const std::string& path) {
-  auto text = read_checked_file(path, "CSV file", kMaxCsvBytes);
-  if (!text) return Error{text.error()};
+  auto lines = open_csv(path);
+  if (!lines) return Error{lines.error()};
   CsvReading reading(path, CsvLayout{});
   reading.stop_after_first_row();
-  if (auto parsed = parse_lines(path, *text, reading, true); !parsed) return Error{parsed.error()};
-  if (reading.columns() == 0) return Error{fmt::format("{}: holds no rows", path)};
+  if (auto parsed = parse_lines(path, *lines, reading, true); !parsed) return Error{parsed.error()};
+  if (reading.columns() == 0) return no_rows(path, *lines);
   CsvShape shape;
   shape.columns = reading.columns();
   shape.has_header = reading.has_header();
-  std::uint64_t lines = 0;
-  for (std::size_t at = 0; at < text->size();) {
-    const auto end = text->find('\n', at);
-    const std::size_t stop = end == std::string::npos ? text->size() : end;
-    if (text->find_first_not_of(" \t\r", at) < stop) ++lines;
-    at = stop + 1;
+  // The first row's lines, then every later line that holds more than blanks.
+  std::uint64_t lines_counted = lines->line();
+  for (;;) {
+    auto next = lines->next();
+    if (!next) return Error{next.error()};
+    if (!*next) break;
+    if ((*next)->find_first_not_of(" \t\r\n") != std::string_view::npos) ++lines_counted;
   }
-  shape.data_lines = lines - (shape.has_header ? 1 : 0);
+  shape.data_lines = lines_counted - (shape.has_header ? 1 : 0);
   return shape;
 }
 

@@ -2,6 +2,7 @@
 #include "io/data_source.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -23,9 +24,13 @@ namespace {
 constexpr const char* kZipSignature = "PK\x03\x04";
 constexpr const char* kNpySignature = "\x93NUMPY";
 
+// Anything but a folder: a FIFO or a device under a data file's name is then refused by the reader
+// as what it is, not taken for a missing file. A symbolic link loop counts too (the reader says so).
 bool exists_as_file(const fs::path& path) {
-  std::error_code ignored;
-  return fs::is_regular_file(path, ignored);
+  std::error_code error;
+  const auto status = fs::status(path, error);
+  if (error && error.value() == ELOOP) return true;
+  return fs::exists(status) && !fs::is_directory(status);
 }
 
 // The first bytes of a file, to tell formats apart; empty when it cannot be read (the reader then says why).
@@ -63,11 +68,11 @@ LabeledExamples from_dataset(const Dataset& data, const std::string& origin) {
 }
 
 Result<PathExamples> read_idx_folder(const std::string& folder, Wanted wanted) {
-  auto split = load_data_folder(folder);
-  if (!split) return Error{split.error()};
+  auto parts = load_idx_folder_parts(folder);
+  if (!parts) return Error{parts.error()};
   PathExamples examples;
-  if (wanted.train) examples.train = from_dataset(*split->train, folder + " (train files)");
-  if (wanted.test) examples.test = from_dataset(*split->dev, folder + " (t10k files)");
+  if (wanted.train) examples.train = from_dataset(parts->train, folder + " (train files)");
+  if (wanted.test && parts->test) examples.test = from_dataset(*parts->test, folder + " (t10k files)");
   return examples;
 }
 
@@ -173,14 +178,9 @@ Status check_scale_applies(const DataSource& source, const std::string& path) {
 }  // namespace
 
 Result<DataFormat> data_format(const std::string& path) {
+  if (auto missing = missing_path(path)) return *missing;
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (!fs::exists(status)) {
-    // A relative path is looked for from the working directory: say where that was.
-    if (fs::path(path).is_relative())
-      return Error{fmt::format("{}: not found (looked for {})", path, fs::absolute(path, ec).lexically_normal().string())};
-    return Error{fmt::format("{}: not found", path)};
-  }
   if (fs::is_directory(status)) {
     if (exists_as_file(fs::path(path) / "x_train.npy") || exists_as_file(fs::path(path) / "x_test.npy"))
       return DataFormat::npy_folder;

@@ -66,9 +66,9 @@ Error file_error(const std::string& path, const std::string& fault) {
 class IdxReader {
  public:
   static Result<IdxReader> open(const std::string& path) {
+    if (auto missing = missing_path(path)) return *missing;
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
-    if (!std::filesystem::exists(status)) return file_error(path, "not found");
     if (std::filesystem::is_directory(status)) return file_error(path, "is a directory, not an IDX file");
     auto checked = open_checked_file(path, "IDX file", kMaxFileBytes);
     if (!checked) return Error{checked.error()};

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/metrics_fields.hpp"
+#include "io/output_path.hpp"
 
 namespace psgrad {
 
@@ -50,6 +51,8 @@ std::string utc_iso8601(std::chrono::system_clock::time_point time) {
 }
 
 Result<std::unique_ptr<MetricsWriter>> MetricsWriter::create(const std::string& path) {
+  // Opening a FIFO for writing would wait for a reader; a device would take the lines.
+  if (auto replaceable = check_replaceable(path, "metrics file"); !replaceable) return Error{replaceable.error()};
   std::FILE* file = std::fopen(path.c_str(), "w");
   if (!file) return Error{fmt::format("{}: cannot create metrics file: {}", path, std::strerror(errno))};
   return std::make_unique<MetricsWriter>(Key{}, path, file);

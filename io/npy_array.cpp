@@ -270,6 +270,16 @@ Result<NpyArray> parse_npy_header(const std::string& leading_bytes, const std::s
   return array;
 }
 
+Result<std::uint64_t> npy_file_bytes(const std::string& leading_bytes, const std::string& where) {
+  auto preamble = read_preamble(leading_bytes, where);
+  if (!preamble) return Error{preamble.error()};
+  auto array = parse_header_text(leading_bytes, *preamble, where);
+  if (!array) return Error{array.error()};
+  auto payload = payload_bytes(*array, where);
+  if (!payload) return Error{payload.error()};
+  return preamble->header_start + preamble->header_bytes + *payload;
+}
+
 Result<NpyArray> parse_npy(std::string bytes, const std::string& where) {
   auto preamble = read_preamble(bytes, where);
   if (!preamble) return Error{preamble.error()};

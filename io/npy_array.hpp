@@ -32,6 +32,9 @@ constexpr std::uint64_t kMaxNpyBytes = std::uint64_t{6} << 30;
 Result<NpyArray> parse_npy(std::string bytes, const std::string& where);
 // Only the header: the shape and dtype of the array, its bytes left empty.
 Result<NpyArray> parse_npy_header(const std::string& leading_bytes, const std::string& where);
+// The size of the whole .npy file whose first bytes these are: preamble, header and the elements its
+// shape and dtype declare.
+Result<std::uint64_t> npy_file_bytes(const std::string& leading_bytes, const std::string& where);
 // Reads a .npy file through the bounded reader (only regular files within kMaxNpyBytes).
 Result<NpyArray> read_npy_file(const std::string& path);
 // Reads only the header of a .npy file.

@@ -18,6 +18,8 @@ namespace {
 constexpr std::uint64_t kMaxNpzBytes = std::uint64_t{6} << 30;  // the IDX bound
 constexpr const char* kMemberSuffix = ".npy";
 constexpr std::size_t kChunkBytes = std::size_t{1} << 24;
+// Every header numpy writes fits in 64 KiB (format 1.0 cannot say more).
+constexpr std::uint64_t kHeaderReadBytes = 64 * 1024 + 10;
 
 std::string zip_open_error(int code) {
   zip_error_t error;
@@ -61,7 +63,8 @@ Result<NpzArchive> NpzArchive::open(const std::string& path) {
 
 bool NpzArchive::has(const std::string& name) const { return indices_.count(name) != 0; }
 
-Result<std::string> NpzArchive::member_bytes(const std::string& name, std::uint64_t at_most) const {
+Result<std::string> NpzArchive::member_bytes(const std::string& name, std::uint64_t at_most,
+                                             std::uint64_t declared_at_most) const {
   const std::string where = fmt::format("{}: {}{}", path_, name, kMemberSuffix);
   const auto found = indices_.find(name);
   if (found == indices_.end()) {
@@ -73,6 +76,10 @@ Result<std::string> NpzArchive::member_bytes(const std::string& name, std::uint6
   zip_stat_init(&stat);
   if (zip_stat_index(archive_.get(), found->second, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE))
     return Error{fmt::format("{}: cannot read its zip entry: {}", where, zip_strerror(archive_.get()))};
+  if (stat.size > declared_at_most)
+    return Error{fmt::format("{}: its zip entry declares {} bytes uncompressed, but its header's shape and dtype make "
+                             "{} bytes",
+                             where, stat.size, declared_at_most)};
   if (stat.size > kMaxNpyBytes)
     return Error{fmt::format("{}: is {} uncompressed, more than any .npy array (at most {})", where,
                              memory_size_text(static_cast<double>(stat.size)),
@@ -119,14 +126,19 @@ Result<std::string> NpzArchive::member_bytes(const std::string& name, std::uint6
 }
 
 Result<NpyArray> NpzArchive::read(const std::string& name) const {
-  auto bytes = member_bytes(name, kMaxNpyBytes);
+  // The header says how many bytes the member holds: no more is ever inflated, so a small archive that
+  // inflates to gigabytes is refused after its header.
+  auto leading = member_bytes(name, kHeaderReadBytes);
+  if (!leading) return Error{leading.error()};
+  auto whole = npy_file_bytes(*leading, fmt::format("{}: {}{}", path_, name, kMemberSuffix));
+  if (!whole) return Error{whole.error()};
+  auto bytes = member_bytes(name, *whole, *whole);
   if (!bytes) return Error{bytes.error()};
   return parse_npy(std::move(*bytes), fmt::format("{}: {}{}", path_, name, kMemberSuffix));
 }
 
 Result<NpyArray> NpzArchive::read_header(const std::string& name) const {
-  // Every header numpy writes fits in 64 KiB (format 1.0 cannot say more).
-  auto bytes = member_bytes(name, 64 * 1024 + 10);
+  auto bytes = member_bytes(name, kHeaderReadBytes);
   if (!bytes) return Error{bytes.error()};
   return parse_npy_header(*bytes, fmt::format("{}: {}{}", path_, name, kMemberSuffix));
 }

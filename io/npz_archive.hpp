@@ -33,7 +33,10 @@ class NpzArchive {
   NpzArchive(std::string path, std::unique_ptr<::zip, Closer> archive, std::vector<std::string> names,
              std::map<std::string, unsigned long long> indices)
       : path_(std::move(path)), archive_(std::move(archive)), names_(std::move(names)), indices_(std::move(indices)) {}
-  Result<std::string> member_bytes(const std::string& name, std::uint64_t at_most) const;
+  // At most at_most of the member's bytes; an entry that declares more than declared_at_most bytes is
+  // refused before any is inflated.
+  Result<std::string> member_bytes(const std::string& name, std::uint64_t at_most,
+                                   std::uint64_t declared_at_most = UINT64_MAX) const;
 
   std::string path_;
   std::unique_ptr<::zip, Closer> archive_;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include "io/bounded_file.hpp"
@@ -12,6 +13,7 @@
 #include "io/idx.hpp"
 #include "io/model_scoring.hpp"
 #include "io/npz_archive.hpp"
+#include "model/checked_count.hpp"
 
 namespace psgrad {
 namespace {
@@ -52,23 +54,45 @@ Result<LabeledExamples> csv_rows(const std::string& path, std::size_t width, con
   return read_csv_examples(path, CsvLayout{label_column, source.scale});
 }
 
+// An array of examples holds its features in every axis but the first.
+Status check_feature_count(const NpyArray& header, const std::string& where, std::size_t width) {
+  if (header.shape.size() < 2) return success();  // features_from_array says what is wrong with it
+  std::uint64_t features = 1;
+  for (std::size_t axis = 1; axis < header.shape.size(); ++axis)
+    features = saturating_product(features, header.shape[axis]);
+  if (features == width) return success();
+  return Error{fmt::format("{}: {} features per example (shape {}), but the model takes {} inputs", where, features,
+                           fmt::join(header.shape, "x"), width)};
+}
+
 }  // namespace
 
 Result<LabeledExamples> read_prediction_inputs(const std::string& path, std::size_t width, const DataSource& source) {
+  if (auto missing = missing_path(path)) return *missing;
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) return Error{fmt::format("{}: not found", path)};
   if (std::filesystem::is_directory(status)) return load_dev_examples(path, source);
+  // Said for what it is, before a reader guesses at its format from no bytes at all.
+  if (auto opened = open_checked_file(path, "input file", kMaxCsvBytes); !opened) return Error{opened.error()};
+  else if (opened->size() == 0) return Error{fmt::format("{}: is empty (0 bytes), expected examples", path)};
   const std::string bytes = first_bytes(path);
   if (starts_with(bytes, "PK\x03\x04")) {
     auto archive = NpzArchive::open(path);
     if (!archive) return Error{archive.error()};
     const std::string name = archive->has("x_test") ? "x_test" : "x_train";
+    // The header's shape is checked before the array is inflated.
+    auto header = archive->read_header(name);
+    if (!header) return Error{header.error()};
+    if (auto fits = check_feature_count(*header, fmt::format("{}: {}", path, name), width); !fits)
+      return Error{fits.error()};
     auto x = archive->read(name);
     if (!x) return Error{x.error()};
     return features_from_array(*x, fmt::format("{}: {}", path, name), source.scale);
   }
   if (starts_with(bytes, "\x93NUMPY")) {
+    auto header = read_npy_header(path);
+    if (!header) return Error{header.error()};
+    if (auto fits = check_feature_count(*header, path, width); !fits) return Error{fits.error()};
     auto x = read_npy_file(path);
     if (!x) return Error{x.error()};
     return features_from_array(*x, path, source.scale);

@@ -29,4 +29,23 @@ inline std::string echoed(std::string_view text, std::size_t limit = echoed_text
   return out + "...";
 }
 
+// A message as printed: every run of more than `limit` non-blank characters (a path, a host name or a
+// value that came from the user and was echoed whole) cut as echoed() cuts it, so a line stays short
+// whichever value deep inside psgrad put it there.
+// Words a little longer than the limit stay whole: a value echoed() already cut, with the quote or colon
+// around it.
+inline std::string cut_long_words(std::string_view line, std::size_t limit = echoed_text_limit) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < line.size()) {
+    const auto blank = line.find_first_of(" \n\t", at);
+    const auto end = blank == std::string_view::npos ? line.size() : blank;
+    const auto word = line.substr(at, end - at);
+    out += word.size() > limit + 20 ? echoed(word, limit) : std::string(word);
+    if (end < line.size()) out += line[end];
+    at = end + 1;
+  }
+  return out;
+}
+
 }  // namespace psgrad

@@ -76,7 +76,7 @@ Result<std::vector<HostLine>> parse_hostfile(std::string_view text, const std::s
     for (const auto& earlier : hosts)
       if (earlier.host == host.host)
         return Error{fmt::format("{}: host {} is listed twice (first on line {}); give one line workers=N instead",
-                                 where, host.host, earlier.line)};
+                                 where, echoed(host.host), earlier.line)};
     hosts.push_back(std::move(host));
   }
   if (hosts.empty()) return Error{fmt::format("{}: no hosts; expected lines of HOST [workers=N] [shards=K]", file_name)};

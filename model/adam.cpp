@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "model/array_cuts.hpp"
 #include "model/finite.hpp"
 #include "model/gradient_clip.hpp"
@@ -192,6 +194,26 @@ OptimizerState Adam::state() const {
   state.buffers.insert(state.buffers.end(), averages_.begin(), averages_.end());
   state.counts = steps_;
   return state;
+}
+
+std::optional<std::string> Adam::state_problem(const OptimizerState& state) const {
+  const std::size_t n = end_ - begin_;
+  if (state.buffers.size() != 2 * n + averages_.size())
+    return fmt::format("optimizer.buffers: {} floats, expected {} (the first and second moments{} of {} weights)",
+                       state.buffers.size(), 2 * n + averages_.size(), averages_.empty() ? "" : " and averages", n);
+  if (state.counts.size() != steps_.size())
+    return fmt::format("optimizer.counts: {} step counts, expected one per parameter array ({})", state.counts.size(),
+                       steps_.size());
+  const float* buffers = state.buffers.data();
+  if (const auto bad = first_non_finite(buffers, state.buffers.size())) {
+    const char* part = *bad < n ? "first moment" : *bad < 2 * n ? "second moment" : "average";
+    return fmt::format("optimizer.buffers: the {} of weight {} is {}", part, *bad % n, buffers[*bad]);
+  }
+  // v is a running mean of squares: below 0 no run writes it, and its square root would be NaN.
+  for (std::size_t i = n; i < 2 * n; ++i)
+    if (buffers[i] < 0.0f)
+      return fmt::format("optimizer.buffers: the second moment of weight {} is {}, below 0", i - n, buffers[i]);
+  return std::nullopt;
 }
 
 bool Adam::set_state(const OptimizerState& state) {

@@ -30,6 +30,7 @@ class Adam final : public Optimizer {
   bool last_step_finite() const override { return finite_; }
   OptimizerState state() const override;
   bool set_state(const OptimizerState& state) override;
+  std::optional<std::string> state_problem(const OptimizerState& state) const override;
 
   bool restrict_to(std::size_t begin, std::size_t end) override;
   std::vector<GradientRange> foreign_norm_ranges() const override { return foreign_ranges(chunks_); }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ class Optimizer {
   virtual OptimizerState state() const = 0;
   // False when the state does not fit this optimizer's layout.
   virtual bool set_state(const OptimizerState& state) = 0;
+  // Why a state from a file cannot be this optimizer's, as "<field>: <problem>" (buffers of another
+  // size, a moment that is not finite, a second moment below 0), or nothing when set_state may take it.
+  virtual std::optional<std::string> state_problem(const OptimizerState& state) const = 0;
 
   // From now on the learning rate of step n (this optimizer's n-th, counted from 0 and restored with
   // its state) is schedule->at(n), as Thinc's optimizer draws its next learn_rate after each update.

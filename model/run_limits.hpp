@@ -13,5 +13,8 @@ constexpr std::int64_t max_workers = 1024;
 // Scheduler threads beyond the machine's cores only contend for them; 1024 is more than any
 // machine's cores.
 constexpr std::int64_t max_scheduler_threads = 1024;
+// A run's optimizer steps (iterations, times the workers in async and ssp) are written to metrics
+// files as JSON numbers, which readers hold as doubles: exact only up to 2^53.
+constexpr std::uint64_t max_run_steps = std::uint64_t{1} << 53;
 
 }  // namespace psgrad

@@ -186,4 +186,17 @@ Result<std::unique_ptr<Schedule>> build_schedule(const std::string& name, Settin
   return entry->build(settings);
 }
 
+std::optional<std::string> schedule_problem(Schedule& schedule, std::uint64_t steps) {
+  const auto checked = std::min(steps, schedule_checked_steps);
+  bool any_nonzero = false;
+  for (std::uint64_t step = 0; step < checked; ++step) {
+    const double rate = schedule.at(step);
+    if (!std::isfinite(rate)) return fmt::format("its rate at step {} is {}", step, rate);
+    any_nonzero = any_nonzero || rate != 0.0;
+  }
+  if (any_nonzero || checked == 0) return std::nullopt;
+  return checked == steps ? fmt::format("its rate is 0 at every one of the run's {} steps, so nothing would train", steps)
+                          : fmt::format("its rate is 0 at each of the run's first {} steps", checked);
+}
+
 }  // namespace psgrad

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,12 @@ std::vector<std::string> schedule_names();
 
 // Fills the entry's defaults and builds; the error says what is wrong with the settings.
 Result<std::unique_ptr<Schedule>> build_schedule(const std::string& name, Settings settings);
+
+// Why the schedule cannot drive a run of `steps` optimizer steps, or nothing when it can. A rate of 0
+// at some steps is a step that leaves the weights as they are (a warm-up starts there, as in Thinc);
+// 0 at every step trains nothing, and a rate that is not finite would make every weight NaN. Runs
+// longer than schedule_checked_steps are checked over their first steps only.
+std::optional<std::string> schedule_problem(Schedule& schedule, std::uint64_t steps);
+constexpr std::uint64_t schedule_checked_steps = std::uint64_t{1} << 20;
 
 }  // namespace psgrad

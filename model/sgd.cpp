@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "model/array_cuts.hpp"
 #include "model/finite.hpp"
 #include "model/gradient_clip.hpp"
@@ -74,6 +76,15 @@ void Sgd::step(const float* source, float* weights, const float* const* gradient
 }
 
 OptimizerState Sgd::state() const { return OptimizerState{{}, steps_}; }
+
+std::optional<std::string> Sgd::state_problem(const OptimizerState& state) const {
+  if (!state.buffers.empty())
+    return fmt::format("optimizer.buffers: {} floats, expected none (SGD keeps no moments)", state.buffers.size());
+  if (state.counts.size() != steps_.size())
+    return fmt::format("optimizer.counts: {} step counts, expected one per parameter array ({})", state.counts.size(),
+                       steps_.size());
+  return std::nullopt;
+}
 
 bool Sgd::set_state(const OptimizerState& state) {
   if (!state.buffers.empty() || state.counts.size() != steps_.size()) return false;

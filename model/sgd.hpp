@@ -23,6 +23,7 @@ class Sgd final : public Optimizer {
   std::vector<GradientRange> foreign_norm_ranges() const override { return foreign_ranges(chunks_); }
   OptimizerState state() const override;
   bool set_state(const OptimizerState& state) override;
+  std::optional<std::string> state_problem(const OptimizerState& state) const override;
 
  private:
   void step(const float* source, float* target, const float* const* gradients, std::size_t count,

@@ -60,13 +60,27 @@ std::optional<std::string> ParameterStore::apply_gradients(const float* const* g
   return std::nullopt;
 }
 
-std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t count, std::size_t grain) {
-  if (count == 0 || grain == 0) return {};
-  // Where a cut may fall: the start of an array, every `grain` floats into one, and the end.
+namespace {
+
+// Where a cut may fall: the start of an array, every `grain` floats into one, and the end.
+std::vector<std::size_t> allowed_cuts(const ParameterLayout& layout, std::size_t grain) {
   std::vector<std::size_t> allowed;
   for (const auto& array : layout.arrays())
     for (std::size_t at = 0; at < array.size(); at += grain) allowed.push_back(array.offset + at);
   allowed.push_back(layout.total_size());
+  return allowed;
+}
+
+}  // namespace
+
+std::size_t max_shard_count(const ParameterLayout& layout, std::size_t grain) {
+  if (grain == 0) return 0;
+  return allowed_cuts(layout, grain).size() - 1;
+}
+
+std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t count, std::size_t grain) {
+  if (count == 0 || grain == 0) return {};
+  const auto allowed = allowed_cuts(layout, grain);
   // Each shard needs a point of its own, and the end one more.
   if (allowed.size() < count + 1) return {};
   std::vector<std::size_t> cuts = {0};

@@ -71,5 +71,7 @@ class ParameterStore {
 // every array's size cuts on array boundaries only). Empty when there are fewer allowed points than
 // shards.
 std::vector<std::size_t> shard_cuts(const ParameterLayout& layout, std::size_t count, std::size_t grain);
+// The most shards shard_cuts can make of the layout with that grain.
+std::size_t max_shard_count(const ParameterLayout& layout, std::size_t grain);
 
 }  // namespace psgrad

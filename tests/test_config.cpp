@@ -571,3 +571,23 @@ TEST_CASE("config --set of another architecture or optimizer drops the old choic
   const auto given = parse_error("", {"model.@layers=mlp.v1", "model.hidden_width=64"});
   CHECK(contains(given, "model.hidden_width: unknown key"));
 }
+
+TEST_CASE("config refuses iterations whose optimizer steps in async would not fit their count") {
+  // 2^62 iterations x 4 workers is 2^64 steps: it would wrap to 0 and the run would train nothing.
+  const auto message = parse_error("[training]\niterations = 4611686018427387904\n[cluster]\nmode = \"async\"\n"
+                                   "num_workers = 4\n");
+  CHECK(contains(message, "training.iterations"));
+  CHECK(contains(message, "4611686018427387904 iterations x 4 workers"));
+  CHECK(contains(parse_error("[training]\niterations = 4611686018427387904\n"), "at most 9007199254740992"));
+  parse_ok("[training]\niterations = 4503599627370496\n[cluster]\nmode = \"async\"\nnum_workers = 2\n");
+}
+
+TEST_CASE("config accepts a schedule that starts at rate 0 and refuses one that is 0 at every step, naming it") {
+  const auto config = parse_ok("[optimizer]\n\"@optimizers\" = \"Adam.v1\"\n[optimizer.learn_rate]\n\"@schedules\" = \"warmup_linear.v1\"\ninitial_rate = 0.002\n"
+                               "warmup_steps = 20\ntotal_steps = 200\n");
+  CHECK(config.optimizer.schedule == "warmup_linear.v1");
+  const auto message = parse_error("[optimizer]\n\"@optimizers\" = \"Adam.v1\"\n[optimizer.learn_rate]\n\"@schedules\" = \"constant.v1\"\nrate = 0.0\n");
+  CHECK(contains(message, "optimizer.learn_rate"));
+  CHECK(contains(message, "constant.v1"));
+  CHECK(contains(message, "0 at every one of the run's 200 steps"));
+}

@@ -2,6 +2,9 @@
 // column for every bad row.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -154,4 +157,38 @@ TEST_CASE("peek_csv_shape counts the columns and the example lines, past a heade
   CHECK(shape->columns == 3);
   CHECK(shape->has_header);
   CHECK(shape->data_lines == 2);
+}
+
+TEST_CASE("a CSV line longer than any row is refused at once, a sparse 2 GB file included, and so is an empty file") {
+  testing::TempFolder folder("csv-bounds");
+  const auto sparse = folder.file("sparse.csv");
+  { std::ofstream(sparse) << ""; }
+  std::filesystem::resize_file(sparse, std::uint64_t{2} << 30);  // holes: no disk, all NUL bytes, no newline
+  const auto started = std::chrono::steady_clock::now();
+  const auto refused = read_csv_examples(sparse, CsvLayout{0, 1.0});
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  REQUIRE_FALSE(refused.ok());
+  CHECK(is_one_line(refused.error()));
+  CHECK(contains(refused.error(), sparse + ":1: line is longer than 33554432 bytes"));
+  // Refused after the bound's 32 MiB were read, not the file's 2 GiB (which took 102 s and 6.1 GB).
+  CHECK(seconds < 20);
+  const auto peeked = peek_csv_shape(sparse);
+  REQUIRE_FALSE(peeked.ok());
+  CHECK(contains(peeked.error(), "line is longer than"));
+  const auto quoted = read("1,\"" + std::string(40u << 20, '9') + "\n" + "\"\n");
+  REQUIRE_FALSE(quoted.ok());
+  CHECK(contains(quoted.error(), "longer than"));
+  const auto empty = read("");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(contains(empty.error(), "holds no rows: the file is empty (0 bytes)"));
+}
+
+TEST_CASE("CSV examples read through a bounded buffer keep memory to the examples kept") {
+  std::string text = "label,a,b\n";
+  for (int i = 0; i < 50000; ++i) text += "1,0.5,2\n";
+  const auto examples = read(text);
+  REQUIRE(examples.ok());
+  CHECK(examples->count == 50000);
+  CHECK(examples->inputs.capacity() == examples->inputs.size());
+  CHECK(examples->labels.capacity() == examples->labels.size());
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include "actors/training_job.hpp"
 #include "io/data_source.hpp"
@@ -327,4 +328,51 @@ TEST_CASE("the [data] keys for your own data parse into a DataSource and refuse 
   auto zero = parse_config("", "own.toml", {"data.scale=0"});
   REQUIRE_FALSE(zero.ok());
   CHECK(contains(zero.error(), "data.scale: expected a number > 0"));
+}
+
+TEST_CASE("an IDX folder of train files alone is split by data.dev_fraction, as the README allows") {
+  testing::TempFolder folder("idx-train-only");
+  IdxImages images;
+  images.count = 20;
+  images.rows = 2;
+  images.cols = 2;
+  images.pixels.assign(images.count * 4, 128);
+  IdxLabels labels;
+  for (std::size_t i = 0; i < images.count; ++i) labels.labels.push_back(static_cast<std::uint8_t>(i % 2));
+  REQUIRE(write_idx_images(folder.file("train-images-idx3-ubyte"), images).ok());
+  REQUIRE(write_idx_labels(folder.file("train-labels-idx1-ubyte"), labels).ok());
+  auto source = own(folder.path.string());
+  source.dev_fraction = 0.2;
+  const auto split = load_data_source(source, "");
+  INFO((split ? std::string() : split.error()));
+  REQUIRE(split.ok());
+  CHECK(split->train->count == 16);
+  CHECK(split->dev->count == 4);
+  // Without a dev split of any kind, the folder still says what it lacks.
+  const auto refused = load_data_source(own(folder.path.string()), "");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(contains(refused.error(), "t10k"));
+}
+
+TEST_CASE("a symbolic link loop, a FIFO or /dev/zero where data should be is reported as what it is") {
+  testing::TempFolder folder("data-kinds");
+  const auto loop = folder.file("loop.csv");
+  fs::create_symlink(loop, loop);
+  const auto looped = load_data_source(own(loop), "");
+  REQUIRE_FALSE(looped.ok());
+  CHECK(contains(looped.error(), "symbolic link loop"));
+  // A folder of .npy files whose x_train.npy is a FIFO, and one whose x_train.npy is /dev/zero.
+  fs::create_directories(folder.path / "fifo");
+  REQUIRE(::mkfifo(folder.file("fifo/x_train.npy").c_str(), 0600) == 0);
+  testing::write_file_bytes(folder.file("fifo/y_train.npy"), "labels");
+  const auto fifo = load_data_source(own(folder.file("fifo")), "");
+  REQUIRE_FALSE(fifo.ok());
+  CHECK(is_one_line(fifo.error()));
+  CHECK(contains(fifo.error(), "x_train.npy: is a FIFO (named pipe)"));
+  fs::create_directories(folder.path / "zero");
+  fs::create_symlink("/dev/zero", folder.path / "zero" / "x_train.npy");
+  testing::write_file_bytes(folder.file("zero/y_train.npy"), "labels");
+  const auto zero = load_data_source(own(folder.file("zero")), "");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(contains(zero.error(), "x_train.npy: is a character device"));
 }

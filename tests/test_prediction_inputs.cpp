@@ -1,6 +1,7 @@
 // Tests for what `psgrad predict` reads: every data format, with or without a CSV label column.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -70,4 +71,33 @@ TEST_CASE("an .npz gives its x_test, a .npy its array, and an IDX file its pixel
   auto idx = read_prediction_inputs(folder.file("images-idx3-ubyte.gz"), 2, source);
   REQUIRE_MESSAGE(idx.ok(), (idx.ok() ? "" : idx.error()));
   CHECK(features(*idx) == std::vector<float>{0, 1});
+}
+
+TEST_CASE("predict reports an empty file and a symbolic link loop for what they are") {
+  testing::TempFolder folder("predict-kinds");
+  const auto empty = folder.file("empty.csv");
+  testing::write_file_bytes(empty, "");
+  const auto refused = read_prediction_inputs(empty, 4, DataSource{});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == empty + ": is empty (0 bytes), expected examples");
+  const auto loop = folder.file("loop.csv");
+  std::filesystem::create_symlink(loop, loop);
+  CHECK(read_prediction_inputs(loop, 4, DataSource{}).error() == loop + ": is a symbolic link loop");
+}
+
+TEST_CASE("predict refuses an .npz whose header shows other features before inflating its array") {
+  testing::TempFolder folder("predict-bomb");
+  // The header says 1 x 785 bytes; the member holds 64 MiB of zeros, which deflate to a few KiB.
+  NpyArray x = npy_array({1, 785}, std::vector<std::uint8_t>(785, 0));
+  x.bytes.assign(64u << 20, '\0');
+  const auto path = folder.file("bomb.npz");
+  REQUIRE(write_npz(path, {{"x_test", x}}, true).ok());
+  const auto refused = read_prediction_inputs(path, 784, DataSource{});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(contains(refused.error(), "785 features per example (shape 1x785), but the model takes 784 inputs"));
+  // With the width it claims, the member is refused for holding more than its header declares.
+  const auto oversized = read_prediction_inputs(path, 785, DataSource{});
+  REQUIRE_FALSE(oversized.ok());
+  INFO(oversized.error());
+  CHECK(contains(oversized.error(), "declares 67108992 bytes uncompressed, but its header's shape and dtype make 913 bytes"));
 }

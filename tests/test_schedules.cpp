@@ -175,3 +175,37 @@ TEST_CASE("a restored optimizer continues its schedule at the restored step") {
   for (int i = 0; i < 3; ++i) restarted.apply_gradients(c.data(), g.data());
   CHECK(c != a);
 }
+
+TEST_CASE("a schedule whose rate is 0 only at some steps can drive a run, one that is 0 at every step cannot") {
+  // The README's warm-up: 0 at step 0, then rising; Thinc allows it.
+  auto warmup = make("warmup_linear.v1", {{"initial_rate", 0.002},
+                                          {"warmup_steps", std::int64_t{20}},
+                                          {"total_steps", std::int64_t{200}}});
+  CHECK(warmup->at(0) == 0.0);
+  CHECK_FALSE(schedule_problem(*warmup, 200).has_value());
+  auto zero = make("constant.v1", {{"rate", 0.0}});
+  const auto problem = schedule_problem(*zero, 200);
+  REQUIRE(problem.has_value());
+  CHECK(problem->find("0 at every one of the run's 200 steps") != std::string::npos);
+  // warm-up and total of 0 steps: 0 from the start.
+  auto empty = make("warmup_linear.v1", {{"initial_rate", 0.002},
+                                         {"warmup_steps", std::int64_t{0}},
+                                         {"total_steps", std::int64_t{0}}});
+  CHECK(schedule_problem(*empty, 50).has_value());
+}
+
+TEST_CASE("an optimizer whose schedule starts at rate 0 is built and leaves the weights as they are at that step") {
+  ParameterLayout layout;
+  layout.add("a", "W", 2, 2);
+  Adam adam(AdamSettings{}, layout);
+  adam.set_learn_rate_schedule(make("warmup_linear.v1", {{"initial_rate", 0.01},
+                                                         {"warmup_steps", std::int64_t{2}},
+                                                         {"total_steps", std::int64_t{10}}}));
+  std::vector<float> weights = {1, 2, 3, 4};
+  const std::vector<float> gradient = {0.5f, -0.5f, 0.25f, 1};
+  adam.apply_gradients(weights.data(), gradient.data());
+  CHECK(adam.last_step_finite());
+  CHECK(weights == std::vector<float>{1, 2, 3, 4});
+  adam.apply_gradients(weights.data(), gradient.data());
+  CHECK(weights != std::vector<float>{1, 2, 3, 4});
+}

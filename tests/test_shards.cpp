@@ -233,3 +233,17 @@ TEST_CASE("a sharded sync run resumed from its checkpoint ends with the uninterr
   CHECK(single_checkpoints[0].optimizer.buffers == checkpoints[0].optimizer.buffers);
   CHECK(single_checkpoints[0].optimizer.counts == checkpoints[0].optimizer.counts);
 }
+
+TEST_CASE("server shard cuts refuse more shards than the model can be cut into, saying how many it can") {
+  ParameterLayout layout;
+  for (int layer = 0; layer < 3; ++layer) {
+    layout.add("l" + std::to_string(layer), "W", 10, 10);
+    layout.add("l" + std::to_string(layer), "b", 1, 10);
+  }
+  auto job = small_job(TrainingMode::sync, 2, 10);
+  CHECK(server_shard_cuts(job, layout, 6).ok());
+  const auto refused = server_shard_cuts(job, layout, 8);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == "cannot split the model's 6 parameter arrays (330 floats) into 8 server shards for "
+                           "Adam.v1: at most 6");
+}

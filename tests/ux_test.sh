@@ -344,13 +344,13 @@ case "$scenario" in
       refuse_input "$bad: is a $kind.*, not a config file" config check "$bad"
       refuse_input "$bad: is a $kind.*, not a checkpoint" train --config "$config" --resume "$bad" --no-metrics
       refuse_input "$bad: is a $kind.*, not a model file" eval --model "$bad"
-      refuse_input "$bad: is a $kind.*, not an IDX file" predict --model model.psgrad "$bad"
+      refuse_input "$bad: is a $kind.*, not an input file" predict --model model.psgrad "$bad"
       refuse_input "$bad: is a $kind.*, not a metrics file" plot "$bad" -o x.png
     done
     refuse_input "huge: is 1.0 TiB, more than any config file" config check huge
     refuse_input "huge: is 1.0 TiB, more than any checkpoint" train --config "$config" --resume huge --no-metrics
     refuse_input "huge: is 1.0 TiB, more than any model file" eval --model huge
-    refuse_input "huge: is 1.0 TiB, more than any IDX file" predict --model model.psgrad huge
+    refuse_input "huge: is 1.0 TiB, more than any input file" predict --model model.psgrad huge
     refuse_input "huge: is 1.0 TiB, more than any metrics file" plot huge -o x.png
     refuse_input "0.json: is a FIFO (named pipe), not a digits file" data prepare --npm-package npm --out prepared
     ;;

@@ -1,0 +1,126 @@
+// A checkpoint that passes its checksum but does not fit the run is refused in one line naming the
+// file and the field: checked field by field, and end to end on `train --resume`, in one process and
+// with worker processes.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "io/checkpoint_file.hpp"
+#include "model/adam.hpp"
+#include "model/checkpoint_fit.hpp"
+#include "tests/psgrad_binary.hpp"
+#include "tests/temp_folder.hpp"
+
+using namespace psgrad;
+using namespace psgrad::testing;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TrainingCheckpoint fitting_checkpoint() {
+  TrainingCheckpoint checkpoint;
+  checkpoint.iteration = 3;
+  checkpoint.version = 3;
+  checkpoint.weights = {0.5f, -1.25f};
+  checkpoint.optimizer.counts = {3};
+  WorkerStreamState stream;
+  stream.worker = 0;
+  stream.data.cursor = 40;
+  stream.data.epoch_rng = {1, 2, 3, 4};
+  stream.dropout = {5, 6, 7, 8};
+  checkpoint.workers = {stream};
+  return checkpoint;
+}
+
+const ResumingRun kRun{10, 100};
+
+std::string misfit_of(const TrainingCheckpoint& checkpoint) {
+  const auto misfit = checkpoint_misfit(checkpoint, kRun);
+  REQUIRE(misfit.has_value());
+  return *misfit;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint fields that no run of this shape could have written are each named") {
+  CHECK_FALSE(checkpoint_misfit(fitting_checkpoint(), kRun).has_value());
+  auto checkpoint = fitting_checkpoint();
+  checkpoint.workers[0].data.cursor = 100;  // another data set, smaller than the one it was written on
+  CHECK(contains(misfit_of(checkpoint), "workers[0].cursor: 100 is past the end of this run's 100 training"));
+  checkpoint = fitting_checkpoint();
+  checkpoint.workers[0].data.cursor = std::uint64_t{1} << 62;
+  CHECK(contains(misfit_of(checkpoint), "workers[0].cursor"));
+  checkpoint = fitting_checkpoint();
+  checkpoint.workers[0].data.epoch_rng = {0, 0, 0, 0};  // a shuffle drawing from it would never end
+  CHECK(contains(misfit_of(checkpoint), "workers[0].epoch_rng"));
+  checkpoint = fitting_checkpoint();
+  checkpoint.workers[0].dropout = {0, 0, 0, 0};
+  CHECK(contains(misfit_of(checkpoint), "workers[0].dropout"));
+  checkpoint = fitting_checkpoint();
+  checkpoint.iteration = 11;
+  CHECK(contains(misfit_of(checkpoint), "iteration: 11 is beyond this run's 10"));
+  checkpoint = fitting_checkpoint();
+  checkpoint.weights[1] = std::numeric_limits<float>::infinity();
+  CHECK(contains(misfit_of(checkpoint), "weights: weight 1 is inf"));
+  checkpoint = fitting_checkpoint();
+  checkpoint.optimizer.counts[0] = std::uint64_t{1} << 62;
+  CHECK(contains(misfit_of(checkpoint), "optimizer.counts[0]"));
+  checkpoint = fitting_checkpoint();
+  checkpoint.workers.push_back(checkpoint.workers[0]);
+  CHECK(contains(misfit_of(checkpoint), "workers[0]: the worker's stream is stored twice"));
+}
+
+TEST_CASE("Adam refuses a state with infinite or negative moments instead of training into a false divergence") {
+  ParameterLayout layout;
+  layout.add("a", "W", 1, 2);
+  const Adam adam(AdamSettings{}, layout);
+  OptimizerState state{{0.1f, 0.2f, 0.3f, 0.4f}, {1}};
+  CHECK_FALSE(adam.state_problem(state).has_value());
+  state.buffers[1] = std::numeric_limits<float>::infinity();
+  CHECK(adam.state_problem(state).value_or("") == "optimizer.buffers: the first moment of weight 1 is inf");
+  state.buffers[1] = 0.2f;
+  state.buffers[3] = -0.5f;
+  CHECK(adam.state_problem(state).value_or("") == "optimizer.buffers: the second moment of weight 1 is -0.5, below 0");
+  state.buffers.pop_back();
+  CHECK(contains(adam.state_problem(state).value_or(""), "3 floats, expected 4"));
+}
+
+TEST_CASE("train --resume refuses a re-signed checkpoint that does not fit, in one line, with and without worker processes") {
+  TempFolder folder("checkpoint-fit");
+  const auto written = folder.file("run.ckpt");
+  const std::string run = "--config " + config_path("mnist.toml") +
+                          " --set training.iterations=4 --metrics '' --quiet --set training.checkpoint_path=";
+  const auto first = run_psgrad("train " + run + written);
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  auto checkpoint = read_checkpoint(written);
+  REQUIRE(checkpoint.ok());
+  REQUIRE(checkpoint->workers.size() == 2);
+
+  struct Forgery {
+    const char* field;
+    void (*forge)(TrainingCheckpoint&);
+  };
+  const Forgery forgeries[] = {
+      {"workers[1].cursor", [](TrainingCheckpoint& c) { c.workers[1].data.cursor = std::uint64_t{1} << 62; }},
+      {"workers[0].epoch_rng", [](TrainingCheckpoint& c) { c.workers[0].data.epoch_rng = {0, 0, 0, 0}; }},
+      {"optimizer.buffers", [](TrainingCheckpoint& c) { c.optimizer.buffers.back() = -1.0f; }},
+  };
+  for (const auto& forgery : forgeries) {
+    auto forged = *checkpoint;
+    forgery.forge(forged);
+    const auto path = folder.file("forged.ckpt");
+    REQUIRE(write_checkpoint(path, forged).ok());
+    for (const char* processes : {"", " --processes"}) {
+      const auto resumed = run_psgrad("train " + run + folder.file("next.ckpt") + " --resume " + path + processes);
+      INFO(forgery.field << processes << ": " << resumed.output);
+      CHECK(resumed.exit_code == 2);
+      CHECK(line_count(resumed.output) == 1);
+      CHECK(contains(resumed.output, path + ": checkpoint does not fit this run: " + forgery.field));
+      CHECK_FALSE(contains(resumed.output, "terminate"));
+    }
+  }
+}
