@@ -74,10 +74,10 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
   const auto connect = fmt::format("{}:{}", plan.server_address, port);
   switch (role.kind) {
     case RoleKind::server:
-      args = {"serve", "--bind", plan.bind, "--port", "0"};
       // Without a config a resumed run continues with the config inside its checkpoint.
+      args = {"serve"};
       if (!settings.config.empty()) args.insert(args.end(), {"--config", settings.config});
-      if (!settings.resume_command.empty()) args.insert(args.end(), {"--resume-command", settings.resume_command});
+      args.insert(args.end(), {"--bind", plan.bind, "--port", "0"});
       if (!settings.server_port_file.empty()) args.insert(args.end(), {"--port-file", settings.server_port_file});
       args.insert(args.end(), {"--set", fmt::format("cluster.num_workers={}", plan.workers)});
       if (plan.servers > 1) {
@@ -90,6 +90,7 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
       if (!settings.trace.empty()) args.insert(args.end(), {"--trace", settings.trace});
       if (!settings.save.empty()) args.insert(args.end(), {"--save", settings.save});
       if (!settings.tensorboard.empty()) args.insert(args.end(), {"--tensorboard", settings.tensorboard});
+      if (!settings.resume_command.empty()) args.insert(args.end(), {"--resume-command", settings.resume_command});
       break;
     case RoleKind::shard:
       args = {"shard", "--index", std::to_string(role.index), "--connect", connect};

@@ -179,7 +179,7 @@ case "$scenario" in
     "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --ssh-option IdentityFile=/k --dry-run \
       >"$work_dir/dry.out" 2>"$work_dir/dry.log" || fail "dry run failed"
     [ "$(wc -l <"$work_dir/dry.out")" -eq 4 ] || fail "expected 4 roles"
-    grep -q "^head server: ssh -T -o IdentityFile=/k -o BatchMode=yes .* -- head 'cd .* serve --config .* --bind 0.0.0.0 .*--set cluster.num_workers=2 --set cluster.servers=2 --remote-shards --launched'" \
+    grep -q "^head server: ssh -T -o IdentityFile=/k -o BatchMode=yes .* -- head 'cd .* serve --config .* --bind 0.0.0.0 .*--set cluster.num_workers=2 --set cluster.servers=2 --remote-shards --resume-command .*launch --hostfile .* --launched'" \
       "$work_dir/dry.out" || fail "server command not as expected: $(head -1 "$work_dir/dry.out")"
     # A server over ssh gives its address on its standard output: the launch cannot read its files.
     grep -q "^head server: .* serve --config .* --port 0 --port-file - " "$work_dir/dry.out" ||
