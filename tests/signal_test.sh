@@ -35,7 +35,8 @@ interrupt_run() {  # name signal extra-args...
 check_saved_run() {  # name expected-rc
   local name=$1 expected=$2
   [ "$rc" -eq "$expected" ] || fail "$name: exit code $rc, expected $expected"
-  [ "$elapsed_ms" -lt 2000 ] || fail "$name: took $elapsed_ms ms from signal to exit (limit 2000)"
+  # About 0.1-0.2 s on an idle machine; the limit leaves room for a loaded 2-core one.
+  [ "$elapsed_ms" -lt 5000 ] || fail "$name: took $elapsed_ms ms from signal to exit (limit 5000)"
   grep -q "stopping after the current step" "$name.err" || fail "$name: no notice of the signal"
   checkpoint=$(sed -n 's/.*--resume \(.*\)$/\1/p' "$name.err")
   [ -n "$checkpoint" ] && [ -s "$checkpoint" ] || fail "$name: no resume hint naming a written checkpoint"
@@ -60,9 +61,9 @@ case "$scenario" in
     check_saved_run async 143
     ;;
   second-signal)
-    # A slow worker keeps a step long, so the second signal lands before the first is honoured; it
-    # comes later than the window in which signals count as one request.
-    "$psgrad" train --config "$config" --set training.iterations=1000000 --set cluster.straggler_delay_ms=3000 \
+    # A slow worker keeps a step long (10 s, far beyond the limit below), so the second signal lands
+    # before the first is honoured; it comes later than the window in which signals count as one request.
+    "$psgrad" train --config "$config" --set training.iterations=1000000 --set cluster.straggler_delay_ms=10000 \
       --no-metrics >second.out 2>second.err &
     pid=$!
     pids+=("$pid")
@@ -71,7 +72,7 @@ case "$scenario" in
     wait "$pid"; rc=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$rc" -eq 130 ] || fail "second SIGINT: exit code $rc, expected 130"
-    [ "$elapsed_ms" -lt 1000 ] || fail "second SIGINT: took $elapsed_ms ms to exit"
+    [ "$elapsed_ms" -lt 3000 ] || fail "second SIGINT: took $elapsed_ms ms to exit"
     grep -q "stopping now" second.err || fail "second SIGINT: no notice"
     ;;
   double-signal)
@@ -129,7 +130,7 @@ case "$scenario" in
     start=$(date +%s%N); kill -TERM "$pid"; wait "$pid"; rc=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$rc" -eq 143 ] || fail "serve waiting for workers: exit code $rc, expected 143"
-    [ "$elapsed_ms" -lt 2000 ] || fail "serve waiting for workers: took $elapsed_ms ms to exit"
+    [ "$elapsed_ms" -lt 5000 ] || fail "serve waiting for workers: took $elapsed_ms ms to exit"
     grep -q "stopped by a signal while waiting for workers (0 of 2 joined)" waiting.err || fail "no plain line saying why"
     ;;
   serve-workers-lost)
@@ -151,7 +152,7 @@ case "$scenario" in
     start=$(date +%s%N); kill -TERM "$pid"; wait "$pid"; rc=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$rc" -eq 143 ] || fail "serve without workers: exit code $rc, expected 143"
-    [ "$elapsed_ms" -lt 2000 ] || fail "serve without workers: took $elapsed_ms ms to exit"
+    [ "$elapsed_ms" -lt 5000 ] || fail "serve without workers: took $elapsed_ms ms to exit"
     [ -s "$work_dir/lost.ckpt" ] || fail "no checkpoint written"
     grep -q "summary: workers" lost.out || fail "no summary line"
     ;;
