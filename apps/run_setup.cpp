@@ -131,6 +131,11 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
   if (!summary) {
     output.fail(summary.error());
     fmt::print(stderr, "psgrad: training failed: {}\n", summary.error());
+    // A lost shard or every worker lost: the last checkpoint this run wrote continues it.
+    if (const auto iteration = output.last_checkpoint_written(); iteration && !run.config.training.checkpoint_path.empty())
+      fmt::print(stderr, "psgrad: the checkpoint of iteration {} is in {}; resume with: psgrad {} --config {}{}{} --resume {}\n",
+                 *iteration, run.config.training.checkpoint_path, options.command, options.config_path,
+                 options.resume_flags.empty() ? "" : " ", options.resume_flags, run.config.training.checkpoint_path);
     return 1;
   }
   if (summary->interrupted_by != 0) {
@@ -138,8 +143,8 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     const auto checkpoint = interrupted_checkpoint_path(run);
     output.interrupted(strsignal(summary->interrupted_by), summary->steps, checkpoint);
     if (!checkpoint.empty())
-      fmt::print(stderr, "psgrad: interrupted; resume with: psgrad {} --config {} --resume {}\n", options.command,
-                 options.config_path, checkpoint);
+      fmt::print(stderr, "psgrad: interrupted; resume with: psgrad {} --config {}{}{} --resume {}\n", options.command,
+                 options.config_path, options.resume_flags.empty() ? "" : " ", options.resume_flags, checkpoint);
   }
   output.print_line(summary_line(*summary, run.job().cluster.num_workers));
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary->final_weights.version,

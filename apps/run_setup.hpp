@@ -28,6 +28,7 @@ struct RunOptions {
   std::string save_weights;  // raw final weights, for tests and tools
   std::string save_model;    // a model file for `psgrad eval` and `psgrad predict`
   std::string command = "train";  // "train" or "serve", recorded in the metrics file
+  std::string resume_flags;       // what a resumed run repeats besides --config (serve: --remote-shards)
   bool worker_processes_here = false;  // train --processes: every worker is a process on this machine too
   Verbosity verbosity = Verbosity::normal;
   std::optional<std::string> metrics_path;  // unset: runs/<UTC time>-<mode>.jsonl; empty: none

@@ -37,6 +37,7 @@ RunOptions run_options_of(const ServeOptions& options) {
   RunOptions run_options = options;
   if (!options.bind.empty()) run_options.flags.push_back({"--bind", "cluster.host", SettingValue{options.bind}});
   if (options.port >= 0) run_options.flags.push_back({"--port", "cluster.port", SettingValue{std::int64_t{options.port}}});
+  if (options.remote_shards) run_options.resume_flags = "--remote-shards";
   // train --processes listens where only this machine's processes reach it, on cluster.port (0, the
   // default, picks a free one): a port the config or --set names is used, and refused if taken.
   if (options.spawn_local_workers) {
