@@ -379,6 +379,28 @@ case "$scenario" in
     wait_ok $w1 "resumed worker 1"
     grep -q "steps 5," "$work_dir/serve.out" || fail "the resumed run did not make exactly the 5 remaining steps"
     ;;
+  shared-memory-truncated)
+    # Another process of the same user truncates every payload segment of the server and of the workers
+    # (through /proc, as `truncate` would): the seals refuse it, and the run finishes with its weights.
+    "$psgrad" train --config "$config" --set training.iterations=60 --save-weights "$work_dir/local.bin" \
+      --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
+    "$psgrad" train --config "$config" --processes --set training.iterations=60 --set cluster.worker_delay_ms=20 \
+      --save-weights "$work_dir/processes.bin" --no-metrics >"$work_dir/processes.out" 2>"$work_dir/processes.log" &
+    server_pid=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/processes.out" && break; sleep 0.05; done
+    segments=0
+    for pid in $server_pid $(pgrep -P $server_pid); do
+      for fd in /proc/$pid/fd/*; do
+        [[ "$(readlink "$fd")" == "/memfd:psgrad-payloads"* ]] || continue
+        segments=$((segments + 1))
+        truncate -s 0 "$fd" 2>/dev/null && fail "$fd (pid $pid) could be truncated"
+      done
+    done
+    echo "$segments segments refused truncation"
+    [ "$segments" -ge 3 ] || fail "found $segments payload segments, expected the server's and each worker's"
+    wait_ok $server_pid "train --processes"
+    cmp "$work_dir/local.bin" "$work_dir/processes.bin" || fail "the weights differ from the local run's"
+    ;;
   stuck-worker)
     # A frozen process keeps its socket open: heartbeats or the request timeout must drop it.
     start_server --set training.iterations=150 --set cluster.worker_delay_ms=10 \
