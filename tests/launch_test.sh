@@ -173,6 +173,39 @@ case "$scenario" in
     grep -q '"port"' "$work_dir/launch.out" && fail "the address line reached the launch's output"
     [ -z "$(ls -A "$work_dir/tmp")" ] || fail "launch left $(ls -A "$work_dir/tmp") behind"
     ;;
+  resume-data-dir)
+    # launch --data-dir hands every role the data folder (PSGRAD_DATA points nowhere here), and launch
+    # --resume continues the checkpoint an earlier launch wrote: 20 steps, then the 5 up to 25.
+    printf 'localhost workers=2\n' >"$work_dir/hosts"
+    ckpt="$work_dir/run.ckpt"
+    data=$PSGRAD_DATA
+    for part in first resumed; do
+      iterations=20 resume=()
+      [ "$part" = resumed ] && iterations=25 resume=(--resume "$ckpt")
+      PSGRAD_DATA="$work_dir/no-data-here" "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" \
+        --data-dir "$data" --set training.iterations=$iterations --set training.checkpoint_path="$ckpt" "${resume[@]}" \
+        --no-metrics >"$work_dir/$part.out" 2>"$work_dir/$part.log" || fail "$part launch exited with code $?"
+    done
+    grep -q "^\[localhost server\] sync summary: workers 2, steps 20" "$work_dir/first.out" || fail "the first run did not make 20 steps"
+    grep -q "^\[localhost server\] sync summary: workers 2, steps 5," "$work_dir/resumed.out" ||
+      fail "the resumed launch did not make exactly the 5 remaining steps"
+    # The same 25 steps in one process end with the same weights.
+    "$psgrad" train --config "$config" --set training.iterations=25 --no-metrics >"$work_dir/local.out" 2>/dev/null ||
+      fail "local run failed"
+    diff <(sed -n 's/^\[localhost server\] \(final weights: .*\)/\1/p' "$work_dir/resumed.out") \
+      <(grep "^final weights: " "$work_dir/local.out") || fail "20 + 5 launched steps differ from 25 in one process"
+    ;;
+  remote-psgrad)
+    # --remote-psgrad names the binary on the other hosts (ssh roles); local roles run this one.
+    printf 'localhost\nnode1 workers=1\n127.0.0.1 workers=1\n' >"$work_dir/hosts"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --remote-psgrad /opt/psgrad-1/bin/psgrad \
+      --dry-run >"$work_dir/dry.out" 2>"$work_dir/dry.log" && fail "a local server with a remote worker was accepted"
+    printf 'head\nnode1 workers=1\n' >"$work_dir/hosts"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --remote-psgrad /opt/psgrad-1/bin/psgrad \
+      --dry-run >"$work_dir/dry.out" 2>"$work_dir/dry.log" || fail "dry run failed"
+    [ "$(grep -c "exec /opt/psgrad-1/bin/psgrad " "$work_dir/dry.out")" -eq 2 ] ||
+      fail "the roles over ssh do not run the --remote-psgrad binary: $(cat "$work_dir/dry.out")"
+    ;;
   dry-run)
     printf 'head\nnode1 workers=2\nnode2 shards=1 workers=0\n' >"$work_dir/hosts"
     "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --ssh-option IdentityFile=/k --dry-run \

@@ -379,6 +379,37 @@ case "$scenario" in
     wait_ok $w1 "resumed worker 1"
     grep -q "steps 5," "$work_dir/serve.out" || fail "the resumed run did not make exactly the 5 remaining steps"
     ;;
+  elastic-rejoin-after-all-lost)
+    # Every worker is lost; an elastic run waits, a new worker joins and the run finishes with it.
+    start_server --workers 1 --set cluster.elastic=true --set cluster.rejoin_timeout_ms=60000 \
+      --set training.iterations=200 --set cluster.worker_delay_ms=5 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    kill -9 $w0
+    for _ in $(seq 200); do grep -q "waiting 60000 ms for a worker" "$work_dir/serve.log" && break; sleep 0.05; done
+    grep -q "waiting 60000 ms for a worker" "$work_dir/serve.log" || fail "the server did not wait for a new worker"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/newcomer.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w1 "the new worker"
+    grep -q "takes part from the next step" "$work_dir/serve.log" || fail "the new worker did not take part"
+    grep -qP "summary: workers 1, steps 200," "$work_dir/serve.out" || fail "the run did not finish its 200 steps"
+    ;;
+  wire-processes-match-local)
+    # bf16 and top-k payloads between real processes (through shared memory and over loopback) give
+    # the final weights hash of the local run, as docs/wire-formats.md says.
+    for wire in bf16 topk; do
+      args=(--set training.iterations=30 --set cluster.wire=$wire --no-metrics)
+      "$psgrad" train --config "$config" "${args[@]}" >"$work_dir/local-$wire.out" 2>"$work_dir/local-$wire.log" ||
+        fail "local $wire run failed"
+      for shared in true false; do
+        "$psgrad" train --config "$config" --processes "${args[@]}" --set cluster.shared_memory=$shared \
+          >"$work_dir/processes-$wire.out" 2>"$work_dir/processes-$wire.log" || fail "$wire run with processes failed"
+        local_hash=$(grep -o "hash [0-9a-f]*" "$work_dir/local-$wire.out")
+        processes_hash=$(grep -o "hash [0-9a-f]*" "$work_dir/processes-$wire.out")
+        [ -n "$local_hash" ] && [ "$local_hash" = "$processes_hash" ] ||
+          fail "$wire (shared memory $shared): processes give '$processes_hash', one process '$local_hash'"
+      done
+    done
+    ;;
   shared-memory-truncated)
     # Another process of the same user truncates every payload segment of the server and of the workers
     # (through /proc, as `truncate` would): the seals refuse it, and the run finishes with its weights.
