@@ -8,6 +8,8 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -84,6 +86,36 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
     if (hooks_.on_event) hooks_.on_event(line);
   }
 
+  // -- a failed run's workers ----------------------------------------------------------------------
+  // Ends every live worker with the failure as its exit reason (a worker process then says why and
+  // exits non-zero), and calls `then` once each one's down message came (they are monitored) or the
+  // next tick, at most 5 s later, whichever is first.
+  void end_workers_then(const caf::error& failure, std::function<void()> then) {
+    for (auto& slot : slots_) {
+      if (!slot.alive) continue;
+      slot.alive = false;
+      ending_.push_back(slot.handle.address());
+      send_exit(slot.handle, failure);
+    }
+    after_workers_ended_ = std::move(then);
+    if (ending_.empty()) return workers_ended();
+    delayed_send(this, std::chrono::seconds(5), tick_atom::value);
+  }
+
+  // True when `source` was a worker being ended.
+  bool worker_ended(const caf::actor_addr& source) {
+    const auto at = std::find(ending_.begin(), ending_.end(), source);
+    if (at == ending_.end()) return false;
+    ending_.erase(at);
+    if (ending_.empty()) workers_ended();
+    return true;
+  }
+
+  void workers_ended() {
+    ending_.clear();
+    if (auto then = std::exchange(after_workers_ended_, nullptr)) then();
+  }
+
   // -- worker timings and the trace ------------------------------------------------------------------
   // Every gradient counts for the worker's compute and wait times, a dropped one too (its worker did
   // the work); the trace gets the whole exchange, from the note of the worker's previous gradient (its
@@ -135,6 +167,7 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
       std::sort(checkpoint->workers.begin(), checkpoint->workers.end(),
                 [](const WorkerStreamState& a, const WorkerStreamState& b) { return a.worker < b.worker; });
       hooks_.on_checkpoint(*checkpoint);
+      last_checkpoint_ = checkpoint->iteration;
       checkpoints_collecting_.fetch_sub(1, std::memory_order_relaxed);
       then();
     });
@@ -245,6 +278,9 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
   WorkerActivity activity_;
   std::uint64_t wait_round_ = 0;             // which wait for workers the rejoin timer belongs to
   std::optional<Clock::time_point> draining_since_;  // when the run began to wait for its shards
+  std::optional<std::uint64_t> last_checkpoint_;     // the iteration of the last checkpoint handed to the hook
+  std::vector<caf::actor_addr> ending_;              // a failed run's workers not yet down
+  std::function<void()> after_workers_ended_;
   Outcome outcome_ = Outcome::running;
   Clock::time_point start_;
   TrainingSummary summary_;

@@ -21,13 +21,20 @@ class TrainingDriver : public DriverBase {
     // A remote worker's process may die with our request pending: the down message drops it at once
     // instead of waiting for the request timeout.
     set_down_handler([this](caf::down_msg& down) {
+      if (worker_ended(down.source)) return;
       for (std::size_t k = 0; k < slots_.size(); ++k)
         if (slots_[k].handle.address() == down.source) lose(k, down_reason(down.reason));
+      const auto& servers = servers_.handles();
+      for (std::size_t i = 0; i < servers.size(); ++i)
+        if (servers[i].address() == down.source) lose_server(i, down_reason(down.reason));
     });
+    // A shard in a process of its own (`psgrad shard`) may die while a push waits for it: nobody would
+    // answer, so its loss must end the run at once rather than after the workers' request timeouts.
+    for (const auto& server : servers_.handles())
+      if (server && server.node() != node()) monitor(server);
     return idle();
   }
 
- private:
  private:
   // A worker lost mid-request still holds this driver (its request's promise) while the driver holds it
   // in its slots: the driver lets go of every handle as it quits, so both, and the detached evaluator
@@ -169,7 +176,7 @@ class TrainingDriver : public DriverBase {
         },
         [](rejoin_atom, std::uint64_t) {},
         [](applied_atom, const StepNote&) {},
-        [](tick_atom) {},
+        [this](tick_atom) { workers_ended(); },  // a failed run's workers had their time to end
     };
   }
 
@@ -210,6 +217,17 @@ class TrainingDriver : public DriverBase {
     slot.in_loop = false;
     if (schedule_) schedule_->lost(k);
     if (slots_.alive_count() == 0) all_lost();
+  }
+
+  // Without every shard no step can be taken. The checkpoint on disk stays the last periodic one: it
+  // holds every shard, the lost one included, at one step, where the others' newer state joined with
+  // the lost shard's older one would resume to weights no run ever had.
+  void lose_server(std::size_t i, const std::string& reason) {
+    if (outcome_ == Outcome::failed) return;
+    const auto saved = last_checkpoint_ ? fmt::format("the last checkpoint (iteration {}) holds every shard", *last_checkpoint_)
+                       : checkpoints_enabled() ? std::string("no checkpoint was taken yet")
+                                               : std::string("nothing is saved without training.checkpoint_path");
+    fail_with(fmt::format("{} lost: {}; {}", ServerGroup::server_name(servers_.size(), i), reason, saved));
   }
 
   std::string down_reason(const caf::error& reason) {
@@ -319,7 +337,8 @@ class TrainingDriver : public DriverBase {
     if (outcome_ == Outcome::failed) return;
     outcome_ = Outcome::failed;
     auto failure = caf::make_error(caf::sec::runtime_error, reason);
-    stop_workers_then([this, failure] {
+    become(ending());
+    end_workers_then(failure, [this, failure] {
       promise_.deliver(failure);
       quit();
     });
@@ -339,6 +358,7 @@ class TrainingDriver : public DriverBase {
     }
     stopped();
   }
+
 };
 
 }  // namespace

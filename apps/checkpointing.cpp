@@ -50,7 +50,7 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
     } else {
       output->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {}", checkpoint.iteration, path));
     }
-    output->record_checkpoint(written);
+    output->record_checkpoint(written, checkpoint.iteration);
   };
 }
 

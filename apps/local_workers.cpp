@@ -1,6 +1,7 @@
 // Starts the workers of `train --processes` as children of this binary, and collects how they ended.
 #include "apps/local_workers.hpp"
 
+#include <csignal>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -23,6 +24,9 @@ std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t p
   // Their own process group: Ctrl-C at the terminal reaches only the server, which stops them
   // cleanly once it has saved the run (they exit 0).
   spec.own_process_group = true;
+  // The server blocks SIGINT and SIGTERM for its signal watch: a child inheriting that mask would
+  // ignore `kill <worker pid>`.
+  spec.default_signals = true;
   std::vector<ChildProcess> workers;
   for (std::size_t k = 0; k < count; ++k) {
     auto worker = ChildProcess::start(spec);
@@ -42,6 +46,11 @@ int wait_for_local_workers(std::vector<ChildProcess>& workers) {
   }
   if (failures) fmt::print(stderr, "psgrad: {} worker process(es) failed\n", failures);
   return failures;
+}
+
+void stop_local_workers(std::vector<ChildProcess>& workers) {
+  for (auto& worker : workers) worker.signal(SIGTERM);
+  for (auto& worker : workers) worker.wait();
 }
 
 }  // namespace psgrad

@@ -19,4 +19,8 @@ std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t p
 // Waits for every worker to end; names on stderr how many failed, and returns that number.
 int wait_for_local_workers(std::vector<ChildProcess>& workers);
 
+// Ends the workers of a run that ended without them (stopped or refused before they joined, or
+// failed): SIGTERM, then waits. The server has said why; their own last words would only repeat it.
+void stop_local_workers(std::vector<ChildProcess>& workers);
+
 }  // namespace psgrad

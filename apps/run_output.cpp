@@ -97,7 +97,16 @@ void RunOutput::fail(const std::string& error) {
   if (metrics_ && !metrics_failed_) record(metrics_->write_failure(error));
 }
 
-void RunOutput::record_checkpoint(const Status& written) { last_checkpoint_failed_ = !written.ok(); }
+void RunOutput::record_checkpoint(const Status& written, std::uint64_t iteration) {
+  last_checkpoint_failed_ = !written.ok();
+  if (written) last_checkpoint_iteration_ = static_cast<std::int64_t>(iteration);
+}
+
+std::optional<std::uint64_t> RunOutput::last_checkpoint_written() const {
+  const auto iteration = last_checkpoint_iteration_.load();
+  if (iteration < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(iteration);
+}
 
 void RunOutput::record(const Status& written) {
   if (written) return;

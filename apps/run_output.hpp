@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "actors/evaluator.hpp"
@@ -52,7 +53,9 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   void fail(const std::string& error);
   // Remembers whether the latest checkpoint write failed: an earlier one a later write replaced is
   // no loss, the final one is.
-  void record_checkpoint(const Status& written);
+  void record_checkpoint(const Status& written, std::uint64_t iteration);
+  // The iteration of the last checkpoint written, if one was: a failed run says where to resume.
+  std::optional<std::uint64_t> last_checkpoint_written() const;
   // Whether a file the run writes as it goes lost part of its contents: a metrics line, or the final
   // checkpoint. Such a run must not exit 0.
   bool lost_output() const { return metrics_failed_ || tensorboard_failed_ || last_checkpoint_failed_; }
@@ -74,6 +77,7 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   std::atomic<bool> metrics_failed_{false};
   std::atomic<bool> tensorboard_failed_{false};
   std::atomic<bool> last_checkpoint_failed_{false};
+  std::atomic<std::int64_t> last_checkpoint_iteration_{-1};  // -1: none written
 };
 
 }  // namespace psgrad

@@ -143,6 +143,12 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
   if (!summary) {
     output.fail(summary.error());
     fmt::print(stderr, "psgrad: training failed: {}\n", cut_long_words(summary.error()));
+    // A lost shard or every worker lost: the last checkpoint this run wrote continues it.
+    if (const auto iteration = output.last_checkpoint_written(); iteration && !run.config.training.checkpoint_path.empty())
+      fmt::print(stderr, "psgrad: the checkpoint of iteration {} is in {}; resume with: {} --resume {}\n", *iteration,
+                 run.config.training.checkpoint_path,
+                 options.resume_command.empty() ? "psgrad " + options.command : options.resume_command,
+                 run.config.training.checkpoint_path);
     return 1;
   }
   if (summary->interrupted_by != 0) {

@@ -154,7 +154,9 @@ int run_serve_command(const ServeOptions& given) {
   if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
   // Stopped by a signal before or while training: the shell sees which one.
   if (code != 0 && session.signal_received() != 0) code = exit_code_for_signal(session.signal_received());
-  const int worker_failures = wait_for_local_workers(workers);
+  // A failed run or one stopped before training: its workers would only find the server gone.
+  if (!summary) stop_local_workers(workers);
+  const int worker_failures = summary ? wait_for_local_workers(workers) : 0;
   code = code != 0 ? code : (worker_failures ? 1 : 0);
   deadline.arm(code);
   return code;

@@ -127,9 +127,10 @@ int run_shard_command(const ShardOptions& given) {
   say(fmt::format("serving shard {} of {} for {}{}; workers reach it at {}:{}", shard, job.cluster.servers, options.connect,
                   resume ? fmt::format(", resumed at step {}", resume->version) : std::string(), listener->host(),
                   listener->port()));
-  if (auto done = serve_until_stopped(self, connection->coordinator, server.address(), std::chrono::seconds(2));
-      !done)
-    return error.failed(done.error());
+  auto done = serve_until_stopped(self, connection->coordinator, server.address(), std::chrono::seconds(2));
+  if (!done) return error.failed(done.error());
+  if (done->outcome == RunEnding::Outcome::failed_on_server)
+    return error.failed("the run failed on the server: " + done->failure);
   if (listener->counts_known())
     say(with_shared_memory_note(
         fmt::format("training finished; {} worker(s) reached this shard directly", listener->admitted())));

@@ -122,6 +122,9 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   // waits for the server to go away first (it does once it has every answer), as a shard does.
   auto done = serve_until_stopped(self, connection->coordinator, worker->actor.address(), std::chrono::seconds(2));
   if (!done) return {error.failed(done.error()), true};
+  // The server is going away as well: --retry would only wait for a run that ended.
+  if (done->outcome == RunEnding::Outcome::failed_on_server)
+    return {error.failed("the run failed on the server: " + done->failure), false};
   say(with_shared_memory_note("training finished"));
   return {0, false};
 }

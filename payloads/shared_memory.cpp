@@ -33,6 +33,8 @@ constexpr const char* segment_name = "psgrad-payloads";
 constexpr std::uint32_t slots_per_segment = 32;
 constexpr std::size_t max_segments = 8;
 constexpr std::size_t page = 4096;
+// Every segment is sealed at its size, and a peer's is mapped only when sealed so.
+constexpr int size_seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 // A slot still taken after this long belongs to a message that was never read (its receiver died)
 // or to a reader that died holding it: it is reused, and a reader that comes after all sees the
 // sequence change and refuses it. A live reader's slot is never reused. Tests shorten it.
@@ -166,10 +168,12 @@ class Outbox {
   }
 
   static std::optional<OwnSegment> make_segment(std::size_t slot_bytes) {
-    const int fd = memfd_create(segment_name, MFD_CLOEXEC);
+    const int fd = memfd_create(segment_name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return std::nullopt;
     const auto length = segment_bytes(slots_per_segment, slot_bytes);
-    if (ftruncate(fd, static_cast<off_t>(length)) != 0) {
+    // Sealed at its size: another process of this user that opens it through /proc cannot shrink it
+    // under a mapping (every process mapping it would die by SIGBUS on the next touch of a lost page).
+    if (ftruncate(fd, static_cast<off_t>(length)) != 0 || fcntl(fd, F_ADD_SEALS, size_seals) != 0) {
       close(fd);
       return std::nullopt;
     }
@@ -294,6 +298,12 @@ class PeerSegments {
       return fmt::format("{} is not a psgrad shared-memory segment on this host", path);
     const int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return fmt::format("cannot open {}: {}", path, std::strerror(errno));
+    // Unsealed, a segment could shrink under the mapping; the sender seals every one at its size.
+    const int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & F_SEAL_SHRINK) == 0) {
+      close(fd);
+      return fmt::format("{} is not sealed against shrinking", path);
+    }
     struct stat status {};
     std::shared_ptr<Mapping> mapping;
     if (fstat(fd, &status) == 0 && S_ISREG(status.st_mode) &&
@@ -375,21 +385,6 @@ bool accepts_shared_memory() { return accepting.load(); }
 
 SharedMemoryCounts shared_memory_counts() {
   return SharedMemoryCounts{put_count.load(), taken_count.load(), fallback_count.load(), in_place_count.load()};
-}
-
-std::string shared_memory_note() {
-  const auto counts = shared_memory_counts();
-  if (counts.put + counts.taken + counts.inline_fallbacks == 0) return {};
-  auto note = fmt::format("through shared memory: {} payloads sent{}, {} received", counts.put,
-                          counts.in_place > 0 ? fmt::format(" ({} written in place)", counts.in_place) : "",
-                          counts.taken);
-  if (counts.inline_fallbacks > 0) note += fmt::format(", {} sent inline (no slot free)", counts.inline_fallbacks);
-  return note;
-}
-
-std::string with_shared_memory_note(const std::string& line) {
-  const auto note = shared_memory_note();
-  return note.empty() ? line : line + "; " + note;
 }
 
 }  // namespace psgrad

@@ -332,6 +332,106 @@ case "$scenario" in
         fail "the summary (pipeline: $pipeline) did not say the run finished its 150 steps with 1 worker lost"
     done
     ;;
+  kill-shard)
+    # kill -9 of a shard process: the server says so at once and fails the run, keeps the last periodic
+    # checkpoint (every shard at one step), tells the workers (they exit non-zero), says how to resume,
+    # and the checkpoint resumes.
+    ckpt="$work_dir/run.ckpt"
+    start_server --set training.iterations=100000 --set cluster.servers=3 --remote-shards \
+      --set cluster.worker_delay_ms=5 --set training.checkpoint_every=10 --set training.checkpoint_path="$ckpt" \
+      --no-metrics
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" 2>"$work_dir/shard2.log" & s2=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 300); do grep -q "checkpoint at iteration 20 " "$work_dir/serve.log" && break; sleep 0.05; done
+    grep -q "checkpoint at iteration 20 " "$work_dir/serve.log" || fail "no periodic checkpoint before the kill"
+    kill -9 $s1
+    killed=$(date +%s%N)
+    for _ in $(seq 400); do grep -q "parameter server shard 1 lost" "$work_dir/serve.log" && break; sleep 0.01; done
+    noticed=$(( ($(date +%s%N) - killed) / 1000000 ))
+    echo "lost shard noticed after $noticed ms"
+    grep -q "parameter server shard 1 lost: its connection dropped" "$work_dir/serve.log" ||
+      fail "the server did not name the lost shard"
+    [ "$noticed" -lt 3000 ] || fail "the lost shard took $noticed ms to notice"
+    wait $server_pid && fail "the server exited 0 after losing a shard"
+    for k in 0 1; do
+      wait $((k == 0 ? w0 : w1)) && fail "worker $k exited 0 after the run failed"
+      grep -q "the run failed on the server: .*parameter server shard 1 lost" "$work_dir/work$k.log" ||
+        fail "worker $k did not say the run failed"
+    done
+    wait $s2 && fail "shard 2 exited 0 after the run failed"
+    grep -q "the run failed on the server: .*parameter server shard 1 lost" "$work_dir/shard2.log" ||
+      fail "shard 2 did not say the run failed"
+    line=$(grep "resume with: psgrad serve --remote-shards --resume $ckpt" "$work_dir/serve.log") ||
+      fail "no line saying how to resume"
+    iteration=$(sed -n 's/.*the checkpoint of iteration \([0-9]*\) is in.*/\1/p' <<<"$line")
+    [ -n "$iteration" ] && [ "$iteration" -ge 20 ] || fail "the resume line names no checkpoint iteration"
+    mv "$work_dir/serve.log" "$work_dir/killed-serve.log"
+    start_server --set training.iterations=$((iteration + 5)) --set cluster.servers=3 --remote-shards \
+      --set training.checkpoint_path="$ckpt" --resume "$ckpt" --no-metrics
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/resumed-shard1.log" & s1=$!
+    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" 2>"$work_dir/resumed-shard2.log" & s2=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/resumed-work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/resumed-work1.log" & w1=$!
+    wait_ok $server_pid "resumed serve"; wait_ok $s1 "resumed shard 1"; wait_ok $s2 "resumed shard 2"
+    wait_ok $w0 "resumed worker 0"
+    wait_ok $w1 "resumed worker 1"
+    grep -q "steps 5," "$work_dir/serve.out" || fail "the resumed run did not make exactly the 5 remaining steps"
+    ;;
+  elastic-rejoin-after-all-lost)
+    # Every worker is lost; an elastic run waits, a new worker joins and the run finishes with it.
+    start_server --workers 1 --set cluster.elastic=true --set cluster.rejoin_timeout_ms=60000 \
+      --set training.iterations=200 --set cluster.worker_delay_ms=5 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    kill -9 $w0
+    for _ in $(seq 200); do grep -q "waiting 60000 ms for a worker" "$work_dir/serve.log" && break; sleep 0.05; done
+    grep -q "waiting 60000 ms for a worker" "$work_dir/serve.log" || fail "the server did not wait for a new worker"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/newcomer.log" & w1=$!
+    wait_ok $server_pid serve; wait_ok $w1 "the new worker"
+    grep -q "takes part from the next step" "$work_dir/serve.log" || fail "the new worker did not take part"
+    grep -qP "summary: workers 1, steps 200," "$work_dir/serve.out" || fail "the run did not finish its 200 steps"
+    ;;
+  wire-processes-match-local)
+    # bf16 and top-k payloads between real processes (through shared memory and over loopback) give
+    # the final weights hash of the local run, as docs/wire-formats.md says.
+    for wire in bf16 topk; do
+      args=(--set training.iterations=30 --set cluster.wire=$wire --no-metrics)
+      "$psgrad" train --config "$config" "${args[@]}" >"$work_dir/local-$wire.out" 2>"$work_dir/local-$wire.log" ||
+        fail "local $wire run failed"
+      for shared in true false; do
+        "$psgrad" train --config "$config" --processes "${args[@]}" --set cluster.shared_memory=$shared \
+          >"$work_dir/processes-$wire.out" 2>"$work_dir/processes-$wire.log" || fail "$wire run with processes failed"
+        local_hash=$(grep -o "hash [0-9a-f]*" "$work_dir/local-$wire.out")
+        processes_hash=$(grep -o "hash [0-9a-f]*" "$work_dir/processes-$wire.out")
+        [ -n "$local_hash" ] && [ "$local_hash" = "$processes_hash" ] ||
+          fail "$wire (shared memory $shared): processes give '$processes_hash', one process '$local_hash'"
+      done
+    done
+    ;;
+  shared-memory-truncated)
+    # Another process of the same user truncates every payload segment of the server and of the workers
+    # (through /proc, as `truncate` would): the seals refuse it, and the run finishes with its weights.
+    "$psgrad" train --config "$config" --set training.iterations=60 --save-weights "$work_dir/local.bin" \
+      --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" || fail "local run failed"
+    "$psgrad" train --config "$config" --processes --set training.iterations=60 --set cluster.worker_delay_ms=20 \
+      --save-weights "$work_dir/processes.bin" --no-metrics >"$work_dir/processes.out" 2>"$work_dir/processes.log" &
+    server_pid=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/processes.out" && break; sleep 0.05; done
+    segments=0
+    for pid in $server_pid $(pgrep -P $server_pid); do
+      for fd in /proc/$pid/fd/*; do
+        [[ "$(readlink "$fd")" == "/memfd:psgrad-payloads"* ]] || continue
+        segments=$((segments + 1))
+        truncate -s 0 "$fd" 2>/dev/null && fail "$fd (pid $pid) could be truncated"
+      done
+    done
+    echo "$segments segments refused truncation"
+    [ "$segments" -ge 3 ] || fail "found $segments payload segments, expected the server's and each worker's"
+    wait_ok $server_pid "train --processes"
+    cmp "$work_dir/local.bin" "$work_dir/processes.bin" || fail "the weights differ from the local run's"
+    ;;
   stuck-worker)
     # A frozen process keeps its socket open: heartbeats or the request timeout must drop it.
     start_server --set training.iterations=150 --set cluster.worker_delay_ms=10 \

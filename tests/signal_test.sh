@@ -35,7 +35,8 @@ interrupt_run() {  # name signal extra-args...
 check_saved_run() {  # name expected-rc
   local name=$1 expected=$2
   [ "$rc" -eq "$expected" ] || fail "$name: exit code $rc, expected $expected"
-  [ "$elapsed_ms" -lt 2000 ] || fail "$name: took $elapsed_ms ms from signal to exit (limit 2000)"
+  # About 0.1-0.2 s on an idle machine; the limit leaves room for a loaded 2-core one.
+  [ "$elapsed_ms" -lt 5000 ] || fail "$name: took $elapsed_ms ms from signal to exit (limit 5000)"
   grep -q "stopping after the current step" "$name.err" || fail "$name: no notice of the signal"
   checkpoint=$(sed -n 's/.*--resume \(.*\)$/\1/p' "$name.err")
   [ -n "$checkpoint" ] && [ -s "$checkpoint" ] || fail "$name: no resume hint naming a written checkpoint"
@@ -60,9 +61,9 @@ case "$scenario" in
     check_saved_run async 143
     ;;
   second-signal)
-    # A slow worker keeps a step long, so the second signal lands before the first is honoured; it
-    # comes later than the window in which signals count as one request.
-    "$psgrad" train --config "$config" --set training.iterations=1000000 --set cluster.straggler_delay_ms=3000 \
+    # A slow worker keeps a step long (10 s, far beyond the limit below), so the second signal lands
+    # before the first is honoured; it comes later than the window in which signals count as one request.
+    "$psgrad" train --config "$config" --set training.iterations=1000000 --set cluster.straggler_delay_ms=10000 \
       --no-metrics >second.out 2>second.err &
     pid=$!
     pids+=("$pid")
@@ -71,7 +72,7 @@ case "$scenario" in
     wait "$pid"; rc=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$rc" -eq 130 ] || fail "second SIGINT: exit code $rc, expected 130"
-    [ "$elapsed_ms" -lt 1000 ] || fail "second SIGINT: took $elapsed_ms ms to exit"
+    [ "$elapsed_ms" -lt 3000 ] || fail "second SIGINT: took $elapsed_ms ms to exit"
     grep -q "stopping now" second.err || fail "second SIGINT: no notice"
     ;;
   double-signal)
@@ -135,6 +136,44 @@ case "$scenario" in
     check_saved_run processes 130
     grep -q "worker process" processes.err && fail "a worker process failed"
     ;;
+  processes-just-listening)
+    # SIGINT right after "listening on" in train --processes, before the workers joined: the run ends
+    # at once with one plain line, and the workers it started are gone with it.
+    "$psgrad" train --config "$config" --processes --no-metrics >early.out 2>early.err &
+    pid=$!
+    pids+=("$pid")
+    for _ in $(seq 200); do grep -q "listening on" early.err && break; sleep 0.02; done
+    start=$(date +%s%N); kill -INT "$pid"; wait "$pid"; rc=$?
+    elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    echo "train --processes stopped $elapsed_ms ms after SIGINT"
+    [ "$rc" -eq 130 ] || fail "train --processes stopped while waiting: exit code $rc, expected 130"
+    [ "$elapsed_ms" -lt 5000 ] || fail "train --processes took $elapsed_ms ms to stop while waiting for workers"
+    grep -q "stopped by a signal while waiting for workers" early.err || fail "no plain line saying why"
+    grep -q "shard" early.err && fail "a run without shards talks of shards"
+    sleep 0.2
+    pgrep -f "work --connect 127.0.0.1:$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' early.err) " &&
+      fail "worker processes outlived the server"
+    ;;
+  worker-takes-sigterm)
+    # Worker processes of train --processes must not inherit the server's blocked signals: a worker
+    # told to end (kill PID) ends, and the run goes on with the other.
+    "$psgrad" train --config "$config" --processes --set training.iterations=400 --set cluster.worker_delay_ms=10 \
+      --no-metrics >mask.out 2>mask.err &
+    pid=$!
+    pids+=("$pid")
+    for _ in $(seq 200); do grep -qP '^10\taccuracy' mask.out 2>/dev/null && break; sleep 0.05; done
+    worker=$(pgrep -P "$pid" | head -n 1)
+    [ -n "$worker" ] || fail "no worker process found"
+    blocked=$(awk '/^SigBlk/ {print $2}' "/proc/$worker/status")
+    [ "$((16#$blocked & 0x4002))" -eq 0 ] || fail "worker $worker blocks SIGINT or SIGTERM (SigBlk $blocked)"
+    kill -TERM "$worker"
+    for _ in $(seq 100); do kill -0 "$worker" 2>/dev/null || break; sleep 0.05; done
+    kill -0 "$worker" 2>/dev/null && fail "worker $worker did not end on SIGTERM"
+    wait "$pid"; rc=$?
+    grep -q "1 of 2 workers finished, 1 lost" mask.out || fail "the run did not finish with the other worker"
+    # A worker process it started ended by a signal: the run says so and does not exit 0.
+    [ "$rc" -eq 1 ] && grep -q "1 worker process(es) failed" mask.err || fail "exit code $rc, or the ended worker not counted"
+    ;;
   serve-waiting)
     # Nobody has joined yet: the server still answers a signal at once, and says so.
     "$psgrad" serve --config "$config" --port 0 --no-metrics >waiting.out 2>waiting.err &
@@ -145,7 +184,7 @@ case "$scenario" in
     start=$(date +%s%N); kill -TERM "$pid"; wait "$pid"; rc=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$rc" -eq 143 ] || fail "serve waiting for workers: exit code $rc, expected 143"
-    [ "$elapsed_ms" -lt 2000 ] || fail "serve waiting for workers: took $elapsed_ms ms to exit"
+    [ "$elapsed_ms" -lt 5000 ] || fail "serve waiting for workers: took $elapsed_ms ms to exit"
     grep -q "stopped by a signal while waiting for workers (0 of 2 joined)" waiting.err || fail "no plain line saying why"
     ;;
   serve-workers-lost)
@@ -167,7 +206,7 @@ case "$scenario" in
     start=$(date +%s%N); kill -TERM "$pid"; wait "$pid"; rc=$?
     elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     [ "$rc" -eq 143 ] || fail "serve without workers: exit code $rc, expected 143"
-    [ "$elapsed_ms" -lt 2000 ] || fail "serve without workers: took $elapsed_ms ms to exit"
+    [ "$elapsed_ms" -lt 5000 ] || fail "serve without workers: took $elapsed_ms ms to exit"
     [ -s "$work_dir/lost.ckpt" ] || fail "no checkpoint written"
     grep -q "summary: workers" lost.out || fail "no summary line"
     ;;

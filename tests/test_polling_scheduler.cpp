@@ -14,6 +14,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "runtime/idle_help.hpp"
+#include "tests/ci_skip.hpp"
 #include "actors/local_training.hpp"
 #include "tests/actor_fixtures.hpp"
 
@@ -128,10 +129,9 @@ TEST_CASE("a worker with a thread of its own takes on halves of its server's ste
   job.evaluation.frequency = 1000000;
   const auto data = testing::synthetic_data(512, 784, 10, 5);
   REQUIRE(workers_detached(job.cluster.num_workers, 2));
-  if (std::thread::hardware_concurrency() < 2) {
-    MESSAGE("skipped: one core, where a waiting worker would spin on the server's core");
+  if (std::thread::hardware_concurrency() < 2 &&
+      testing::cannot_run_here("one core, where a waiting worker would spin on the server's core"))
     return;
-  }
   // A worker takes a half only while it spins on a core of its own as the server steps on the other:
   // with a core taken by another process, the server's thread preempts the spinning worker and steps
   // alone. CTest runs this case by itself (tests/serial_tests.cmake); a run still may find a core busy,

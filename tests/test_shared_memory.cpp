@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -440,6 +441,36 @@ TEST_CASE("processes share memory only with the same boot, user and namespaces")
   // boot id / uid / network namespace / process namespace
   CHECK(std::count(here.begin(), here.end(), '/') == 3);
   CHECK(here.find(std::to_string(getuid())) != std::string::npos);
+}
+
+TEST_CASE("a segment is sealed at its size: another process of the user cannot shrink it under a mapping") {
+  const Accepting accepting;
+  const auto values = awkward_floats(256);
+  const auto reference = put_in_shared_memory(values.data(), values.size() * sizeof(float));
+  REQUIRE(reference.has_value());
+  // As another process of the same user would: through /proc, with write access.
+  const auto path = "/proc/self/fd/" + std::to_string(reference->fd);
+  const int outsider = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(outsider >= 0);
+  CHECK(ftruncate(outsider, 0) != 0);
+  CHECK(errno == EPERM);
+  close(outsider);
+  const auto taken = take(*reference, values.size());
+  REQUIRE_FALSE(taken.refused.has_value());
+  CHECK(same_bits(taken.values, values));
+}
+
+TEST_CASE("a segment that is not sealed against shrinking is refused before it is mapped") {
+  const Accepting accepting;
+  const int unsealed = memfd_create("psgrad-payloads", MFD_CLOEXEC);
+  REQUIRE(unsealed >= 0);
+  REQUIRE(ftruncate(unsealed, 1 << 20) == 0);
+  SharedMemoryReference forged{static_cast<std::uint32_t>(getpid()), static_cast<std::uint32_t>(unsealed), 1, 0, 1};
+  const auto refused = take(forged, 64);
+  REQUIRE(refused.refused.has_value());
+  CHECK(refused.refused->find("not sealed against shrinking") != std::string::npos);
+  CHECK_FALSE(refused.read);
+  close(unsealed);
 }
 
 }  // namespace psgrad

@@ -132,15 +132,18 @@ Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinato
   return outcome;
 }
 
-Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
-                           const caf::actor_addr& served, std::chrono::milliseconds linger) {
+Result<RunEnding> serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
+                                     const caf::actor_addr& served, std::chrono::milliseconds linger) {
   self->monitor(coordinator);
   self->monitor(caf::actor_cast<caf::actor>(served));
-  Status outcome = success();
+  Result<RunEnding> outcome = RunEnding{};
   bool done = false;
   while (!done) {
     self->receive([&](const caf::down_msg& down) {
       if (down.source == served) {
+        // The server ends a failed run's workers with the failure as their exit reason.
+        if (down.reason == caf::sec::runtime_error)
+          outcome = RunEnding{RunEnding::Outcome::failed_on_server, error_text(self->system(), down.reason)};
         done = true;
       } else if (down.source == coordinator.address()) {
         outcome = Error{"lost the connection to the server before training finished"};

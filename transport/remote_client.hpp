@@ -46,10 +46,19 @@ Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinato
                      const ParameterServerActor& server, std::uint64_t layout_hash, const std::string& host,
                      std::uint16_t port, const std::string& host_identity);
 
-// Blocks until `served` (our worker or shard) is stopped (success) or the server goes away (error).
-// With `linger` > 0, a stopped `served` then waits up to that long for the server to go away: the
-// server waits for the answer to its stop, and this process must not end before that answer has left.
-Status serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
+// How a run ended for the worker or shard a process serves: it finished, or the server ended it
+// because the run failed (`failure` says why, in the server's words).
+struct RunEnding {
+  enum class Outcome { finished, failed_on_server };
+  Outcome outcome = Outcome::finished;
+  std::string failure;
+};
+
+// Blocks until `served` (our worker or shard) is stopped, or ended by the server with a failure as its
+// exit reason (both a RunEnding), or the server goes away (error). With `linger` > 0, a stopped `served`
+// then waits up to that long for the server to go away: the server waits for the answer to its stop,
+// and this process must not end before that answer has left.
+Result<RunEnding> serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
                            const caf::actor_addr& served,
                            std::chrono::milliseconds linger = std::chrono::milliseconds(0));
 

@@ -3,6 +3,8 @@
 #include "transport/remote_server.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -37,8 +39,17 @@ class ServingCleanup {
   ~ServingCleanup() {
     if (!remote_shards_.empty()) {
       caf::scoped_actor self{system_};
-      for (const auto& shard : remote_shards_)
-        self->request(shard, std::chrono::seconds(5), stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+      // A failed run ends its shards with the failure as their exit reason (their processes say why
+      // and exit non-zero), and waits for each to go down.
+      for (const auto& shard : remote_shards_) {
+        if (run_failure_) {
+          self->monitor(shard);
+          self->send_exit(shard, caf::make_error(caf::sec::runtime_error, *run_failure_));
+          self->receive([](const caf::down_msg&) {}, caf::after(std::chrono::seconds(5)) >> [] {});
+        } else {
+          self->request(shard, std::chrono::seconds(5), stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+        }
+      }
     }
     // A plain port is the gate's, closed with it. CAF 0.17.6's openssl::unpublish does not compile (it
     // uses a 0.18 atom); a TLS port closes when the actor system shuts down instead.
@@ -54,6 +65,7 @@ class ServingCleanup {
     actors_.push_back(caf::actor_cast<caf::actor>(actor));
   }
   void stop_shard_processes_on_exit(std::vector<ParameterServerActor> shards) { remote_shards_ = std::move(shards); }
+  void run_failed(const std::string& why) { run_failure_ = why; }
 
  private:
   caf::actor_system& system_;
@@ -61,6 +73,7 @@ class ServingCleanup {
   std::unique_ptr<ConnectionGate> gate_;
   std::vector<caf::actor> actors_;
   std::vector<ParameterServerActor> remote_shards_;
+  std::optional<std::string> run_failure_;
 };
 
 struct JoinedWorkers {
@@ -225,7 +238,9 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   if (setup.resume) hooks.start_iteration = setup.resume->iteration;
   auto driver = spawn_training_driver(system, job, *servers, joined->workers, *evaluator, std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);
-  return run_driver(system, driver);  // the driver stops the workers before it answers
+  auto summary = run_driver(system, driver);  // the driver stops the workers before it answers
+  if (!summary) cleanup.run_failed(summary.error());
+  return summary;
 }
 
 }  // namespace psgrad

@@ -79,7 +79,8 @@ Result<std::vector<ShardAddress>> wait_for_shard_addresses(caf::actor_system& sy
               outcome = std::move(joined);
             },
             [&](caf::error& error) {
-              outcome = Error{"cannot get the shard processes' addresses from the server: " + error_text(system, error)};
+              // Every worker asks, shards or not: an error here means the server stopped answering.
+              outcome = Error{"the server stopped before training began (" + error_text(system, error) + ")"};
             });
     if (!outcome || complete) return outcome;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
