@@ -95,7 +95,7 @@ void measure_peer_accuracy(BenchContext& context, Report& report, const PeerData
       arguments.insert(arguments.end(), {"--target-accuracy", fmt::format("{}", kTargetAccuracy), "--eval-every", "10",
                                          "--max-seconds", fmt::format("{}", kPeerMaxSeconds)});
       wait_for_quiet_machine(effort.quiet_wait_seconds);
-      const auto run = run_peer_script(context, peer.script, arguments, std::chrono::seconds(600));
+      const auto run = run_peer_script(context, peer.script, arguments, std::chrono::seconds(300));
       if (run.skipped) throw std::runtime_error(fmt::format("{}: {}", peer.script, run.reason));
       details[peer.key].push_back(run.result);
       auto& hits = all[peer.key];

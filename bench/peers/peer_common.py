@@ -219,11 +219,21 @@ def run_ranks(target, world, args, timeout):
 
 
 def _rank_main(target, rank, world, port, args, results):
+    """Ends the process as soon as its answer is sent: torch 1.13 can deadlock tearing down a gloo
+    process group that DDP's reducer still holds (its destructor joins a thread that waits for the
+    GIL), and nothing here needs an orderly interpreter exit."""
     import traceback
     try:
         results.put((rank, True, target(rank, world, port, args)))
+        code = 0
     except BaseException:  # noqa: B902: whatever ended the rank goes to the parent
         results.put((rank, False, traceback.format_exc()))
+        code = 1
+    results.close()
+    results.join_thread()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def add_run_arguments(parser, workers_name):

@@ -54,17 +54,15 @@ def train_rank(rank, world, port, args):
         dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)  # the slowest rank's time
         return elapsed.item()
 
-    try:
-        if args.target_accuracy > 0:
-            return until_accuracy(torch, rank, world, args, model, data, step, agreed)
-        # A short probe sizes the warm-up, and the warm-up (allocator and caches settled) the runs.
-        probe = 10
-        warmup = common.steps_for(args.warmup_seconds, agreed(timed(probe) / probe))
-        steps = common.steps_for(args.seconds, agreed(timed(warmup) / warmup))
-        rates = [world * args.batch_size * steps / timed(steps) for _ in range(args.repeats)]
-        return {"rates": rates, "steps_per_run": steps}
-    finally:
-        dist.destroy_process_group()
+    # No destroy_process_group: the process ends right after its answer (see common.run_ranks).
+    if args.target_accuracy > 0:
+        return until_accuracy(torch, rank, world, args, model, data, step, agreed)
+    # A short probe sizes the warm-up, and the warm-up (allocator and caches settled) the runs.
+    probe = 10
+    warmup = common.steps_for(args.warmup_seconds, agreed(timed(probe) / probe))
+    steps = common.steps_for(args.seconds, agreed(timed(warmup) / warmup))
+    rates = [world * args.batch_size * steps / timed(steps) for _ in range(args.repeats)]
+    return {"rates": rates, "steps_per_run": steps}
 
 
 def until_accuracy(torch, rank, world, args, model, data, step, agreed):
@@ -87,8 +85,10 @@ def until_accuracy(torch, rank, world, args, model, data, step, agreed):
                 stop = float(reached_at is not None or seconds > args.max_seconds)
             if agreed(stop):
                 break
+    samples = iteration * world * args.batch_size
     return {"reached": reached_at is not None, "seconds_to_target": reached_at,
-            "samples_to_target": iteration * world * args.batch_size, "iterations": iteration,
+            "samples_to_target": samples if reached_at is not None else None, "samples_trained": samples,
+            "iterations": iteration,
             "final_accuracy": accuracy, "training_seconds": clock.seconds()}
 
 
