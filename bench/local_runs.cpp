@@ -60,6 +60,15 @@ TrainingSummary timed_local_run(const BenchContext& context, TrainingMode mode, 
   return std::move(*summary);
 }
 
+TrainingSummary timed_local_run(const BenchContext& context, const DataSplit& data, TrainingMode mode,
+                                std::size_t workers, std::uint64_t iterations) {
+  auto job = timing_job(context, mode, workers);
+  job.training.iterations = iterations;
+  auto summary = run_in_process(job, data);
+  if (!summary) throw std::runtime_error("local run failed: " + summary.error());
+  return std::move(*summary);
+}
+
 // Each repeat runs the plain loop and then 1, 2 and 4 workers one after another, and every ratio
 // divides runs of the same repeat: on a shared machine the load drifts over a section's minute, and
 // a ratio of two series taken a minute apart measures that drift as much as psgrad.

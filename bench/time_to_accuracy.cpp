@@ -12,15 +12,20 @@
 
 namespace psgrad::bench {
 
-namespace {
-
-struct FirstHit {
-  double wall_seconds = 0.0;
-  std::uint64_t iteration = 0;
-  std::uint64_t samples = 0;
-};
-
-}  // namespace
+AccuracyRun run_to_accuracy(const TrainingJob& job, const DataSplit& data) {
+  std::mutex mutex;
+  AccuracyRun run;
+  auto on_report = [&](const EvaluationReport& evaluation) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!run.hit && evaluation.accuracy >= kTargetAccuracy)
+      run.hit = AccuracyHit{evaluation.progress.wall_seconds, evaluation.iteration, evaluation.progress.samples};
+  };
+  auto summary = run_in_process(job, data, on_report);
+  if (!summary) throw std::runtime_error("time-to-accuracy run failed: " + summary.error());
+  std::lock_guard<std::mutex> lock(mutex);
+  run.final_accuracy = summary->final_accuracy;
+  return run;
+}
 
 void measure_time_to_accuracy(BenchContext& context, Report& report) {
   const char* section = "6 accuracy";
@@ -36,21 +41,12 @@ void measure_time_to_accuracy(BenchContext& context, Report& report) {
     std::uint64_t iteration = 0;
     double final_accuracy = 0.0;
     for (std::size_t r = 0; r < context.effort.repeats; ++r) {
-      std::mutex mutex;
-      std::optional<FirstHit> hit;
-      auto on_report = [&](const EvaluationReport& evaluation) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!hit && evaluation.accuracy >= kTargetAccuracy)
-          hit = FirstHit{evaluation.progress.wall_seconds, evaluation.iteration, evaluation.progress.samples};
-      };
-      auto summary = run_in_process(job, context.data, on_report);
-      if (!summary) throw std::runtime_error("time-to-accuracy run failed: " + summary.error());
-      final_accuracy = summary->final_accuracy;
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!hit) continue;
-      seconds.push_back(hit->wall_seconds);
-      samples.push_back(static_cast<double>(hit->samples));
-      iteration = hit->iteration;
+      const auto run = run_to_accuracy(job, context.data);
+      final_accuracy = run.final_accuracy;
+      if (!run.hit) continue;
+      seconds.push_back(run.hit->wall_seconds);
+      samples.push_back(static_cast<double>(run.hit->samples));
+      iteration = run.hit->iteration;
     }
     details[name] = {{"iterations_run", job.training.iterations},
                      {"runs", context.effort.repeats},
