@@ -32,6 +32,15 @@ def emit(result):
     print(json.dumps(result), flush=True)
 
 
+def emit_run(result, first_rank, args):
+    """Prints a peer's JSON line: its description, rank 0's figures and what the run was asked to do."""
+    if args.target_accuracy > 0:
+        result.update(first_rank, target_accuracy=args.target_accuracy, eval_every=args.eval_every)
+    else:
+        result.update(first_rank, seconds_per_run=args.seconds, warmup_seconds=args.warmup_seconds)
+    emit(result)
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

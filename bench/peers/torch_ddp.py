@@ -102,11 +102,7 @@ def main():
     results = common.run_ranks(train_rank, args.workers, args, args.timeout)
     result = {"peer": "torch_ddp", "backend": "gloo", "workers": args.workers, "batch_size": args.batch_size,
               "threads_per_process": args.threads_per_process, **common.describe_torch(torch)}
-    if args.target_accuracy > 0:
-        result.update(results[0], target_accuracy=args.target_accuracy, eval_every=args.eval_every)
-    else:
-        result.update(results[0], seconds_per_run=args.seconds, warmup_seconds=args.warmup_seconds)
-    common.emit(result)
+    common.emit_run(result, results[0], args)
     return 0
 
 

@@ -76,11 +76,7 @@ def main():
     results = common.run_ranks(run_rank, args.trainers + 1, args, args.timeout)
     result = {"peer": peer, "backend": "tensorpipe", "trainers": args.trainers, "batch_size": args.batch_size,
               "threads_per_process": args.threads_per_process, **common.describe_torch(torch)}
-    if args.target_accuracy > 0:
-        result.update(results[0], target_accuracy=args.target_accuracy, eval_every=args.eval_every)
-    else:
-        result.update(results[0], seconds_per_run=args.seconds, warmup_seconds=args.warmup_seconds)
-    common.emit(result)
+    common.emit_run(result, results[0], args)
     return 0
 
 
