@@ -1,0 +1,76 @@
+#include "model/murmurhash3.hpp"
+
+namespace psgrad {
+
+namespace {
+
+std::uint64_t rotate_left(std::uint64_t x, int bits) { return (x << bits) | (x >> (64 - bits)); }
+
+// MurmurHash3's finalisation mix: every input bit avalanches into every output bit.
+std::uint64_t final_mix(std::uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return k;
+}
+
+// Bytes read as little-endian whatever the machine, so ids and tokens hash alike everywhere.
+std::uint64_t little_endian_word(const unsigned char* bytes, std::size_t count) {
+  std::uint64_t word = 0;
+  for (std::size_t i = 0; i < count; ++i) word |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
+  return word;
+}
+
+}  // namespace
+
+IdHash hash_id(std::uint64_t id, std::uint32_t seed) {
+  // An 8-byte key has no full 16-byte block: only the tail step for k1, then the finalisation.
+  constexpr std::uint64_t c1 = 0x87c37b91114253d5ull;
+  constexpr std::uint64_t c2 = 0x4cf5ad432745937full;
+  constexpr std::uint64_t length = 8;
+  std::uint64_t h1 = seed;
+  std::uint64_t h2 = seed;
+  std::uint64_t k1 = id * c1;
+  k1 = rotate_left(k1, 31);
+  k1 *= c2;
+  h1 ^= k1;
+  h1 ^= length;
+  h2 ^= length;
+  h1 += h2;
+  h2 += h1;
+  h1 = final_mix(h1);
+  h2 = final_mix(h2);
+  h1 += h2;
+  h2 += h1;
+  return {static_cast<std::uint32_t>(h1), static_cast<std::uint32_t>(h1 >> 32), static_cast<std::uint32_t>(h2),
+          static_cast<std::uint32_t>(h2 >> 32)};
+}
+
+std::uint64_t murmurhash64a(const void* bytes, std::size_t length, std::uint64_t seed) {
+  constexpr std::uint64_t m = 0xc6a4a7935bd1e995ull;
+  constexpr int r = 47;
+  const auto* data = static_cast<const unsigned char*>(bytes);
+  std::uint64_t h = seed ^ (static_cast<std::uint64_t>(length) * m);
+  const std::size_t blocks = length / 8;
+  for (std::size_t i = 0; i < blocks; ++i) {
+    std::uint64_t k = little_endian_word(data + 8 * i, 8);
+    k *= m;
+    k ^= k >> r;
+    k *= m;
+    h ^= k;
+    h *= m;
+  }
+  const std::size_t tail = length & 7;
+  if (tail != 0) {
+    h ^= little_endian_word(data + 8 * blocks, tail);
+    h *= m;
+  }
+  h ^= h >> r;
+  h *= m;
+  h ^= h >> r;
+  return h;
+}
+
+}  // namespace psgrad
