@@ -1,0 +1,65 @@
+#include "model/hashembed.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "model/murmurhash3.hpp"
+
+namespace psgrad {
+
+std::array<std::uint64_t, 4> hashembed_keys(std::uint64_t id, std::uint32_t seed, std::uint64_t rows) {
+  const IdHash hash = hash_id(id, seed);
+  return {hash[0] % rows, hash[1] % rows, hash[2] % rows, hash[3] % rows};
+}
+
+FieldLookup look_up(const HashEmbedSpec& spec, const RaggedIds& ids) {
+  if (spec.rows == 0) throw std::invalid_argument("a HashEmbed table needs at least one row");
+  FieldLookup lookup;
+  lookup.offsets = ids.offsets();
+  std::vector<std::uint64_t> id_keys;
+  id_keys.reserve(4 * ids.id_count());
+  for (const auto id : ids.ids())
+    for (const auto key : hashembed_keys(id, spec.seed, spec.rows)) id_keys.push_back(key);
+  lookup.keys = id_keys;
+  std::sort(lookup.keys.begin(), lookup.keys.end());
+  lookup.keys.erase(std::unique(lookup.keys.begin(), lookup.keys.end()), lookup.keys.end());
+  lookup.positions.reserve(id_keys.size());
+  for (const auto key : id_keys) {
+    const auto at = std::lower_bound(lookup.keys.begin(), lookup.keys.end(), key);
+    lookup.positions.push_back(static_cast<std::uint32_t>(at - lookup.keys.begin()));
+  }
+  return lookup;
+}
+
+void embed_ids(const HashEmbedSpec& spec, const FieldLookup& lookup, const SparseRows& rows, float* vectors) {
+  if (rows.width != spec.width || rows.keys != lookup.keys)
+    throw std::invalid_argument(fmt::format("embed_ids: got {} rows of width {}, expected the {} rows of width {} "
+                                            "the lookup names",
+                                            rows.size(), rows.width, lookup.keys.size(), spec.width));
+  const std::size_t width = spec.width;
+  for (std::size_t t = 0; t < lookup.id_count(); ++t) {
+    float* out = vectors + t * width;
+    std::fill(out, out + width, 0.0f);
+    for (std::size_t k = 0; k < 4; ++k) {
+      const float* row = rows.row(lookup.positions[4 * t + k]);
+      for (std::size_t i = 0; i < width; ++i) out[i] += row[i];
+    }
+  }
+}
+
+SparseRows embedding_gradient(const HashEmbedSpec& spec, const FieldLookup& lookup, const float* d_vectors) {
+  SparseRows gradient(lookup.keys, spec.width);
+  const std::size_t width = spec.width;
+  for (std::size_t k = 0; k < 4; ++k) {
+    for (std::size_t t = 0; t < lookup.id_count(); ++t) {
+      float* row = gradient.row(lookup.positions[4 * t + k]);
+      const float* d = d_vectors + t * width;
+      for (std::size_t i = 0; i < width; ++i) row[i] += d[i];
+    }
+  }
+  return gradient;
+}
+
+}  // namespace psgrad
