@@ -1,0 +1,102 @@
+#include "model/embedding_table.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "model/gradient_clip.hpp"
+#include "model/gradient_sum.hpp"
+#include "model/random.hpp"
+
+namespace psgrad {
+
+namespace {
+
+// splitmix64's finaliser: a bijection, so distinct keys give distinct generator seeds.
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Empty when keys are sorted and unique, else where they are not.
+std::optional<std::string> unsorted_key(const std::vector<std::uint64_t>& keys) {
+  for (std::size_t i = 1; i < keys.size(); ++i)
+    if (keys[i] <= keys[i - 1])
+      return fmt::format("keys must be sorted and unique, but key {} at position {} follows {}", keys[i], i,
+                         keys[i - 1]);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::uint64_t embedding_init_seed(std::uint64_t run_seed, std::size_t column) {
+  return mix(derive_seed(run_seed, RandomStream::initial_weights) + 0x9e3779b97f4a7c15ull * (column + 1));
+}
+
+double gradient_squares(const SparseRows& gradient) {
+  return sum_of_squares(gradient.values.data(), gradient.values.size());
+}
+
+EmbeddingTable::EmbeddingTable(const EmbeddingTableSettings& settings) : settings_(settings) {}
+
+const float* EmbeddingTable::find(std::uint64_t key) const {
+  const auto it = slots_.find(key);
+  return it == slots_.end() ? nullptr : rows_.data() + it->second * settings_.width;
+}
+
+std::optional<std::size_t> EmbeddingTable::slot(std::uint64_t key) const {
+  const auto it = slots_.find(key);
+  if (it == slots_.end()) return std::nullopt;
+  return it->second;
+}
+
+void EmbeddingTable::initial_row(std::uint64_t key, float* out) const {
+  Random rng(mix(key ^ mix(settings_.init_seed)));
+  const double low = settings_.low;
+  const double span = static_cast<double>(settings_.high) - low;
+  // Drawn in double and stored as float, as Thinc's uniform_init casts numpy's draws.
+  for (std::size_t i = 0; i < settings_.width; ++i) out[i] = static_cast<float>(low + span * rng.uniform());
+}
+
+std::size_t EmbeddingTable::slot_for(std::uint64_t key) {
+  const auto [it, made] = slots_.try_emplace(key, slots_.size());
+  if (made) {
+    rows_.resize(rows_.size() + settings_.width);
+    initial_row(key, rows_.data() + it->second * settings_.width);
+  }
+  return it->second;
+}
+
+Result<SparseRows> EmbeddingTable::pull(const std::vector<std::uint64_t>& keys) {
+  if (auto problem = unsorted_key(keys)) return Error{"pull: " + *problem};
+  SparseRows rows(keys, settings_.width);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::size_t slot = slot_for(keys[i]);  // may grow rows_, so only then take its address
+    const float* row = rows_.data() + slot * settings_.width;
+    std::copy(row, row + settings_.width, rows.row(i));
+  }
+  return rows;
+}
+
+Status EmbeddingTable::apply(const SparseRows& gradient, RowOptimizer& optimizer,
+                             std::optional<double> total_squares) {
+  if (gradient.width != settings_.width || optimizer.width() != settings_.width)
+    return Error{fmt::format("apply: gradient rows of width {} and an optimizer of width {} for a table of width {}",
+                             gradient.width, optimizer.width(), settings_.width)};
+  if (gradient.values.size() != gradient.keys.size() * gradient.width)
+    return Error{fmt::format("apply: {} gradient floats for {} keys of width {}", gradient.values.size(),
+                             gradient.keys.size(), gradient.width)};
+  if (auto problem = unsorted_key(gradient.keys)) return Error{"apply: " + *problem};
+  const double squares =
+      optimizer.grad_clip() > 0.0 ? total_squares.value_or(gradient_squares(gradient)) : 0.0;
+  const float scale = clip_scale_from(squares, optimizer.grad_clip());
+  for (std::size_t i = 0; i < gradient.size(); ++i) {
+    const std::size_t slot = slot_for(gradient.keys[i]);
+    optimizer.update_row(slot, rows_.data() + slot * settings_.width, gradient.row(i), scale);
+  }
+  return success();
+}
+
+}  // namespace psgrad

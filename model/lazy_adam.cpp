@@ -1,0 +1,46 @@
+#include "model/lazy_adam.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace psgrad {
+
+LazyAdam::LazyAdam(const LazyAdamSettings& settings, std::size_t width) : settings_(settings), width_(width) {}
+
+const float* LazyAdam::first_moment(std::size_t slot) const {
+  return row_steps(slot) > 0 ? first_moment_.data() + slot * width_ : nullptr;
+}
+
+const float* LazyAdam::second_moment(std::size_t slot) const {
+  return row_steps(slot) > 0 ? second_moment_.data() + slot * width_ : nullptr;
+}
+
+void LazyAdam::update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) {
+  if (slot >= steps_.size()) {
+    // Slots grow in first-touch order; doubling keeps growth amortised.
+    const std::size_t slots = std::max(slot + 1, 2 * steps_.size());
+    steps_.resize(slots, 0);
+    first_moment_.resize(slots * width_, 0.0f);
+    second_moment_.resize(slots * width_, 0.0f);
+  }
+  const auto t = static_cast<double>(++steps_[slot]);
+  // Thinc folds the bias correction into the learning rate and adds eps to the uncorrected sqrt(v).
+  const auto learn_rate = static_cast<float>(settings_.learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /
+                                             (1.0 - std::pow(settings_.beta1, t)));
+  const auto b1 = static_cast<float>(settings_.beta1);
+  const auto b2 = static_cast<float>(settings_.beta2);
+  const auto eps = static_cast<float>(settings_.eps);
+  const auto decay = static_cast<float>(settings_.learn_rate * settings_.L2);
+  float* m = first_moment_.data() + slot * width_;
+  float* v = second_moment_.data() + slot * width_;
+  for (std::size_t i = 0; i < width_; ++i) {
+    const float g = gradient[i] * gradient_scale;
+    m[i] = b1 * m[i] + (1.0f - b1) * g;
+    v[i] = b2 * v[i] + (1.0f - b2) * g * g;
+    float x = row[i] - learn_rate * m[i] / (std::sqrt(v[i]) + eps);
+    if (settings_.L2 != 0.0) x -= decay * x;
+    row[i] = x;
+  }
+}
+
+}  // namespace psgrad

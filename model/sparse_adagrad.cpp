@@ -1,0 +1,32 @@
+#include "model/sparse_adagrad.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace psgrad {
+
+SparseAdagrad::SparseAdagrad(const AdagradSettings& settings, std::size_t width)
+    : settings_(settings), width_(width) {}
+
+const float* SparseAdagrad::accumulator(std::size_t slot) const {
+  return slot < stepped_.size() && stepped_[slot] ? accumulators_.data() + slot * width_ : nullptr;
+}
+
+void SparseAdagrad::update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) {
+  if (slot >= stepped_.size()) {
+    const std::size_t slots = std::max(slot + 1, 2 * stepped_.size());
+    stepped_.resize(slots, false);
+    accumulators_.resize(slots * width_, static_cast<float>(settings_.initial_accumulator));
+  }
+  stepped_[slot] = true;
+  const auto learn_rate = static_cast<float>(settings_.learn_rate);
+  const auto eps = static_cast<float>(settings_.eps);
+  float* sum = accumulators_.data() + slot * width_;
+  for (std::size_t i = 0; i < width_; ++i) {
+    const float g = gradient[i] * gradient_scale;
+    sum[i] += g * g;
+    row[i] -= learn_rate * g / (std::sqrt(sum[i]) + eps);
+  }
+}
+
+}  // namespace psgrad
