@@ -1,0 +1,124 @@
+#include "model/sparse_model.hpp"
+
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace psgrad {
+
+namespace {
+
+std::size_t total_width(const EmbeddingFront& front) {
+  std::size_t width = 0;
+  for (const auto& field : front.fields) width += field.width;
+  return width;
+}
+
+// The tap goes first, so the dense chain's first real layer computes the gradient of its input.
+LayerChain with_tap(LayerChain chain, std::size_t width, InputGradientTap*& tap) {
+  auto first = std::make_unique<InputGradientTap>(width);
+  tap = first.get();
+  chain.insert(chain.begin(), std::move(first));
+  return chain;
+}
+
+}  // namespace
+
+SparseModel::SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture)
+    : front_(std::move(front)),
+      embedded_width_(total_width(front_)),
+      dense_(with_tap(std::move(dense_chain), embedded_width_, tap_), std::move(architecture)) {
+  if (front_.fields.empty()) throw std::invalid_argument("a sparse model needs at least one field");
+  if (dense_.input_width() != embedded_width_)
+    throw std::invalid_argument("the dense chain's input width must be the embeddings' total width");
+}
+
+Result<SparseModel> SparseModel::build(const std::string& architecture, const Settings& settings,
+                                       std::size_t output_width) {
+  const auto entry = find_sparse_architecture(architecture);
+  if (!entry) return Error{fmt::format("unknown sparse architecture '{}'", architecture)};
+  Settings filled = settings;
+  if (auto missing = fill_defaults(entry->settings, filled))
+    return Error{fmt::format("architecture '{}': missing setting '{}'", architecture, *missing)};
+  for (const auto& spec : entry->settings)
+    if (auto expected = check_setting(spec, filled.at(spec.name)))
+      return Error{fmt::format("architecture '{}': {}: expected {}", architecture, spec.name, *expected)};
+  auto front = entry->front(filled);
+  if (!front) return Error{fmt::format("architecture '{}': {}", architecture, front.error())};
+  const std::size_t width = total_width(*front);
+  return SparseModel(std::move(*front), entry->build_dense(filled, width, output_width), architecture);
+}
+
+Result<BatchLookup> SparseModel::look_up(const std::vector<RaggedIds>& batch) const {
+  if (batch.size() != front_.fields.size())
+    return Error{fmt::format("a batch of {} fields for a model of {} fields", batch.size(), front_.fields.size())};
+  BatchLookup lookup;
+  lookup.examples = batch.front().examples();
+  for (const auto& field : front_.fields) {
+    if (field.column >= batch.size())
+      return Error{fmt::format("a batch of {} fields has no field {}", batch.size(), field.column)};
+    const auto& ids = batch[field.column];
+    if (ids.examples() != lookup.examples)
+      return Error{fmt::format("field {} has {} examples, field 0 has {}", field.column, ids.examples(),
+                               lookup.examples)};
+    lookup.fields.push_back(psgrad::look_up(field, ids));
+  }
+  return lookup;
+}
+
+ConstMatrixMap SparseModel::embed(const BatchLookup& lookup, const std::vector<SparseRows>& rows) {
+  if (rows.size() != front_.fields.size() || lookup.fields.size() != front_.fields.size())
+    throw std::invalid_argument(fmt::format("embed: {} row sets and {} field lookups for a model of {} fields",
+                                            rows.size(), lookup.fields.size(), front_.fields.size()));
+  const std::size_t n = lookup.examples;
+  if (embedded_.size() < n * embedded_width_) embedded_.resize(n * embedded_width_);
+  std::size_t column = 0;
+  for (std::size_t f = 0; f < front_.fields.size(); ++f) {
+    const auto& field = front_.fields[f];
+    const auto& field_lookup = lookup.fields[f];
+    id_vectors_.resize(field_lookup.id_count() * field.width);
+    embed_ids(field, field_lookup, rows[f], id_vectors_.data());
+    pool(front_.pooling, id_vectors_.data(), field_lookup.offsets, field.width, embedded_.data() + column,
+         embedded_width_);
+    column += field.width;
+  }
+  return ConstMatrixMap(embedded_.data(), static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(embedded_width_));
+}
+
+void SparseModel::backpropagate_front(const BatchLookup& lookup, std::vector<SparseRows>& row_gradients) {
+  const ConstMatrixMap d_embedded = tap_->input_gradient();
+  row_gradients.resize(front_.fields.size());
+  std::size_t column = 0;
+  for (std::size_t f = 0; f < front_.fields.size(); ++f) {
+    const auto& field = front_.fields[f];
+    const auto& field_lookup = lookup.fields[f];
+    id_vectors_.resize(field_lookup.id_count() * field.width);
+    pool_backward(front_.pooling, d_embedded.data() + column, embedded_width_, field_lookup.offsets, field.width,
+                  id_vectors_.data());
+    row_gradients[f] = embedding_gradient(field, field_lookup, id_vectors_.data());
+    column += field.width;
+  }
+}
+
+float SparseModel::compute_gradients(const BatchLookup& lookup, const std::vector<SparseRows>& rows,
+                                     const ConstMatrixMap& targets, Random& dropout_rng,
+                                     std::vector<SparseRows>& row_gradients) {
+  const float loss = dense_.compute_gradients(embed(lookup, rows), targets, dropout_rng);
+  backpropagate_front(lookup, row_gradients);
+  return loss;
+}
+
+float SparseModel::compute_gradients(const float* weights, float* gradients, const BatchLookup& lookup,
+                                     const std::vector<SparseRows>& rows, const ConstMatrixMap& targets,
+                                     Random& dropout_rng, std::vector<SparseRows>& row_gradients) {
+  const float loss = dense_.compute_gradients(weights, gradients, embed(lookup, rows), targets, dropout_rng);
+  backpropagate_front(lookup, row_gradients);
+  return loss;
+}
+
+ConstMatrixMap SparseModel::predict(const BatchLookup& lookup, const std::vector<SparseRows>& rows) {
+  return dense_.predict(embed(lookup, rows));
+}
+
+}  // namespace psgrad

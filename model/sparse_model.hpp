@@ -1,0 +1,76 @@
+// A model over bags of ids: an embedding front (one HashEmbed per field, pooled, concatenated) whose
+// tables live elsewhere — a batch's rows are handed in, their gradients handed back — and a dense Model
+// behind it on one weight buffer, as every dense model.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model/aligned_floats.hpp"
+#include "model/hashembed.hpp"
+#include "model/input_gradient_tap.hpp"
+#include "model/model.hpp"
+#include "model/pooling.hpp"
+#include "model/ragged_ids.hpp"
+#include "model/sparse_registry.hpp"
+#include "model/sparse_rows.hpp"
+
+namespace psgrad {
+
+// Which table rows one batch touches: per field, its pull list and where each id's rows are in it.
+struct BatchLookup {
+  std::size_t examples = 0;
+  std::vector<FieldLookup> fields;
+};
+
+class SparseModel {
+ public:
+  SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture);
+
+  // Builds a registered sparse architecture from settings; unknown names and bad settings are errors.
+  static Result<SparseModel> build(const std::string& architecture, const Settings& settings,
+                                   std::size_t output_width);
+
+  const std::string& architecture() const { return dense_.architecture(); }
+  const std::vector<HashEmbedSpec>& fields() const { return front_.fields; }
+  Pooling pooling() const { return front_.pooling; }
+  std::size_t embedded_width() const { return embedded_width_; }  // the dense chain's input width
+  std::size_t output_width() const { return dense_.output_width(); }
+  // The dense part: its weights, layout, initialize() and gradient buffer.
+  Model& dense() { return dense_; }
+  const Model& dense() const { return dense_; }
+
+  // The rows a batch needs: batch holds one RaggedIds per field, all with the same examples.
+  Result<BatchLookup> look_up(const std::vector<RaggedIds>& batch) const;
+
+  // Forward with dropout, loss gradient (probs - targets) / n, backward. rows holds per field the rows
+  // of lookup.fields[f].keys. Writes the dense gradient into the dense model's gradient buffer, and
+  // per field the gradient of each of those rows into row_gradients[f] (same keys, same order).
+  // Returns the mean cross-entropy.
+  float compute_gradients(const BatchLookup& lookup, const std::vector<SparseRows>& rows,
+                          const ConstMatrixMap& targets, Random& dropout_rng,
+                          std::vector<SparseRows>& row_gradients);
+  // The same on caller-owned dense buffers laid out by dense().layout() and 64-byte aligned.
+  float compute_gradients(const float* weights, float* gradients, const BatchLookup& lookup,
+                          const std::vector<SparseRows>& rows, const ConstMatrixMap& targets, Random& dropout_rng,
+                          std::vector<SparseRows>& row_gradients);
+
+  // Class probabilities without dropout; valid until the next call on this model.
+  ConstMatrixMap predict(const BatchLookup& lookup, const std::vector<SparseRows>& rows);
+
+ private:
+  // The pooled, concatenated embeddings of a batch (examples x embedded_width).
+  ConstMatrixMap embed(const BatchLookup& lookup, const std::vector<SparseRows>& rows);
+  void backpropagate_front(const BatchLookup& lookup, std::vector<SparseRows>& row_gradients);
+
+  EmbeddingFront front_;
+  std::size_t embedded_width_ = 0;
+  // The dense chain's first layer, owned by dense_; declared first because dense_'s construction sets it.
+  InputGradientTap* tap_ = nullptr;
+  Model dense_;
+  AlignedFloats embedded_;
+  std::vector<float> id_vectors_;  // one field's per-id vectors, then their gradients
+};
+
+}  // namespace psgrad
