@@ -37,7 +37,7 @@ void check_close(const std::vector<float>& ours, const std::vector<double>& thei
 
 TEST_CASE("HashEmbed with reduce_sum and reduce_mean gives Thinc's keys, outputs and table gradients") {
   if (!thinc_importable() &&
-      psgrad::testing::cannot_run_here("/usr/bin/python3 cannot import thinc (the package python3-thinc)"))
+      psgrad::testing::cannot_run_here("/usr/bin/python3 cannot import thinc (scripts/setup.sh --test installs python3-thinc)"))
     return;
   const HashEmbedSpec spec{6, 97, 12345, 0};
   // Token hashes, small ids, the largest id and repeats; one empty bag.
