@@ -99,7 +99,7 @@ TEST_CASE("pull and apply refuse keys out of order and rows of another width") {
   CHECK(table.size() == 0);
 }
 
-TEST_CASE("apply steps only the rows its gradient names; other rows and their state stay untouched") {
+TEST_CASE("apply steps only the rows its gradient names, leaving other rows and their state untouched") {
   EmbeddingTable table(settings_of(6, 5));
   REQUIRE(table.pull({10, 20, 30, 40}).ok());
   std::vector<float> before_30(table.find(30), table.find(30) + 6);
