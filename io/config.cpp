@@ -1,11 +1,10 @@
-// The config's sections as tables (one entry per key), and parsing, validating and rendering through them.
+// The config's sections as tables (one entry per key), and parsing and validating through them.
 #include "io/config.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <type_traits>
 #include <utility>
 
@@ -35,7 +34,7 @@ constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{1} << 20;
 constexpr const char* kOptimizersKey = "@optimizers";
 constexpr const char* kSchedulesKey = "@schedules";
 
-// In the order they are validated and rendered.
+// In the order they are validated (and rendered, in config_render.cpp).
 const std::vector<std::string>& section_names() {
   static const std::vector<std::string> names = {"training", "evaluation", "model",
                                                  "optimizer", "data",       "cluster"};
@@ -226,51 +225,6 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   return config;
 }
 
-// Writes settings in spec order, filling defaults for any the caller left out, then any settings no
-// spec knows (so nothing is silently dropped; parsing will name them).
-void render_settings(std::ostringstream& out, const std::vector<SettingSpec>& specs, const Settings& settings) {
-  for (const auto& spec : specs) {
-    auto it = settings.find(spec.name);
-    if (it != settings.end()) out << toml_key(spec.name) << " = " << toml_text(it->second) << "\n";
-    else if (spec.default_value) out << toml_key(spec.name) << " = " << toml_text(*spec.default_value) << "\n";
-  }
-  for (const auto& [name, value] : settings) {
-    const bool specified = std::any_of(specs.begin(), specs.end(), [&](const SettingSpec& s) { return s.name == name; });
-    if (!specified) out << toml_key(name) << " = " << toml_text(value) << "\n";
-  }
-}
-
-template <class Section>
-void render_section(std::ostringstream& out, const SectionTable<Section>& table, const Section& section) {
-  out << "[" << table.name() << "]\n";
-  render_settings(out, table.specs(), table.values(section));
-}
-
-void render_section(std::ostringstream& out, const RegistrySection& registry, const std::string& name,
-                    const Settings& settings) {
-  out << "[" << registry.name << "]\n" << toml_string(registry.name_key) << " = " << toml_string(name) << "\n";
-  const auto specs = registry.settings_of(name);
-  render_settings(out, specs ? *specs : std::vector<SettingSpec>{}, settings);
-}
-
-// With a schedule, learn_rate is written as the [optimizer.learn_rate] table (after the section's own
-// keys, as TOML requires), not as the number it starts at.
-void render_optimizer(std::ostringstream& out, const OptimizerSection& optimizer) {
-  if (optimizer.schedule.empty()) return render_section(out, optimizer_section, optimizer.name, optimizer.settings);
-  Settings settings = optimizer.settings;
-  settings.erase("learn_rate");
-  const auto registered = optimizer_section.settings_of(optimizer.name);
-  auto specs = registered ? *registered : std::vector<SettingSpec>{};
-  specs.erase(std::remove_if(specs.begin(), specs.end(), [](const SettingSpec& s) { return s.name == "learn_rate"; }),
-              specs.end());
-  out << "[" << optimizer_section.name << "]\n"
-      << toml_string(optimizer_section.name_key) << " = " << toml_string(optimizer.name) << "\n";
-  render_settings(out, specs, settings);
-  out << "\n[optimizer.learn_rate]\n" << toml_string(kSchedulesKey) << " = " << toml_string(optimizer.schedule) << "\n";
-  const auto entry = find_schedule(optimizer.schedule);
-  render_settings(out, entry ? entry->settings : std::vector<SettingSpec>{}, optimizer.schedule_settings);
-}
-
 }  // namespace
 
 const std::vector<SettingSpec>& training_settings() { return training_table().specs(); }
@@ -310,22 +264,6 @@ Result<Config> load_config(const std::string& path, const std::vector<std::strin
   if (!config) return config;
   if (auto resolved = resolve_config_paths(*config, path, overrides); !resolved) return Error{resolved.error()};
   return config;
-}
-
-std::string render_config(const Config& config) {
-  std::ostringstream out;
-  render_section(out, training_table(), config.training);
-  out << "\n";
-  render_section(out, evaluation_table(), config.evaluation);
-  out << "\n";
-  render_section(out, model_section, config.model.architecture, config.model.settings);
-  out << "\n";
-  render_optimizer(out, config.optimizer);
-  out << "\n";
-  render_section(out, data_table(), config.data);
-  out << "\n";
-  render_section(out, cluster_table(), config.cluster);
-  return out.str();
 }
 
 }  // namespace psgrad

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "io/config_format.hpp"
 #include "model/job.hpp"
 #include "model/result.hpp"
 #include "model/run_limits.hpp"
@@ -47,8 +48,9 @@ Result<Config> parse_config(const std::string& text, const std::string& source,
 Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides = {},
                            const std::vector<FlagSetting>& flags = {});
 
-// The resolved config as TOML, every default filled in; parse_config(render_config(c)) gives c back.
-std::string render_config(const Config& config);
+// The resolved config, every default filled in, as TOML or in Thinc's format; parse_config of either
+// gives the config back.
+std::string render_config(const Config& config, ConfigFormat format = ConfigFormat::toml);
 
 // The settings each fixed section accepts (for validation and the generated config reference).
 const std::vector<SettingSpec>& training_settings();
