@@ -1,4 +1,5 @@
-// The config's sections as tables (one entry per key), and parsing and validating through them.
+// The config's sections as tables (one entry per key), and parsing and validating through them; either
+// format gives the same document to validate.
 #include "io/config.hpp"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "io/config_paths.hpp"
 #include "io/config_keys.hpp"
 #include "io/config_validator.hpp"
+#include "io/thinc_document.hpp"
 #include "io/toml_text.hpp"
 #include "model/checked_count.hpp"
 #include "model/registry.hpp"
@@ -225,6 +227,20 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   return config;
 }
 
+// The text as the document to validate, in whichever format it is written.
+Result<ConfigDocument> read_document(const std::string& text, const std::string& source,
+                                     const std::vector<std::string>& overrides) {
+  if (config_format(source, text) == ConfigFormat::thinc) {
+    return thinc_document(text, source, section_names(), overrides);
+  }
+  try {
+    return ConfigDocument{toml::parse(std::string_view(text), std::string_view(source)), {}};
+  } catch (const toml::parse_error& error) {
+    const auto& begin = error.source().begin;
+    return Error{fmt::format("{}:{}:{}: {}", source, begin.line, begin.column, error.description())};
+  }
+}
+
 }  // namespace
 
 const std::vector<SettingSpec>& training_settings() { return training_table().specs(); }
@@ -234,13 +250,9 @@ const std::vector<SettingSpec>& cluster_settings() { return cluster_table().spec
 
 Result<Config> parse_config(const std::string& text, const std::string& source,
                             const std::vector<std::string>& overrides, const std::vector<FlagSetting>& flags) {
-  toml::table document;
-  try {
-    document = toml::parse(std::string_view(text), std::string_view(source));
-  } catch (const toml::parse_error& error) {
-    const auto& begin = error.source().begin;
-    return Error{fmt::format("{}:{}:{}: {}", source, begin.line, begin.column, error.description())};
-  }
+  auto read = read_document(text, source, overrides);
+  if (!read) return Error{read.error()};
+  auto& [document, locations] = *read;
   OverrideRecord record;
   if (auto applied = apply_overrides(document, overrides, source, record); !applied)
     return Error{applied.error()};
@@ -248,7 +260,7 @@ Result<Config> parse_config(const std::string& text, const std::string& source,
   // The registry and validation code report problems as values; anything thrown past here would be a
   // bug, but callers are promised no exceptions, so turn it into a message.
   try {
-    return validate(document, Validator(source, std::move(record)));
+    return validate(document, Validator(source, std::move(record), std::move(locations)));
   } catch (const std::exception& error) {
     return Error{source + ": internal error while validating the config: " + error.what()};
   }

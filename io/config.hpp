@@ -1,4 +1,5 @@
-// The TOML training configuration: sections, validation against registered settings, overrides.
+// The training configuration, in TOML or Thinc's format: sections, validation against registered
+// settings, overrides.
 #pragma once
 
 #include <cstdint>
@@ -40,9 +41,10 @@ struct FlagSetting {
   SettingValue value;
 };
 
-// Parses and validates TOML text. overrides are "section.key=value" (value in TOML syntax; a bare word
-// is taken as a string) and are applied before validation, so they get the same checks. Every error is
-// one line: "<source>: <key path>: expected ..., got ...".
+// Parses and validates config text, TOML or Thinc's format as config_format(source, text) tells
+// (io/config_format.hpp). overrides are "section.key=value" (value in TOML syntax; a bare word is taken
+// as a string) and are applied before validation, so they get the same checks. Every error is one line:
+// "<source>: <key path>: expected ..., got ..." (for Thinc's format "<source>:<line>: ...").
 Result<Config> parse_config(const std::string& text, const std::string& source,
                             const std::vector<std::string>& overrides = {}, const std::vector<FlagSetting>& flags = {});
 Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides = {},
