@@ -16,6 +16,7 @@
 #include "io/config_paths.hpp"
 #include "io/config_keys.hpp"
 #include "io/config_validator.hpp"
+#include "io/ray_section.hpp"
 #include "io/thinc_document.hpp"
 #include "io/toml_text.hpp"
 #include "model/checked_count.hpp"
@@ -231,7 +232,9 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
 Result<ConfigDocument> read_document(const std::string& text, const std::string& source,
                                      const std::vector<std::string>& overrides) {
   if (config_format(source, text) == ConfigFormat::thinc) {
-    return thinc_document(text, source, section_names(), overrides);
+    auto read_sections = section_names();
+    read_sections.push_back("ray");  // fold_ray_section's
+    return thinc_document(text, source, read_sections, overrides);
   }
   try {
     return ConfigDocument{toml::parse(std::string_view(text), std::string_view(source)), {}};
@@ -257,10 +260,15 @@ Result<Config> parse_config(const std::string& text, const std::string& source,
   if (auto applied = apply_overrides(document, overrides, source, record); !applied)
     return Error{applied.error()};
   for (const auto& flag : flags) apply_flag(document, flag.flag, flag.path, flag.value, record);
+  std::vector<std::string> notes;
+  if (auto folded = fold_ray_section(document, source, record, locations, notes); !folded)
+    return Error{folded.error()};
   // The registry and validation code report problems as values; anything thrown past here would be a
   // bug, but callers are promised no exceptions, so turn it into a message.
   try {
-    return validate(document, Validator(source, std::move(record), std::move(locations)));
+    auto config = validate(document, Validator(source, std::move(record), std::move(locations)));
+    if (config) config->notes.insert(config->notes.begin(), notes.begin(), notes.end());
+    return config;
   } catch (const std::exception& error) {
     return Error{source + ": internal error while validating the config: " + error.what()};
   }

@@ -27,8 +27,9 @@ struct DataSection {
 // The config is the job plus what only the command line's side reads: where it came from and the data.
 struct Config : TrainingJob {
   std::string source;  // file name, for messages
-  // What parsing changed on its own, for the user to see: settings of an architecture or optimizer
-  // that --set replaced, dropped because the new choice has no such setting.
+  // What parsing changed or left out on its own, for the user to see: settings of an architecture or
+  // optimizer that --set replaced, dropped because the new choice has no such setting; the Ray-only
+  // keys of a [ray] section.
   std::vector<std::string> notes;
   DataSection data;
 };
