@@ -140,7 +140,9 @@ Error Validator::fail(const std::string& path, const std::string& problem) const
     if (dot == std::string::npos) break;
     known.resize(dot);
   }
-  return Error{source_ + at + ": " + echoed(shown) + ": " + problem + origin};
+  const auto hint = locations_.hints.find(path);
+  const auto hinted = origin.empty() && hint != locations_.hints.end() ? " (" + hint->second + ")" : "";
+  return Error{source_ + at + ": " + echoed(shown) + ": " + problem + hinted + origin};
 }
 
 Result<Settings> Validator::read_settings(const toml::table* section, const std::string& section_name,

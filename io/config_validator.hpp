@@ -38,6 +38,7 @@ void apply_flag(toml::table& document, const std::string& flag, const std::strin
 struct KeyLocations {
   std::map<std::string, int> lines;  // "optimizer.learn_rate" (a key or a section header) -> line
   std::map<std::string, std::string> written_as;
+  std::map<std::string, std::string> hints;  // what a refused value may have meant, added to its message
 };
 
 // Validation state for one parse: the source name for messages, which key paths came from --set and
@@ -48,7 +49,7 @@ class Validator {
       : source_(std::move(source)), overrides_(std::move(overrides)), locations_(std::move(locations)) {}
 
   // "<source>: <path>: <problem>", with " (from --set)" when an override set the path; with the line
-  // ("<source>:<line>: ...") of the key, or else of its section, when it is known.
+  // ("<source>:<line>: ...") of the key, or else of its section, when it is known, and its hint.
   Error fail(const std::string& path, const std::string& problem) const;
 
   // Reads a section's keys against specs, defaults filled in. handled_keys ("@layers") are read by the

@@ -52,6 +52,16 @@ bool holds_variable(const std::string& text) {
   return false;
 }
 
+// "200 # steps": JSON, then what a TOML user meant as a comment.
+bool trailing_comment(const std::string& text) {
+  for (auto at = text.find_first_of("#;"); at != std::string::npos; at = text.find_first_of("#;", at + 1)) {
+    if (at == 0 || (text[at - 1] != ' ' && text[at - 1] != '\t')) continue;
+    auto parsed = parse_thinc_json(text.substr(0, at));
+    if (parsed && parsed->has_value()) return true;
+  }
+  return false;
+}
+
 // A list's strings are read as JSON once more ("1" in a list is 1), nested lists too.
 Status read_list_again(ThincList& list) {
   for (auto& element : list) {
@@ -217,6 +227,7 @@ Result<ThincConfig> read_thinc_config(const std::string& text, const std::string
       if (!filled) return reader.fail(entry.line, path, filled.error());
       auto value = interpreted(*filled);
       if (!value) return reader.fail(entry.line, path, value.error());
+      if (value->text() && trailing_comment(*filled)) config.commented.insert(path);
       (*table)->set(entry.key, std::move(*value));
       config.lines[path] = entry.line;
     }

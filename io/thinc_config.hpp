@@ -15,6 +15,9 @@ struct ThincConfig {
   ThincTable sections;               // top-level sections; [a.b] is the table b inside a
   std::map<std::string, int> lines;  // "optimizer.@optimizers" and "optimizer.learn_rate" (a header) -> line
   std::set<std::string> referenced;  // the top-level sections a ${...} read from
+  // Keys whose value became a string only for a comment after it ("200 # steps"), which Thinc's format
+  // does not have: for messages to say so.
+  std::set<std::string> commented;
 };
 
 // A value that replaces, or adds, one key before ${...} are filled in, as Thinc's overrides do: a key

@@ -144,7 +144,10 @@ Result<ConfigDocument> thinc_document(const std::string& text, const std::string
       config->sections.erase(name);
   auto document = Converter(source, *config).table(config->sections, "");
   if (!document) return Error{document.error()};
-  return ConfigDocument{std::move(*document), KeyLocations{config->lines, {}}};
+  KeyLocations locations{config->lines, {}, {}};
+  for (const auto& path : config->commented)
+    locations.hints[path] = "Thinc's format has no comments after a value; put it on a line of its own";
+  return ConfigDocument{std::move(*document), std::move(locations)};
 }
 
 }  // namespace psgrad

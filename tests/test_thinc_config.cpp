@@ -204,8 +204,15 @@ TEST_CASE("a Thinc comment is a whole line starting with # or a semicolon, and t
   CHECK(json_at(config, "a.y") == "\"2 # not a comment\"");
   CHECK(config.lines.at("a.x") == 5);
   // So a value with a trailing comment is a string, which the setting's check refuses by its line.
-  const auto message = parse_error("[training]\niterations = 20 # short\n");
+  auto message = parse_error("[training]\niterations = 20 # short\n");
   CHECK(contains(message, "test.cfg:2: training.iterations: expected an integer"));
+  CHECK(contains(message, "got \"20 # short\" (Thinc's format has no comments after a value"));
+  message = parse_error("[data]\nname = \"mnist\" ; digits\n");
+  CHECK(contains(message, "test.cfg:2: data.name: expected a string, one of"));
+  CHECK(contains(message, "no comments after a value"));
+  // A string that merely holds a '#' gets no such hint.
+  message = parse_error("[data]\nname = digits #1\n");
+  CHECK_FALSE(contains(message, "no comments after a value"));
 }
 
 TEST_CASE("a Thinc value continues on lines indented deeper than its key, blank lines included") {
