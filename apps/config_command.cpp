@@ -17,7 +17,7 @@ namespace psgrad {
 namespace {
 
 void add_config_arguments(CLI::App& command, ConfigOptions& options) {
-  command.add_option("config", options.config_path, "TOML config file")->required();
+  command.add_option("config", options.config_path, "config file: TOML, or Thinc's format (.cfg, .ini)")->required();
   command.add_option("--set", options.overrides, "override a config value: section.key=value (repeatable)")
       ->allow_extra_args(false);
 }
@@ -29,6 +29,8 @@ Command add_config_command(CLI::App& app) {
   auto options = std::make_shared<ConfigOptions>();
   auto* show = command->add_subcommand("show", "Print the resolved config, every default filled in");
   add_config_arguments(*show, *options);
+  show->add_option("--format", options->format, "toml (the default), or cfg: Thinc's config format")
+      ->check(CLI::IsMember({"toml", "cfg"}));
   show->parse_complete_callback([options] { options->action = "show"; });
   auto* check = command->add_subcommand("check", "Validate a config: prints \"CONFIG: ok\" or the error (exit 2)");
   add_config_arguments(*check, *options);
@@ -49,7 +51,8 @@ int run_config_command(const ConfigOptions& options) {
   if (!config) return error.refused(config.error());
   for (const auto& note : config->notes) fmt::print(stderr, "note: {}\n", note);
   if (options.action == "show") {
-    std::fputs(render_config(*config).c_str(), stdout);
+    std::fputs(render_config(*config, config_format_named(options.format).value_or(ConfigFormat::toml)).c_str(),
+               stdout);
     return 0;
   }
   // A config that cannot run on this machine is not ok: say so before `train` would find out.

@@ -11,6 +11,7 @@ namespace psgrad {
 struct ConfigOptions {
   std::string action;  // "show", "check" or "reference": the subcommand that was parsed
   std::string config_path;
+  std::string format = "toml";  // show: "toml" or "cfg"
   std::vector<std::string> overrides;
 };
 

@@ -28,7 +28,8 @@ void add_output_options(CLI::App& command, RunOptions& options) {
 
 void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_option("--config", options.config_path,
-                     "TOML config file (with --resume, the checkpoint's own run is the default)");
+                     "config file: TOML, or Thinc's format (.cfg, .ini); with --resume, the checkpoint's own run is "
+                     "the default");
   command.add_option("--mode", options.mode, "sync, async or ssp (overrides cluster.mode)")
       ->check(CLI::IsMember({"sync", "async", "ssp"}));
   command.add_option("--workers", options.workers, "number of workers (overrides cluster.num_workers)")

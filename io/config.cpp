@@ -1,11 +1,11 @@
-// The config's sections as tables (one entry per key), and parsing, validating and rendering through them.
+// The config's sections as tables (one entry per key), and parsing and validating through them; either
+// format gives the same document to validate.
 #include "io/config.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <type_traits>
 #include <utility>
 
@@ -16,6 +16,8 @@
 #include "io/config_paths.hpp"
 #include "io/config_keys.hpp"
 #include "io/config_validator.hpp"
+#include "io/ray_section.hpp"
+#include "io/thinc_document.hpp"
 #include "io/toml_text.hpp"
 #include "model/checked_count.hpp"
 #include "model/registry.hpp"
@@ -35,7 +37,7 @@ constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{1} << 20;
 constexpr const char* kOptimizersKey = "@optimizers";
 constexpr const char* kSchedulesKey = "@schedules";
 
-// In the order they are validated and rendered.
+// In the order they are validated (and rendered, in config_render.cpp).
 const std::vector<std::string>& section_names() {
   static const std::vector<std::string> names = {"training", "evaluation", "model",
                                                  "optimizer", "data",       "cluster"};
@@ -226,49 +228,20 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   return config;
 }
 
-// Writes settings in spec order, filling defaults for any the caller left out, then any settings no
-// spec knows (so nothing is silently dropped; parsing will name them).
-void render_settings(std::ostringstream& out, const std::vector<SettingSpec>& specs, const Settings& settings) {
-  for (const auto& spec : specs) {
-    auto it = settings.find(spec.name);
-    if (it != settings.end()) out << toml_key(spec.name) << " = " << toml_text(it->second) << "\n";
-    else if (spec.default_value) out << toml_key(spec.name) << " = " << toml_text(*spec.default_value) << "\n";
+// The text as the document to validate, in whichever format it is written.
+Result<ConfigDocument> read_document(const std::string& text, const std::string& source,
+                                     const std::vector<std::string>& overrides) {
+  if (config_format(source, text) == ConfigFormat::thinc) {
+    auto read_sections = section_names();
+    read_sections.push_back("ray");  // fold_ray_section's
+    return thinc_document(text, source, read_sections, overrides);
   }
-  for (const auto& [name, value] : settings) {
-    const bool specified = std::any_of(specs.begin(), specs.end(), [&](const SettingSpec& s) { return s.name == name; });
-    if (!specified) out << toml_key(name) << " = " << toml_text(value) << "\n";
+  try {
+    return ConfigDocument{toml::parse(std::string_view(text), std::string_view(source)), {}};
+  } catch (const toml::parse_error& error) {
+    const auto& begin = error.source().begin;
+    return Error{fmt::format("{}:{}:{}: {}", source, begin.line, begin.column, error.description())};
   }
-}
-
-template <class Section>
-void render_section(std::ostringstream& out, const SectionTable<Section>& table, const Section& section) {
-  out << "[" << table.name() << "]\n";
-  render_settings(out, table.specs(), table.values(section));
-}
-
-void render_section(std::ostringstream& out, const RegistrySection& registry, const std::string& name,
-                    const Settings& settings) {
-  out << "[" << registry.name << "]\n" << toml_string(registry.name_key) << " = " << toml_string(name) << "\n";
-  const auto specs = registry.settings_of(name);
-  render_settings(out, specs ? *specs : std::vector<SettingSpec>{}, settings);
-}
-
-// With a schedule, learn_rate is written as the [optimizer.learn_rate] table (after the section's own
-// keys, as TOML requires), not as the number it starts at.
-void render_optimizer(std::ostringstream& out, const OptimizerSection& optimizer) {
-  if (optimizer.schedule.empty()) return render_section(out, optimizer_section, optimizer.name, optimizer.settings);
-  Settings settings = optimizer.settings;
-  settings.erase("learn_rate");
-  const auto registered = optimizer_section.settings_of(optimizer.name);
-  auto specs = registered ? *registered : std::vector<SettingSpec>{};
-  specs.erase(std::remove_if(specs.begin(), specs.end(), [](const SettingSpec& s) { return s.name == "learn_rate"; }),
-              specs.end());
-  out << "[" << optimizer_section.name << "]\n"
-      << toml_string(optimizer_section.name_key) << " = " << toml_string(optimizer.name) << "\n";
-  render_settings(out, specs, settings);
-  out << "\n[optimizer.learn_rate]\n" << toml_string(kSchedulesKey) << " = " << toml_string(optimizer.schedule) << "\n";
-  const auto entry = find_schedule(optimizer.schedule);
-  render_settings(out, entry ? entry->settings : std::vector<SettingSpec>{}, optimizer.schedule_settings);
 }
 
 }  // namespace
@@ -280,21 +253,22 @@ const std::vector<SettingSpec>& cluster_settings() { return cluster_table().spec
 
 Result<Config> parse_config(const std::string& text, const std::string& source,
                             const std::vector<std::string>& overrides, const std::vector<FlagSetting>& flags) {
-  toml::table document;
-  try {
-    document = toml::parse(std::string_view(text), std::string_view(source));
-  } catch (const toml::parse_error& error) {
-    const auto& begin = error.source().begin;
-    return Error{fmt::format("{}:{}:{}: {}", source, begin.line, begin.column, error.description())};
-  }
+  auto read = read_document(text, source, overrides);
+  if (!read) return Error{read.error()};
+  auto& [document, locations] = *read;
   OverrideRecord record;
   if (auto applied = apply_overrides(document, overrides, source, record); !applied)
     return Error{applied.error()};
   for (const auto& flag : flags) apply_flag(document, flag.flag, flag.path, flag.value, record);
+  std::vector<std::string> notes;
+  if (auto folded = fold_ray_section(document, source, record, locations, notes); !folded)
+    return Error{folded.error()};
   // The registry and validation code report problems as values; anything thrown past here would be a
   // bug, but callers are promised no exceptions, so turn it into a message.
   try {
-    return validate(document, Validator(source, std::move(record)));
+    auto config = validate(document, Validator(source, std::move(record), std::move(locations)));
+    if (config) config->notes.insert(config->notes.begin(), notes.begin(), notes.end());
+    return config;
   } catch (const std::exception& error) {
     return Error{source + ": internal error while validating the config: " + error.what()};
   }
@@ -310,22 +284,6 @@ Result<Config> load_config(const std::string& path, const std::vector<std::strin
   if (!config) return config;
   if (auto resolved = resolve_config_paths(*config, path, overrides); !resolved) return Error{resolved.error()};
   return config;
-}
-
-std::string render_config(const Config& config) {
-  std::ostringstream out;
-  render_section(out, training_table(), config.training);
-  out << "\n";
-  render_section(out, evaluation_table(), config.evaluation);
-  out << "\n";
-  render_section(out, model_section, config.model.architecture, config.model.settings);
-  out << "\n";
-  render_optimizer(out, config.optimizer);
-  out << "\n";
-  render_section(out, data_table(), config.data);
-  out << "\n";
-  render_section(out, cluster_table(), config.cluster);
-  return out.str();
 }
 
 }  // namespace psgrad

@@ -1,10 +1,12 @@
-// The TOML training configuration: sections, validation against registered settings, overrides.
+// The training configuration, in TOML or Thinc's format: sections, validation against registered
+// settings, overrides.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "io/config_format.hpp"
 #include "model/job.hpp"
 #include "model/result.hpp"
 #include "model/run_limits.hpp"
@@ -25,8 +27,9 @@ struct DataSection {
 // The config is the job plus what only the command line's side reads: where it came from and the data.
 struct Config : TrainingJob {
   std::string source;  // file name, for messages
-  // What parsing changed on its own, for the user to see: settings of an architecture or optimizer
-  // that --set replaced, dropped because the new choice has no such setting.
+  // What parsing changed or left out on its own, for the user to see: settings of an architecture or
+  // optimizer that --set replaced, dropped because the new choice has no such setting; the Ray-only
+  // keys of a [ray] section.
   std::vector<std::string> notes;
   DataSection data;
 };
@@ -39,16 +42,18 @@ struct FlagSetting {
   SettingValue value;
 };
 
-// Parses and validates TOML text. overrides are "section.key=value" (value in TOML syntax; a bare word
-// is taken as a string) and are applied before validation, so they get the same checks. Every error is
-// one line: "<source>: <key path>: expected ..., got ...".
+// Parses and validates config text, TOML or Thinc's format as config_format(source, text) tells
+// (io/config_format.hpp). overrides are "section.key=value" (value in TOML syntax; a bare word is taken
+// as a string) and are applied before validation, so they get the same checks. Every error is one line:
+// "<source>: <key path>: expected ..., got ..." (for Thinc's format "<source>:<line>: ...").
 Result<Config> parse_config(const std::string& text, const std::string& source,
                             const std::vector<std::string>& overrides = {}, const std::vector<FlagSetting>& flags = {});
 Result<Config> load_config(const std::string& path, const std::vector<std::string>& overrides = {},
                            const std::vector<FlagSetting>& flags = {});
 
-// The resolved config as TOML, every default filled in; parse_config(render_config(c)) gives c back.
-std::string render_config(const Config& config);
+// The resolved config, every default filled in, as TOML or in Thinc's format; parse_config of either
+// gives the config back.
+std::string render_config(const Config& config, ConfigFormat format = ConfigFormat::toml);
 
 // The settings each fixed section accepts (for validation and the generated config reference).
 const std::vector<SettingSpec>& training_settings();

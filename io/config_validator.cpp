@@ -127,7 +127,22 @@ Error Validator::fail(const std::string& path, const std::string& problem) const
   const std::string origin = flag != overrides_.flags.end() ? " (from " + flag->second + ")"
                              : from_override                ? " (from --set)"
                                                             : "";
-  return Error{source_ + ": " + echoed(path) + ": " + problem + origin};
+  const auto written_as = locations_.written_as.find(path);
+  const auto& shown = written_as == locations_.written_as.end() ? path : written_as->second;
+  std::string at;
+  // A key the file does not have (a missing setting) is placed at its section: "a.b.c" at [a.b] or [a].
+  for (auto known = path; origin.empty();) {
+    if (const auto line = locations_.lines.find(known); line != locations_.lines.end()) {
+      at = ":" + std::to_string(line->second);
+      break;
+    }
+    const auto dot = known.rfind('.');
+    if (dot == std::string::npos) break;
+    known.resize(dot);
+  }
+  const auto hint = locations_.hints.find(path);
+  const auto hinted = origin.empty() && hint != locations_.hints.end() ? " (" + hint->second + ")" : "";
+  return Error{source_ + at + ": " + echoed(shown) + ": " + problem + hinted + origin};
 }
 
 Result<Settings> Validator::read_settings(const toml::table* section, const std::string& section_name,

@@ -32,13 +32,24 @@ Status apply_overrides(toml::table& document, const std::vector<std::string>& ov
 void apply_flag(toml::table& document, const std::string& flag, const std::string& path, const SettingValue& value,
                 OverrideRecord& record);
 
-// Validation state for one parse: the source name for messages and which key paths came from --set.
+// Where the document's keys were written, for messages: each key path's line (a Thinc config's; TOML
+// messages name no line), and keys read under another name ("cluster.num_workers" that [ray] wrote as
+// "ray.num_workers").
+struct KeyLocations {
+  std::map<std::string, int> lines;  // "optimizer.learn_rate" (a key or a section header) -> line
+  std::map<std::string, std::string> written_as;
+  std::map<std::string, std::string> hints;  // what a refused value may have meant, added to its message
+};
+
+// Validation state for one parse: the source name for messages, which key paths came from --set and
+// where the others were written.
 class Validator {
  public:
-  Validator(std::string source, OverrideRecord overrides)
-      : source_(std::move(source)), overrides_(std::move(overrides)) {}
+  Validator(std::string source, OverrideRecord overrides, KeyLocations locations = {})
+      : source_(std::move(source)), overrides_(std::move(overrides)), locations_(std::move(locations)) {}
 
-  // "<source>: <path>: <problem>", with " (from --set)" when an override set the path.
+  // "<source>: <path>: <problem>", with " (from --set)" when an override set the path; with the line
+  // ("<source>:<line>: ...") of the key, or else of its section, when it is known, and its hint.
   Error fail(const std::string& path, const std::string& problem) const;
 
   // Reads a section's keys against specs, defaults filled in. handled_keys ("@layers") are read by the
@@ -64,6 +75,7 @@ class Validator {
  private:
   std::string source_;
   OverrideRecord overrides_;
+  KeyLocations locations_;
 };
 
 }  // namespace psgrad

@@ -1,0 +1,104 @@
+// Writes a resolved config, every default filled in, as TOML or in Thinc's config format.
+#include <algorithm>
+#include <sstream>
+
+#include "io/config.hpp"
+#include "io/config_keys.hpp"
+#include "io/thinc_value.hpp"
+#include "io/toml_text.hpp"
+#include "model/registry.hpp"
+#include "model/schedule.hpp"
+
+namespace psgrad {
+
+namespace {
+
+using namespace config_table;
+
+// How a format spells a key and a value; the sections and their order are the same in both.
+struct Spelling {
+  std::string (*key)(const std::string&);
+  std::string (*value)(const SettingValue&);
+};
+
+std::string thinc_key(const std::string& key) { return key; }  // "@layers" needs no quotes there
+std::string thinc_setting(const SettingValue& value) { return thinc_text(to_thinc_value(value)); }
+
+Spelling spelling_of(ConfigFormat format) {
+  if (format == ConfigFormat::thinc) return {thinc_key, thinc_setting};
+  return {toml_key, toml_text};
+}
+
+// Writes settings in spec order, filling defaults for any the caller left out, then any settings no
+// spec knows (so nothing is silently dropped; parsing will name them).
+void render_settings(std::ostringstream& out, const Spelling& spelling, const std::vector<SettingSpec>& specs,
+                     const Settings& settings) {
+  for (const auto& spec : specs) {
+    auto it = settings.find(spec.name);
+    if (it != settings.end()) out << spelling.key(spec.name) << " = " << spelling.value(it->second) << "\n";
+    else if (spec.default_value) out << spelling.key(spec.name) << " = " << spelling.value(*spec.default_value) << "\n";
+  }
+  for (const auto& [name, value] : settings) {
+    const bool specified =
+        std::any_of(specs.begin(), specs.end(), [&](const SettingSpec& s) { return s.name == name; });
+    if (!specified) out << spelling.key(name) << " = " << spelling.value(value) << "\n";
+  }
+}
+
+template <class Section>
+void render_section(std::ostringstream& out, const Spelling& spelling, const SectionTable<Section>& table,
+                    const Section& section) {
+  out << "[" << table.name() << "]\n";
+  render_settings(out, spelling, table.specs(), table.values(section));
+}
+
+// [model] or [optimizer]: the registered name under its "@" key, then that entry's settings.
+void render_choice(std::ostringstream& out, const Spelling& spelling, const char* section, const char* name_key,
+                   const std::string& name, const std::vector<SettingSpec>& specs, const Settings& settings) {
+  out << "[" << section << "]\n" << spelling.key(name_key) << " = " << spelling.value(SettingValue{name}) << "\n";
+  render_settings(out, spelling, specs, settings);
+}
+
+template <class Entry>
+std::vector<SettingSpec> specs_of(const std::shared_ptr<const Entry>& entry) {
+  return entry ? entry->settings : std::vector<SettingSpec>{};
+}
+
+// With a schedule, learn_rate is written as the [optimizer.learn_rate] section (after the section's own
+// keys, as TOML requires), not as the number it starts at.
+void render_optimizer(std::ostringstream& out, const Spelling& spelling, const OptimizerSection& optimizer) {
+  auto specs = specs_of(find_optimizer(optimizer.name));
+  if (optimizer.schedule.empty())
+    return render_choice(out, spelling, "optimizer", "@optimizers", optimizer.name, specs, optimizer.settings);
+  Settings settings = optimizer.settings;
+  settings.erase("learn_rate");
+  specs.erase(std::remove_if(specs.begin(), specs.end(), [](const SettingSpec& s) { return s.name == "learn_rate"; }),
+              specs.end());
+  render_choice(out, spelling, "optimizer", "@optimizers", optimizer.name, specs, settings);
+  const auto entry = find_schedule(optimizer.schedule);
+  out << "\n";
+  render_choice(out, spelling, "optimizer.learn_rate", "@schedules", optimizer.schedule,
+                entry ? entry->settings : std::vector<SettingSpec>{}, optimizer.schedule_settings);
+}
+
+}  // namespace
+
+std::string render_config(const Config& config, ConfigFormat format) {
+  const auto spelling = spelling_of(format);
+  std::ostringstream out;
+  render_section(out, spelling, training_table(), config.training);
+  out << "\n";
+  render_section(out, spelling, evaluation_table(), config.evaluation);
+  out << "\n";
+  render_choice(out, spelling, "model", "@layers", config.model.architecture,
+                specs_of(find_architecture(config.model.architecture)), config.model.settings);
+  out << "\n";
+  render_optimizer(out, spelling, config.optimizer);
+  out << "\n";
+  render_section(out, spelling, data_table(), config.data);
+  out << "\n";
+  render_section(out, spelling, cluster_table(), config.cluster);
+  return out.str();
+}
+
+}  // namespace psgrad
