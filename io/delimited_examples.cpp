@@ -124,6 +124,8 @@ class DelimitedReading {
   // Every declared column and the label must be in the header, once.
   void header_end() {
     header_done_ = true;
+    // Spreadsheets save "CSV UTF-8" with a byte order mark, which is no part of the first name.
+    if (!header_.empty() && header_[0].rfind("\xEF\xBB\xBF", 0) == 0) header_[0].erase(0, 3);
     std::vector<bool> found(builder_.layout().columns.size() + 1, false);
     for (const auto& name : header_) {
       auto target = builder_.target(name);

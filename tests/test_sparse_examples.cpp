@@ -114,6 +114,12 @@ TEST_CASE("CSV and TSV examples read the same values through a header naming the
   }
 }
 
+TEST_CASE("a CSV header saved with a UTF-8 byte order mark still names its first column") {
+  auto data = read("bom.csv", "\xEF\xBB\xBFlabel,title,tags,price\nfood,a,1,2\n");
+  REQUIRE_MESSAGE(data.ok(), (data.ok() ? "" : data.error()));
+  CHECK(data->class_names == std::vector<std::string>{"food"});
+}
+
 TEST_CASE("an id above a declared max_id is refused naming the file, line, column and range") {
   const auto ranged = layout({{"user", ColumnKind::ids, 99}});
   auto message = refusal("ids.jsonl", "{\"user\": 5, \"label\": 0}\n{\"user\": [7, 100], \"label\": 1}\n", ":2: ", ranged);
