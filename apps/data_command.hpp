@@ -1,4 +1,5 @@
-// `psgrad data prepare`: converts the npm package's digits to IDX files in the data folder.
+// `psgrad data`: prepare (the npm digits to IDX files), debian-packages (apt's package lists to JSON
+// Lines) and click-logs (made-up Criteo-like click logs).
 #pragma once
 
 #include <string>

@@ -76,6 +76,15 @@ Status read_section(const toml::table& document, const Validator& validator, con
   return success();
 }
 
+// [data]: its keys, then its [data.columns] sub-table of named columns.
+Status read_data_section(const toml::table& document, const Validator& validator, DataSection& out) {
+  const auto* section = document.get_as<toml::table>(data_table().name());
+  auto settings = validator.read_settings(section, data_table().name(), data_table().specs(), {kDataColumnsKey}, "");
+  if (!settings) return Error{settings.error()};
+  data_table().read(*settings, out);
+  return read_data_columns(section, validator, out);
+}
+
 // When --set chose another architecture or optimizer than the file, the file's settings the new choice
 // does not have belonged to the old one: they are dropped with a note rather than refused, so
 // `--set optimizer.@optimizers=SGD.v1` works on a config written for Adam.v1. Settings --set gave
@@ -203,7 +212,7 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
     read = read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
                         config.model.settings, config.notes);
   if (read) read = read_optimizer(document, validator, config.optimizer, config.notes);
-  if (read) read = read_section(document, validator, data_table(), config.data);
+  if (read) read = read_data_section(document, validator, config.data);
   if (read) read = read_section(document, validator, cluster_table(), config.cluster);
   if (!read) return Error{read.error()};
   // A step needs at least one gradient.

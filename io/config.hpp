@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/config_format.hpp"
+#include "io/data_columns.hpp"
 #include "model/job.hpp"
 #include "model/result.hpp"
 #include "model/run_limits.hpp"
@@ -22,6 +23,10 @@ struct DataSection {
   std::string dev_path;           // the dev examples, replacing any test split of path
   double dev_fraction = 0.0;      // or this share of path's examples, per class; 0: none
   double scale = 1.0;             // CSV and NumPy features are multiplied by it
+  // Named columns (io/data_columns.hpp): a JSON Lines, CSV or TSV file's inputs, by name, and its label.
+  std::vector<DataColumn> columns;  // [data.columns], in name order; empty: none
+  std::string label;                // the label's column
+  std::uint64_t max_tokens = 1024;  // the most tokens of a text, or ids of a list, in one example's column
 };
 
 // The config is the job plus what only the command line's side reads: where it came from and the data.

@@ -59,6 +59,13 @@ const SectionTable<DataSection>& data_table() {
           "CSV and NumPy features are multiplied by this (0.00392156862745098 is 1/255, for pixel bytes); "
           "IDX pixels are always divided by 255.",
           above(0)),
+      key("label", &S::label,
+          "Named columns ([data.columns]): the column holding each example's label, a string or a whole number "
+          "(string labels become classes in sorted order)."),
+      key("max_tokens", &S::max_tokens,
+          "Named columns: the most tokens one example's text column may split into, or ids one example's ids "
+          "column may list; a longer one is refused with its line.",
+          within(1, 1 << 20)),
   }};
   return table;
 }

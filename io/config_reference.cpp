@@ -99,6 +99,8 @@ std::string config_reference_markdown() {
                      "from one of Thinc's schedules, with Thinc's parameter names."},
                     schedule_names(), find_schedule);
   add_rows(out, "data", data_settings());
+  out += fmt::format("| data | `{}` | {} | none | {} |\n", kDataColumnsKey, cell(data_columns_expected),
+                     cell(data_columns_description));
   add_rows(out, "cluster", cluster_settings());
   out += "\n## Architectures and optimizers\n\n";
   add_descriptions(out, "architecture", architecture_names(), find_architecture);

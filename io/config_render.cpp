@@ -96,7 +96,7 @@ std::string render_config(const Config& config, ConfigFormat format) {
   render_optimizer(out, spelling, config.optimizer);
   out << "\n";
   render_section(out, spelling, data_table(), config.data);
-  out << "\n";
+  out << render_data_columns(config.data.columns, format) << "\n";
   render_section(out, spelling, cluster_table(), config.cluster);
   return out.str();
 }

@@ -175,6 +175,12 @@ Status check_scale_applies(const DataSource& source, const std::string& path) {
                            path, source.scale)};
 }
 
+// Named columns are bags of ids for embedding tables, which the dense architectures do not have.
+std::optional<Error> sparse_inputs_refusal(const DataSource& source) {
+  if (source.columns.empty()) return std::nullopt;
+  return Error{"data.columns: sparse inputs need a model with embedding tables (hashembed_mlp.v1)"};
+}
+
 }  // namespace
 
 Result<DataFormat> data_format(const std::string& path) {
@@ -197,6 +203,7 @@ Result<DataFormat> data_format(const std::string& path) {
 }
 
 Result<LabeledExamples> load_dev_examples(const std::string& path, const DataSource& source) {
+  if (auto refused = sparse_inputs_refusal(source)) return *refused;
   auto format = data_format(path);
   if (!format) return Error{format.error()};
   auto read = read_path(path, source, Wanted{*format == DataFormat::csv_file, true});
@@ -207,6 +214,7 @@ Result<LabeledExamples> load_dev_examples(const std::string& path, const DataSou
 }
 
 Result<DataSplit> load_data_source(const DataSource& source, const std::string& data_dir) {
+  if (auto refused = sparse_inputs_refusal(source)) return *refused;
   if (is_plain_idx(source)) {
     const std::string where = source.path.empty() ? source.name : source.path;
     if (auto applies = check_scale_applies(source, where); !applies) return Error{applies.error()};
@@ -273,6 +281,7 @@ Result<DataSplit> load_data_source(const DataSource& source, const std::string& 
 }
 
 Result<DataSplit> load_data_shared(const DataSource& source, const std::string& data_dir) {
+  if (auto refused = sparse_inputs_refusal(source)) return *refused;
   if (is_plain_idx(source) && source.scale == 1.0) return load_data_shared(source.name, source.path, data_dir);
   auto canonical = [](const std::string& path) {
     if (path.empty()) return path;
@@ -294,6 +303,7 @@ Result<DataSplit> load_data_shared(const DataSource& source, const std::string& 
 }
 
 Result<DataShape> peek_data_shape(const DataSource& source, const std::string& data_dir) {
+  if (auto refused = sparse_inputs_refusal(source)) return *refused;
   if (is_plain_idx(source)) return peek_data_shape(source.name, source.path, data_dir);
   const std::string path = source.path;
   if (path.empty()) return peek_data_shape(source.name, "", data_dir);

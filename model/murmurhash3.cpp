@@ -16,13 +16,6 @@ std::uint64_t final_mix(std::uint64_t k) {
   return k;
 }
 
-// Bytes read as little-endian whatever the machine, so ids and tokens hash alike everywhere.
-std::uint64_t little_endian_word(const unsigned char* bytes, std::size_t count) {
-  std::uint64_t word = 0;
-  for (std::size_t i = 0; i < count; ++i) word |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
-  return word;
-}
-
 }  // namespace
 
 IdHash hash_id(std::uint64_t id, std::uint32_t seed) {
@@ -46,31 +39,6 @@ IdHash hash_id(std::uint64_t id, std::uint32_t seed) {
   h2 += h1;
   return {static_cast<std::uint32_t>(h1), static_cast<std::uint32_t>(h1 >> 32), static_cast<std::uint32_t>(h2),
           static_cast<std::uint32_t>(h2 >> 32)};
-}
-
-std::uint64_t murmurhash64a(const void* bytes, std::size_t length, std::uint64_t seed) {
-  constexpr std::uint64_t m = 0xc6a4a7935bd1e995ull;
-  constexpr int r = 47;
-  const auto* data = static_cast<const unsigned char*>(bytes);
-  std::uint64_t h = seed ^ (static_cast<std::uint64_t>(length) * m);
-  const std::size_t blocks = length / 8;
-  for (std::size_t i = 0; i < blocks; ++i) {
-    std::uint64_t k = little_endian_word(data + 8 * i, 8);
-    k *= m;
-    k ^= k >> r;
-    k *= m;
-    h ^= k;
-    h *= m;
-  }
-  const std::size_t tail = length & 7;
-  if (tail != 0) {
-    h ^= little_endian_word(data + 8 * blocks, tail);
-    h *= m;
-  }
-  h ^= h >> r;
-  h *= m;
-  h ^= h >> r;
-  return h;
 }
 
 }  // namespace psgrad

@@ -1,10 +1,9 @@
-// MurmurHash3 of one uint64 id as Thinc's ops.hash computes it, and spaCy's 64-bit string hash.
+// MurmurHash3 of one uint64 id as Thinc's ops.hash computes it (strings: model/string_hash.hpp).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 namespace psgrad {
 
@@ -15,11 +14,5 @@ using IdHash = std::array<std::uint32_t, 4>;
 // of Thinc's ops.hash(ids, seed). Thinc names its routine MurmurHash3_x86_128_uint64, but the
 // arithmetic is the x64 variant's (64-bit lanes, fmix64), and that is what is reproduced here.
 IdHash hash_id(std::uint64_t id, std::uint32_t seed);
-
-// MurmurHash64A (MurmurHash2's 64-bit variant) of length bytes.
-std::uint64_t murmurhash64a(const void* bytes, std::size_t length, std::uint64_t seed);
-
-// A text token's id as spaCy's StringStore makes it: MurmurHash64A of the UTF-8 bytes with seed 1.
-inline std::uint64_t hash_token(std::string_view utf8) { return murmurhash64a(utf8.data(), utf8.size(), 1); }
 
 }  // namespace psgrad

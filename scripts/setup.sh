@@ -19,10 +19,12 @@ done
 
 # Building and training. Installed without the packages Debian recommends alongside (gnupg, manual
 # pages, image libraries): nothing here uses them. libzip-dev and libcsv-dev: your own data in .npz
-# and CSV files; libssl-dev: the join gate's HMAC and TLS (libcaf-dev does not pull it in);
-# ca-certificates: the HTTPS download of the digits; netbase: /etc/services and /etc/protocols.
+# and CSV files; liblz4-dev: apt's lz4-compressed package lists (`psgrad data debian-packages`);
+# libssl-dev: the join gate's HMAC and TLS (libcaf-dev does not pull it in); ca-certificates: the HTTPS
+# download of the digits; netbase: /etc/services and /etc/protocols.
 main_packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
-               libfmt-dev nlohmann-json3-dev zlib1g-dev libzip-dev libcsv-dev libssl-dev ca-certificates netbase)
+               libfmt-dev nlohmann-json3-dev zlib1g-dev libzip-dev libcsv-dev liblz4-dev libssl-dev
+               ca-certificates netbase)
 # What the tests use, by test: openssl makes the TLS tests' certificates; gnuplot-nox draws the plot
 # tests' figures; dataset-fashion-mnist is the second named data set; procps (pgrep) finds the
 # processes of a launch; clang and libclang-rt-14-dev build the fuzz targets; iproute2, iptables and

@@ -33,7 +33,7 @@ TEST_CASE("the config reference has one row per setting of every section and reg
   CHECK(reference.rfind("# Config reference\n", 0) == 0);
   CHECK(count_of(reference, "| Section | Key | Expected | Default | Description |\n") == 1);
 
-  std::size_t settings = 3;  // the "@layers", "@optimizers" and "@schedules" rows
+  std::size_t settings = 4;  // the "@layers", "@optimizers", "@schedules" and [data.columns] rows
   auto check_section = [&](const std::string& section, const std::vector<SettingSpec>& specs) {
     for (const auto& spec : specs) {
       CAPTURE(section);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/murmurhash3.hpp"
+#include "model/string_hash.hpp"
 
 using namespace psgrad;
 
@@ -54,15 +55,15 @@ TEST_CASE("hash_id gives the rows of Thinc's ops.hash for every id and seed") {
   }
 }
 
-TEST_CASE("hash_token is spaCy's StringStore hash of the UTF-8 bytes") {
+TEST_CASE("string_hash is spaCy's StringStore hash of the UTF-8 bytes") {
   // spaCy's documentation gives StringStore()["spacy"] == 10639093010105930009; the others are the
   // murmurhash package's MurmurHash64A(bytes, len, 1), covering no bytes, a tail only, several
   // 8-byte blocks with a tail, and multi-byte UTF-8.
-  CHECK(hash_token("spacy") == 10639093010105930009ull);
-  CHECK(hash_token("") == 14313749767032693980ull);
-  CHECK(hash_token("cat") == 5439657043933447811ull);
-  CHECK(hash_token("na\xc3\xafve") == 16224804062388677344ull);
-  CHECK(hash_token("hello world, a longer token") == 13459711103087076335ull);
+  CHECK(string_hash("spacy") == 10639093010105930009ull);
+  CHECK(string_hash("") == 14313749767032693980ull);
+  CHECK(string_hash("cat") == 5439657043933447811ull);
+  CHECK(string_hash("na\xc3\xafve") == 16224804062388677344ull);
+  CHECK(string_hash("hello world, a longer token") == 13459711103087076335ull);
 }
 
 TEST_CASE("murmurhash64a depends on every byte and on the seed") {

@@ -9,6 +9,7 @@
 #include "model/embedding_table.hpp"
 #include "model/lazy_adam.hpp"
 #include "model/murmurhash3.hpp"
+#include "model/string_hash.hpp"
 #include "model/sparse_model.hpp"
 #include "tests/gradient_check.hpp"
 
@@ -149,7 +150,7 @@ TEST_CASE("the gradients of the dense weights and of every pulled row match fini
 TEST_CASE("a plain loop with lazy Adam on the tables learns a hidden rule over token ids") {
   // Each token has a hidden colour (its number mod 3); a text's tokens share one colour, its class. A
   // second field holds a distractor id unrelated to the class.
-  auto token = [](std::uint64_t n) { return hash_token("token" + std::to_string(n)); };
+  auto token = [](std::uint64_t n) { return string_hash("token" + std::to_string(n)); };
   Random data(5);
   auto make_batch = [&](std::size_t size, std::vector<RaggedIds>& batch, Matrix& targets) {
     batch.assign(2, RaggedIds());

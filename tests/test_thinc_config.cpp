@@ -388,3 +388,17 @@ TEST_CASE("config show --format cfg writes a config that parses back to the same
   CHECK(render_config(reparsed) == render_config(unusual));
   CHECK(render_config(reparsed, ConfigFormat::thinc) == text);
 }
+
+TEST_CASE("named data columns survive the round trip through Thinc's format, a max_id as a section of its own") {
+  const auto config = parse_ok(
+      "[data]\npath = \"packages.jsonl\"\nlabel = \"section\"\n"
+      "[data.columns]\nsummary = \"text\"\ndepends = { kind = \"ids\", max_id = 100 }\n",
+      "columns.toml");
+  const auto text = render_config(config, ConfigFormat::thinc);
+  INFO("rendered:\n" << text);
+  CHECK(contains(text, "[data.columns]\nsummary = \"text\"\n"));
+  CHECK(contains(text, "[data.columns.depends]\nkind = \"ids\"\nmax_id = 100\n"));
+  const auto reparsed = parse_ok(text, "shown.cfg");
+  CHECK(render_config(reparsed) == render_config(config));
+  REQUIRE(reparsed.data.columns.size() == 2);
+}

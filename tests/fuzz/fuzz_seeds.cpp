@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <lz4frame.h>
+
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "payloads/messages.hpp"
@@ -32,16 +34,26 @@ bool write_payload(caf::actor_system& system, const std::filesystem::path& path,
   return static_cast<bool>(file);
 }
 
+// One lz4 frame of `text`, as apt writes its lists.
+std::string lz4_frame(const std::string& text) {
+  std::string frame(LZ4F_compressFrameBound(text.size(), nullptr), '\0');
+  const auto size = LZ4F_compressFrame(frame.data(), frame.size(), text.data(), text.size(), nullptr);
+  frame.resize(LZ4F_isError(size) ? 0 : size);
+  return frame;
+}
+
 }  // namespace
 
-// Usage: fuzz_seeds <dir>; fills <dir>/idx, <dir>/payload, <dir>/checkpoint and <dir>/own-data.
+// Usage: fuzz_seeds <dir>; fills <dir>/idx, <dir>/payload, <dir>/checkpoint, <dir>/own-data and
+// <dir>/sparse-data.
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: fuzz_seeds <dir>\n");
     return 2;
   }
   const std::filesystem::path root = argv[1];
-  for (const char* sub : {"idx", "payload", "checkpoint", "own-data"}) std::filesystem::create_directories(root / sub);
+  for (const char* sub : {"idx", "payload", "checkpoint", "own-data", "sparse-data"})
+    std::filesystem::create_directories(root / sub);
 
   // Small shapes keep the seeds, and so each execution, small: 3 images of 4x5.
   psgrad::IdxImages images{3, 4, 5, std::vector<std::uint8_t>(60)};
@@ -96,5 +108,20 @@ int main(int argc, char** argv) {
   std::ofstream(root / "own-data/examples.csv", std::ios::binary) << "label,a,b\n1,0.5,2\n0,\"3\",-1e3\r\n";
   ok = ok && check(psgrad::write_npz((root / "own-data/stored.npz").string(), {{"x_train", x}, {"y_train", y}}, false));
   ok = ok && check(psgrad::write_npz((root / "own-data/deflated.npz").string(), {{"x_train", x}, {"y_train", y}}, true));
+
+  // The columns fuzz_sparse_data declares: price (number), tags (ids), title (text), user (ids to 1000).
+  std::ofstream(root / "sparse-data/examples.jsonl", std::ios::binary)
+      << "{\"title\": \"red apple\", \"tags\": [3, \"fruit\"], \"user\": 7, \"price\": 1.5, \"label\": \"food\"}\n"
+         "{\"title\": null, \"tags\": \"x\", \"user\": [], \"price\": -2, \"label\": \"drink\", \"more\": {\"a\": [1]}}\n";
+  std::ofstream(root / "sparse-data/examples.csv", std::ios::binary)
+      << "label,title,tags,user,price\nfood,\"red apple\",3 fruit,7,+1.5\r\n2,,,1000,-2\n";
+  std::ofstream(root / "sparse-data/examples.tsv", std::ios::binary)
+      << "label\ttitle\ttags\tuser\tprice\nfood\tred apple\t3 fruit\t7\t1.5\n";
+  const std::string packages =
+      "Package: 0ad\nDepends: 0ad-data (>= 0.0.26), fonts-dejavu-core | ttf-dejavu-core,\n python3:any\n"
+      "Description: Real-time strategy game\n longer text\nSection: contrib/games\n\nPackage: libstdc++6\n"
+      "Maintainer: GCC <gcc@example.org>\nSection: libs\n";
+  std::ofstream(root / "sparse-data/Packages", std::ios::binary) << packages;
+  std::ofstream(root / "sparse-data/Packages.lz4", std::ios::binary) << lz4_frame(packages);
   return ok ? 0 : 1;
 }

@@ -37,7 +37,8 @@ rm -rf "$build/seeds" "$build/corpus"
 mkdir -p "$build/artifacts"
 
 failed=()
-for pair in fuzz_idx:idx fuzz_payload:payload fuzz_checkpoint:checkpoint fuzz_own_data:own-data; do
+for pair in fuzz_idx:idx fuzz_payload:payload fuzz_checkpoint:checkpoint fuzz_own_data:own-data \
+            fuzz_sparse_data:sparse-data; do
   target=${pair%%:*}
   seeds=$build/seeds/${pair#*:}
   corpus=$build/corpus/$target
