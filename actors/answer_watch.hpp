@@ -24,6 +24,13 @@ class AnswerWatch {
     since_[server] = now_ns;
   }
 
+  // Every answer owed counts again from now: while the servers' process was silent, the worker waited
+  // for it as a whole (cluster.server_wait_ms), and an answer's timeout counts only time it was heard from.
+  void restart(std::int64_t now_ns) {
+    for (std::size_t i = 0; i < owed_.size(); ++i)
+      if (owed_[i] > 0) since_[i] = now_ns;
+  }
+
   // The first server that owes an answer and has said nothing for longer than `timeout`: nothing since
   // it was asked with nothing owed, or since its last answer.
   std::optional<std::size_t> silent(std::int64_t now_ns, std::chrono::nanoseconds timeout) const {

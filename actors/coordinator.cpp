@@ -87,6 +87,7 @@ class Coordinator : public CoordinatorActor::base {
           else maybe_start();
           return waiting_;
         },
+        [](ping_atom) { return pong_atom::value; },
     };
   }
 

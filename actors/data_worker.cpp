@@ -104,8 +104,9 @@ class DataWorker : public DataWorkerSelf::base {
           // The weights held while waiting are stale by now: start from the servers' newest.
           loop_ = Loop::computing;
           latest_.reset();
+          // No CAF timeout: watch_servers times the answer, as a push's.
           servers_->request(
-              this, setup_->job.cluster.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
+              this, caf::infinite, [this](Weights weights) { on_weights(std::move(weights)); },
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
               weights_atom::value);
         },
@@ -247,9 +248,11 @@ class DataWorker : public DataWorkerSelf::base {
 
   // While the loop runs, a tick (watch_interval) ends it once a server has owed an answer for longer
   // than the push timeout. Sync: the answer waits for every worker's gradient, and for the driver to drop a
-  // frozen one (after request_timeout), so a push allows three times that before giving up.
+  // frozen one (after request_timeout), so a push allows three times that before giving up. Time the
+  // server process is silent is not counted: the process waits for it as a whole (cluster.server_wait_ms).
   void watch_servers() {
     if (loop_ == Loop::idle || !servers_ || watching_) return;
+    if (setup_->server_silence && setup_->server_silence->silent()) servers_->restart_answer_clocks();
     const auto timeout = setup_->job.cluster.mode == TrainingMode::sync ? 3 * setup_->job.cluster.request_timeout
                                                                  : setup_->job.cluster.request_timeout;
     if (const auto silent = servers_->silent_server(timeout))

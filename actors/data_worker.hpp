@@ -13,6 +13,7 @@
 #include "runtime/idle_help.hpp"
 #include "actors/interfaces.hpp"
 #include "runtime/model_workspaces.hpp"
+#include "runtime/server_wait.hpp"
 #include "actors/training_job.hpp"
 #include "model/dataset.hpp"
 
@@ -37,6 +38,9 @@ struct DataWorkerSetup {
   // A detached worker in a process whose server steps split in halves (ActorConfig::idle_help): it takes
   // on the half on offer while it waits for its answer; null: it waits asleep.
   std::shared_ptr<IdleHelp> help;
+  // In a worker process: whether its server is silent now (runtime/server_wait.hpp); time it is counts
+  // toward the process's wait for it, not toward a push's answer timeout. Null: every moment counts.
+  std::shared_ptr<const ServerSilence> server_silence;
 };
 
 struct SpawnedDataWorker {

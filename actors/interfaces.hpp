@@ -136,6 +136,9 @@ using CoordinatorActor = caf::typed_actor<
     caf::replies_to<shards_atom>::with<std::vector<ParameterServerActor>>,
     // For worker processes: how many shard processes the run has, and the addresses of those that
     // joined so far (a worker asks until it has them all, then dials each).
-    caf::replies_to<shard_addresses_atom>::with<std::uint32_t, std::vector<ShardAddress>>>;
+    caf::replies_to<shard_addresses_atom>::with<std::uint32_t, std::vector<ShardAddress>>,
+    // A worker process asks every so often while it serves: a stopped or stalled server keeps its
+    // connection open, and only a question it leaves unanswered tells (runtime/server_wait.hpp).
+    caf::replies_to<ping_atom>::with<pong_atom>>;
 
 }  // namespace psgrad

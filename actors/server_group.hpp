@@ -119,6 +119,9 @@ class ServerGroup {
     return server_name(servers_.size(), *silent);
   }
 
+  // The answers owed count again from now (AnswerWatch::restart).
+  void restart_answer_clocks() { watch_->restart(steady_now_ns()); }
+
   // Sends the message (e.g. weights_atom) to every server from `self` and hands `then` the whole
   // weights: with one server its answer, with shards their slices joined in layout order.
   template <class Self, class Timeout, class... Ts>

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -70,6 +71,14 @@ struct SessionEnd {
   bool server_lost;
 };
 
+// The flags that stand for config keys, set over the config the server sends, with the keys' checks.
+std::vector<FlagSetting> work_flags(const WorkOptions& options) {
+  std::vector<FlagSetting> flags;
+  if (options.server_wait_ms)
+    flags.push_back({"--server-wait-ms", "cluster.server_wait_ms", SettingValue{*options.server_wait_ms}});
+  return flags;
+}
+
 SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& options, const HostPort& address,
                              const RetryPolicy& retry, const std::function<void(const std::string&)>& say) {
   const ErrorExit error{"psgrad work"};
@@ -77,7 +86,8 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   auto connection = connect_to_server(self, address.host, address.port, options.token, host_name(), retry, say);
   if (!connection) return {error.failed(connection.error()), false};
   const auto& offer = connection->offer;
-  auto config = parse_config(offer.config, fmt::format("config from server {}", options.connect));
+  auto config =
+      parse_config(offer.config, fmt::format("config from server {}", options.connect), {}, work_flags(options));
   if (!config) return {error.failed(config.error()), false};
   auto data = load_worker_data(*config, options.data);
   if (!data) return {error.failed(data.error()), false};
@@ -101,6 +111,8 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   DataWorkerSetup setup{job, offer.worker_index, data->train, worker_delay(job, offer.worker_index), resume,
                         /*detached=*/false};
   setup.shared_memory_nodes = shared_memory_peers(job, offer, connection->coordinator, shard_routes->shards);
+  const auto server_silence = std::make_shared<ServerSilence>();
+  setup.server_silence = server_silence;
   accept_shared_memory(!setup.shared_memory_nodes.empty());
   if (!setup.shared_memory_nodes.empty())
     say(fmt::format("gradients and weights go through shared memory to the {} server process(es) on this host",
@@ -120,8 +132,11 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
                   offer.num_workers, data->description, offer.resume ? ", resuming its data stream" : ""));
   // The worker's answer to its stop may still be on its way when the worker is gone: the process
   // waits for the server to go away first (it does once it has every answer), as a shard does.
-  auto done = serve_until_stopped(self, connection->coordinator, worker->actor.address(), std::chrono::seconds(2));
+  auto done = serve_until_stopped(self, connection->coordinator, worker->actor.address(), std::chrono::seconds(2),
+                                  ServerWaitSetup{job.cluster.server_wait, options.connect, server_silence});
   if (!done) return {error.failed(done.error()), true};
+  // The limit was this worker's to give: --retry does not wait longer.
+  if (done->outcome == RunEnding::Outcome::server_silent) return {error.failed(done->failure), false};
   // The server is going away as well: --retry would only wait for a run that ended.
   if (done->outcome == RunEnding::Outcome::failed_on_server)
     return {error.failed("the run failed on the server: " + done->failure), false};
@@ -141,6 +156,9 @@ Command add_work_command(CLI::App& app) {
   command->add_flag("--retry", options->retry,
                     "keep retrying to reach the server, and reconnect when it goes away (with backoff)");
   command->add_flag("--quiet", options->quiet, "print errors only");
+  command->add_option("--server-wait-ms", options->server_wait_ms,
+                      "how long to wait for a server that answers nothing (stopped or stalled, its connection "
+                      "open) before giving up; 0 waits forever (default the server's cluster.server_wait_ms)");
   return {command, [options] { return run_work_command(*options); }};
 }
 
@@ -148,6 +166,14 @@ int run_work_command(const WorkOptions& given) {
   WorkOptions options = given;
   auto contact = server_contact(options);
   if (!contact) return ErrorExit{"psgrad work"}.refused(contact.error());
+  // A flag the config would refuse is refused now, before the server is dialled.
+  if (auto flags = work_flags(options); !flags.empty())
+    if (auto checked = parse_config("", "psgrad work", {}, flags); !checked)
+      return ErrorExit{""}.refused(checked.error());
+  // A server that is gone closes its connection, which CAF sees at once; one that is silent (stopped,
+  // stalled) keeps it open, and only ServerWait judges that, by cluster.server_wait_ms, which the server
+  // sends after this system starts. CAF's own connection timeout would drop it much sooner.
+  contact->network.connection_timeout = std::chrono::milliseconds(0);
   auto say = [&](const std::string& line) {
     if (!options.quiet) fmt::print(stderr, "psgrad work: {}\n", cut_long_words(line));
   };

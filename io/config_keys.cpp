@@ -101,7 +101,13 @@ const SectionTable<ClusterSection>& cluster_table() {
           "Milliseconds between heartbeats that tell the server a worker is alive; 0 disables them.",
           milliseconds_from(0)),
       key("connection_timeout_ms", &S::connection_timeout,
-          "Milliseconds without any traffic (heartbeats included) after which a peer counts as dead; 0 never.",
+          "Milliseconds without any traffic (heartbeats included) after which the server counts a worker or "
+          "shard process as dead; 0 never. A worker waits for its server cluster.server_wait_ms instead.",
+          milliseconds_from(0)),
+      key("server_wait_ms", &S::server_wait,
+          "Milliseconds a worker waits for a server that answers nothing (stopped or stalled, its connection "
+          "still open) before it gives up; 0 waits forever. A closed connection is noticed at once. `psgrad "
+          "work --server-wait-ms` sets it for one worker.",
           milliseconds_from(0)),
       key("request_timeout_ms", &S::request_timeout,
           "Milliseconds to wait for a reply to a request; a worker that takes longer is dropped, and a worker "

@@ -60,6 +60,8 @@ struct ClusterSection {
   std::int64_t port = 0;  // 0: pick a free port
   std::chrono::milliseconds heartbeat{200};
   std::chrono::milliseconds connection_timeout{1000};
+  // How long a worker waits for a server that answers nothing (stopped, stalled) before giving up; 0: forever.
+  std::chrono::milliseconds server_wait{60000};
   std::chrono::milliseconds request_timeout{30000};
   bool elastic = false;           // workers may join while training runs
   bool pipeline = false;          // a worker computes its next gradient while one is out (sync too)

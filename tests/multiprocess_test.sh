@@ -20,7 +20,8 @@ fail() { echo "FAIL: $*"; for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"
   for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"; done
   kill -TERM $$ ) &
 watchdog=$!
-trap 'kill $watchdog 2>/dev/null; kill $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
+# A process a scenario stopped (SIGSTOP) takes the TERM only once continued.
+trap 'kill $watchdog 2>/dev/null; kill $(jobs -p) 2>/dev/null; kill -CONT $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
 
 # Starts a server in the background with the given extra arguments; sets server_pid and port.
 start_server() {
@@ -448,6 +449,69 @@ case "$scenario" in
     wait_ok $server_pid serve; wait_ok $w0 "worker 0"
     kill -9 $w1
     ;;
+  server-stopped-keeps-workers)
+    # A server stopped (SIGSTOP) for longer than its connection timeout keeps its connections open:
+    # its workers wait for it (cluster.server_wait_ms, a minute by default), and once continued the
+    # run finishes with both of them and the weights of a run that was never stopped.
+    args=(--set training.iterations=150 --set cluster.heartbeat_ms=100 --set cluster.connection_timeout_ms=500
+          --no-metrics)
+    "$psgrad" train --config "$config" "${args[@]}" >"$work_dir/local.out" 2>"$work_dir/local.log" ||
+      fail "local run failed"
+    start_run stopped "${args[@]}" --set cluster.worker_delay_ms=20
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    grep -qP "^10\taccuracy" "$work_dir/serve.out" || fail "the run did not reach step 10"
+    kill -STOP $server_pid
+    grep -q "summary" "$work_dir/serve.out" && fail "the run finished before the server was stopped"
+    sleep 3
+    kill -CONT $server_pid
+    wait_ok $server_pid serve; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
+    grep -q "summary: workers 2, steps 150, .*, 2 of 2 workers finished, 0 lost$" "$work_dir/serve.out" ||
+      fail "the run did not finish its 150 steps with both workers"
+    local_hash=$(grep -o "hash [0-9a-f]*" "$work_dir/local.out")
+    stopped_hash=$(grep -o "hash [0-9a-f]*" "$work_dir/serve.out")
+    [ -n "$local_hash" ] && [ "$local_hash" = "$stopped_hash" ] ||
+      fail "the stopped run ends with '$stopped_hash', a run never stopped with '$local_hash'"
+    ;;
+  server-silent-past-wait)
+    # A server that stays stopped: each worker gives up once it has heard nothing for its wait, the
+    # server's cluster.server_wait_ms or the worker's own --server-wait-ms, in one line, and exits 1.
+    start_server --set training.iterations=100000 --set cluster.server_wait_ms=2000 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" --quiet 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" --quiet --server-wait-ms 1000 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    grep -qP "^10\taccuracy" "$work_dir/serve.out" || fail "the run did not reach step 10"
+    kill -STOP $server_pid
+    stopped=$(date +%s%N)
+    for k in 1 0; do
+      wait $((k == 0 ? w0 : w1)); rc=$?
+      waited=$(( ($(date +%s%N) - stopped) / 1000000 ))
+      limit=$((k == 0 ? 2 : 1))
+      echo "worker $k gave up after $waited ms"
+      [ "$rc" -eq 1 ] || fail "worker $k exited with $rc, expected 1"
+      [ "$(cat "$work_dir/work$k.log")" = \
+        "psgrad work: the server at 127.0.0.1:$port sent nothing for $limit s (cluster.server_wait_ms); giving up" ] ||
+        fail "worker $k did not give up in the one line naming the server and its $limit s"
+    done
+    kill -CONT $server_pid
+    kill -9 $server_pid
+    ;;
+  server-killed-seen-at-once)
+    # Waiting for a silent server forever does not wait for one that is gone: its closed connection
+    # ends the workers (nothing else could, with cluster.server_wait_ms = 0).
+    start_server --set training.iterations=100000 --set cluster.server_wait_ms=0 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 200); do grep -qP "^10\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    grep -qP "^10\taccuracy" "$work_dir/serve.out" || fail "the run did not reach step 10"
+    kill -9 $server_pid
+    killed=$(date +%s%N)
+    for k in 0 1; do
+      wait $((k == 0 ? w0 : w1)) && fail "worker $k exited 0 after its server was killed"
+      grep -q "lost the connection to the server before training finished" "$work_dir/work$k.log" ||
+        fail "worker $k did not say it lost the server"
+    done
+    echo "killed server noticed by both workers after $(( ($(date +%s%N) - killed) / 1000000 )) ms"
+    ;;
   all-workers-lost)
     start_server --workers 1 --set training.iterations=2000 --set cluster.worker_delay_ms=5 \
       --set training.checkpoint_path="$work_dir/lost.ckpt" --no-metrics
@@ -550,6 +614,9 @@ case "$scenario" in
     check_error "--bogus" train --config "$config" --bogus
     check_error "is not HOST:PORT" work --connect localhost
     check_error "is not HOST:PORT" work --connect host:99999
+    # Checked as the config key it stands for, before the server is dialled.
+    check_error "cluster.server_wait_ms: expected an integer in \[0, .*(from --server-wait-ms)" \
+      work --connect 127.0.0.1:9 --server-wait-ms -5
     check_error "--config" train
     check_error "--port: 1 required" serve --config "$config" --port
     check_error "cannot open config file" train --config "$work_dir/missing.toml"

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -33,6 +35,23 @@ TEST_CASE("a server that owes an answer turns silent only once the timeout has p
   // Nothing owed: never silent, however long it has been.
   watch.answered(0, 2000);
   CHECK_FALSE(watch.silent(1'000'000'000, nanoseconds(500)).has_value());
+}
+
+TEST_CASE("an answer owed while the server process was silent counts from when the silence was last seen") {
+  AnswerWatch watch(2);
+  watch.asked(0, 0);
+  watch.asked(1, 0);
+  watch.answered(1, 10);
+  CHECK(watch.silent(600, nanoseconds(500)) == std::optional<std::size_t>(0));
+  watch.restart(600);
+  CHECK_FALSE(watch.silent(1100, nanoseconds(500)).has_value());
+  CHECK(watch.silent(1101, nanoseconds(500)) == std::optional<std::size_t>(0));
+  // A server that owes nothing is not given a clock to run.
+  watch.answered(0, 1200);
+  watch.restart(5000);
+  CHECK_FALSE(watch.silent(1'000'000, nanoseconds(500)).has_value());
+  watch.asked(1, 2'000'000);
+  CHECK(watch.silent(2'000'501, nanoseconds(500)) == std::optional<std::size_t>(1));
 }
 
 TEST_CASE("the first shard that owes an answer too long is the one named") {
@@ -86,4 +105,37 @@ TEST_CASE("a worker whose server never answers a push ends its loop naming the s
     caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
   }
+}
+
+TEST_CASE("a worker does not count time its server process is silent toward a push's answer timeout") {
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  const auto data = synthetic_data(64, 12, 4, 1);
+  auto job = small_job(TrainingMode::async, 1, 10);
+  job.cluster.request_timeout = std::chrono::milliseconds(100);
+  DataWorkerSetup setup{job, 0, data};
+  auto silence = std::make_shared<ServerSilence>();
+  silence->set(true);
+  setup.server_silence = silence;
+  auto worker = spawn_data_worker(system, std::move(setup));
+  REQUIRE(worker.ok());
+  auto model = build_initialized_model(job, data->width, data->num_classes).value();
+  const Weights weights{0, model.layout().hash(), FloatBuffer::copy_of(model.weights().data(), model.parameter_count())};
+  auto server = system.spawn(silent_server);
+  caf::scoped_actor self{system};
+  std::string outcome = "still waiting";
+  auto answer = self->request(worker->actor, std::chrono::seconds(60), train_atom::value, weights,
+                              std::vector<ParameterServerActor>{server}, std::uint64_t{5});
+  // Ten timeouts of silence: the process's wait for its server judges those, not the push's timeout.
+  std::this_thread::sleep_for(10 * job.cluster.request_timeout);
+  // The server speaks again but still owes the answer: the timeout runs from about the silence's end
+  // (the worker looks every watch interval), so the answer cannot be waiting already.
+  silence->set(false);
+  const auto spoke = std::chrono::steady_clock::now();
+  answer.receive([&](bool) { outcome = "the loop ended without an error"; },
+                 [&](caf::error& error) { outcome = error_text(system, error); });
+  CHECK(outcome == "parameter server: no answer within 100 ms");
+  CHECK(std::chrono::steady_clock::now() - spoke >= job.cluster.request_timeout - watch_interval(job.cluster.request_timeout));
+  caf::anon_send_exit(worker->actor, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
 }

@@ -56,6 +56,7 @@ void check_same_config(const Config& a, const Config& b) {
   CHECK(a.cluster.port == b.cluster.port);
   CHECK(a.cluster.heartbeat == b.cluster.heartbeat);
   CHECK(a.cluster.connection_timeout == b.cluster.connection_timeout);
+  CHECK(a.cluster.server_wait == b.cluster.server_wait);
   CHECK(a.cluster.request_timeout == b.cluster.request_timeout);
 }
 
@@ -119,6 +120,7 @@ TEST_CASE("config uses the struct defaults and the default architecture and opti
   CHECK(config.cluster.port == cluster.port);
   CHECK(config.cluster.heartbeat == cluster.heartbeat);
   CHECK(config.cluster.connection_timeout == cluster.connection_timeout);
+  CHECK(config.cluster.server_wait == cluster.server_wait);
   CHECK(config.cluster.request_timeout == cluster.request_timeout);
 
   CHECK(config.model.architecture == "relu_relu_softmax.v1");
@@ -451,7 +453,7 @@ TEST_CASE("config file values can be overridden from the command line") {
 }
 
 TEST_CASE("durations are bounded: a huge one would overflow CAF's nanosecond clock and time out at once") {
-  for (const char* key : {"heartbeat_ms", "connection_timeout_ms", "request_timeout_ms", "rejoin_timeout_ms",
+  for (const char* key : {"heartbeat_ms", "connection_timeout_ms", "server_wait_ms", "request_timeout_ms", "rejoin_timeout_ms",
                           "join_timeout_ms", "worker_delay_ms", "straggler_delay_ms"}) {
     INFO(key);
     CHECK(parse_config("", "test.toml", {std::string("cluster.") + key + "=2592000000"}).ok());  // 30 days

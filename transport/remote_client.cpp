@@ -11,6 +11,7 @@
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
 #include "runtime/error_text.hpp"
+#include "runtime/steady_time.hpp"
 #include "transport/gated_dial.hpp"
 #include "transport/network_words.hpp"
 
@@ -133,24 +134,45 @@ Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinato
 }
 
 Result<RunEnding> serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
-                                     const caf::actor_addr& served, std::chrono::milliseconds linger) {
+                                      const caf::actor_addr& served, std::chrono::milliseconds linger,
+                                      const std::optional<ServerWaitSetup>& wait) {
   self->monitor(coordinator);
   self->monitor(caf::actor_cast<caf::actor>(served));
   Result<RunEnding> outcome = RunEnding{};
   bool done = false;
-  while (!done) {
-    self->receive([&](const caf::down_msg& down) {
-      if (down.source == served) {
-        // The server ends a failed run's workers with the failure as their exit reason.
-        if (down.reason == caf::sec::runtime_error)
-          outcome = RunEnding{RunEnding::Outcome::failed_on_server, error_text(self->system(), down.reason)};
-        done = true;
-      } else if (down.source == coordinator.address()) {
-        outcome = Error{"lost the connection to the server before training finished"};
+  auto on_down = [&](const caf::down_msg& down) {
+    if (down.source == served) {
+      // The server ends a failed run's workers with the failure as their exit reason.
+      if (down.reason == caf::sec::runtime_error)
+        outcome = RunEnding{RunEnding::Outcome::failed_on_server, error_text(self->system(), down.reason)};
+      done = true;
+    } else if (down.source == coordinator.address()) {
+      outcome = Error{"lost the connection to the server before training finished"};
+      caf::anon_send_exit(caf::actor_cast<caf::actor>(served), caf::exit_reason::user_shutdown);
+      done = true;
+    }
+  };
+  if (!wait) {
+    while (!done) self->receive(on_down);
+  } else {
+    ServerWait server(wait->limit, steady_now_ns());
+    while (!done) {
+      const auto now = steady_now_ns();
+      if (wait->silence) wait->silence->set(server.silent(now));
+      if (server.given_up(now)) {
         caf::anon_send_exit(caf::actor_cast<caf::actor>(served), caf::exit_reason::user_shutdown);
-        done = true;
+        // Nothing to linger for: the server takes no answer.
+        return RunEnding{RunEnding::Outcome::server_silent,
+                         fmt::format("the server at {} sent nothing for {:g} s (cluster.server_wait_ms); giving up",
+                                     wait->server, static_cast<double>(wait->limit.count()) / 1000.0)};
       }
-    });
+      if (server.ask_now(now)) {
+        self->send(coordinator, ping_atom::value);
+        server.asked(now);
+      }
+      self->receive(on_down, [&](pong_atom) { server.answered(steady_now_ns()); },
+                    caf::after(server.interval()) >> [] {});
+    }
   }
   if (!outcome || linger.count() <= 0) return outcome;
   // The server goes away once it has our answer; if it stays, the answer has had `linger` to leave.

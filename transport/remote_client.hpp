@@ -5,11 +5,14 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "caf/scoped_actor.hpp"
 #include "actors/interfaces.hpp"
 #include "model/result.hpp"
+#include "runtime/server_wait.hpp"
 
 namespace psgrad {
 
@@ -46,20 +49,30 @@ Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinato
                      const ParameterServerActor& server, std::uint64_t layout_hash, const std::string& host,
                      std::uint16_t port, const std::string& host_identity);
 
-// How a run ended for the worker or shard a process serves: it finished, or the server ended it
-// because the run failed (`failure` says why, in the server's words).
+// How a run ended for the worker or shard a process serves: it finished, the server ended it because
+// the run failed, or the server answered nothing for longer than the process waits (`failure` says
+// why: in the server's words, or in one line naming the server and the limit).
 struct RunEnding {
-  enum class Outcome { finished, failed_on_server };
+  enum class Outcome { finished, failed_on_server, server_silent };
   Outcome outcome = Outcome::finished;
   std::string failure;
+};
+
+// How long a worker process waits for a server that answers nothing (runtime/server_wait.hpp).
+struct ServerWaitSetup {
+  std::chrono::milliseconds limit{0};      // cluster.server_wait_ms; 0: forever
+  std::string server;                      // HOST:PORT, as the line that gives up names it
+  std::shared_ptr<ServerSilence> silence;  // told whether the server is silent now; may be null
 };
 
 // Blocks until `served` (our worker or shard) is stopped, or ended by the server with a failure as its
 // exit reason (both a RunEnding), or the server goes away (error). With `linger` > 0, a stopped `served`
 // then waits up to that long for the server to go away: the server waits for the answer to its stop,
-// and this process must not end before that answer has left.
+// and this process must not end before that answer has left. With `wait`, it asks the server every
+// so often meanwhile, and stops `served` once the server has answered nothing for longer than the limit.
 Result<RunEnding> serve_until_stopped(caf::scoped_actor& self, const CoordinatorActor& coordinator,
-                           const caf::actor_addr& served,
-                           std::chrono::milliseconds linger = std::chrono::milliseconds(0));
+                                      const caf::actor_addr& served,
+                                      std::chrono::milliseconds linger = std::chrono::milliseconds(0),
+                                      const std::optional<ServerWaitSetup>& wait = std::nullopt);
 
 }  // namespace psgrad
