@@ -87,8 +87,10 @@ def train(
 ) -> TrainResult:
     """Trains a model with every actor in this process, as `psgrad train` does, on NumPy arrays.
 
-    config: the config's text (TOML, as in configs/mnist.toml), or the path of a config file. Its [data]
-        section is not read for examples (the arrays are the data), but data.scale applies.
+    config: the config's text (TOML, as in configs/mnist.toml), or the path of a config file: an
+        os.PathLike, or a str naming a file or holding one line with neither "=" nor "[" (a missing
+        file is then refused by name). Its [data] section is not read for examples (the arrays are the
+        data), but data.scale applies.
     X: the training examples, float32 features or uint8 pixels, shaped (n, features) or
         (n, rows, cols). A C-contiguous float32 X (with data.scale 1) is used where it lies, not copied:
         keep it unchanged until train returns. uint8 pixels are divided by 255, as IDX images are.

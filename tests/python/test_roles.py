@@ -44,3 +44,20 @@ def test_serve_and_work_run_a_job_whose_model_loads(float_digits, tmp_path):
     local = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev)).model
     # A sync run computes the same weights in one process or over the network.
     assert all(numpy.array_equal(served.weights()[name], array) for name, array in local.weights().items())
+
+
+def test_keyword_arguments_become_the_command_lines_options(tmp_path):
+    arguments = psgrad.roles.command_arguments(
+        {"port_file": tmp_path / "p.json", "retry": True, "quiet": False, "token": None, "set": ["a.b=1", "c.d=2"],
+         "port": 0})
+    assert arguments == ["--port-file", str(tmp_path / "p.json"), "--retry", "--set", "a.b=1", "--set", "c.d=2",
+                         "--port", "0"]
+
+
+def test_launch_passes_its_hostfile_on(tmp_path, capfd):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("localhost workers=2\n")
+    config = tmp_path / "run.toml"
+    config.write_text(CONFIG)
+    assert psgrad.launch(hostfile=hostfile, config=config, dry_run=True) == 0
+    assert str(config) in capfd.readouterr().out
