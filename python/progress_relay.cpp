@@ -38,13 +38,20 @@ ProgressRelay::ProgressRelay(py::object on_progress, std::function<void()> reque
 
 void ProgressRelay::report(const EvaluationReport& report) {
   py::gil_scoped_acquire gil;
-  auto record = eval_record(report);
-  records_.append(record);
-  if (on_progress_.is_none() || raised_) return;
+  // Nothing may escape into the evaluator's thread: whatever Python raises here stops the run.
   try {
-    on_progress_(record);
+    auto record = eval_record(report);
+    records_.append(record);
+    // After a failure the run's last records still belong to the result, but on_progress is done.
+    if (!on_progress_.is_none() && !raised_) on_progress_(record);
   } catch (py::error_already_set& error) {
-    raised_.emplace(std::move(error));
+    if (!raised_) raised_.emplace(std::move(error));
+    request_stop_();
+  } catch (const std::exception& error) {  // a record pybind11 could not convert
+    if (!raised_) {
+      PyErr_SetString(PyExc_RuntimeError, error.what());
+      raised_.emplace();
+    }
     request_stop_();
   }
 }

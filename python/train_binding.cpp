@@ -100,6 +100,8 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
                                   [&relay](const EvaluationReport& report) { relay.report(report); });
         } catch (const std::exception& error) {
           summary = Result<TrainingSummary>(Error{error.what()});
+        } catch (...) {
+          summary = Result<TrainingSummary>(Error{"an unknown exception ended the run"});
         }
       },
       request_stop);
