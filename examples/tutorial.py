@@ -2,7 +2,7 @@
 """The Thinc + Ray parameter-server tutorial, step by step, with psgrad from Python.
 
 Each cell below stands for one of the tutorial's: its CONFIG string, the MNIST data, the evaluate
-helper, a synchronous run and an asynchronous run, printing the lines the tutorial (and `psgrad train`)
+function, a synchronous run and an asynchronous run, printing the lines the tutorial (and `psgrad train`)
 print. Run it from the repository once the build has made the package (cmake --build build):
 
     /usr/bin/python3 examples/tutorial.py
@@ -64,7 +64,7 @@ dev_X = read_idx(DIGITS / "t10k-images-idx3-ubyte")
 dev_Y = read_idx(DIGITS / "t10k-labels-idx1-ubyte")
 
 
-# %% evaluate: the share of dev examples a model gets right, as the tutorial's helper computes it.
+# %% evaluate: the share of dev examples a model gets right, as the tutorial's evaluate function computes it.
 def evaluate(model, X, Y):
     return float((model.predict(X) == Y).mean())
 
