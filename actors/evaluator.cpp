@@ -35,7 +35,7 @@ class Evaluator : public EvaluatorActor::base {
           const auto n = static_cast<Eigen::Index>(dev_->count);
           const auto result = model_->evaluate(
               weights.values.data(),
-              ConstMatrixMap(dev_->inputs.data(), n, static_cast<Eigen::Index>(dev_->width)),
+              ConstMatrixMap(dev_->input_data(), n, static_cast<Eigen::Index>(dev_->width)),
               ConstMatrixMap(dev_->targets.data(), n, static_cast<Eigen::Index>(dev_->num_classes)),
               batch_size_);
           if (trace_)

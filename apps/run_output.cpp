@@ -51,7 +51,7 @@ void RunOutput::report(const EvaluationReport& report) {
     std::lock_guard<std::mutex> lock(mutex_);
     progress_.clear();  // the stdout line must not land behind the progress text on the terminal
     const auto label = report.final ? std::string("Final ") : std::to_string(report.iteration);
-    if (!quiet() || report.final) {
+    if (settings_.verbosity != Verbosity::silent && (!quiet() || report.final)) {
       write_stdout(fmt::format("{}\taccuracy: {:.3f}\n", label, report.accuracy));
     }
     if (settings_.verbosity == Verbosity::verbose) {

@@ -17,7 +17,8 @@
 
 namespace psgrad {
 
-enum class Verbosity { quiet, normal, verbose };
+// silent: nothing on stdout at all, for a caller that shows the run itself (the Python module).
+enum class Verbosity { silent, quiet, normal, verbose };
 
 struct OutputSettings {
   Verbosity verbosity = Verbosity::normal;
@@ -29,7 +30,7 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   // metrics may be null: no metrics file.
   RunOutput(OutputSettings settings, bool shows_staleness, std::unique_ptr<MetricsWriter> metrics);
 
-  bool quiet() const { return settings_.verbosity == Verbosity::quiet; }
+  bool quiet() const { return settings_.verbosity <= Verbosity::quiet; }
   bool interactive() const { return settings_.progress_line; }
   const MetricsWriter* metrics() const { return metrics_.get(); }
   // --tensorboard: each report also goes to this event file. Call before the run starts.

@@ -1,6 +1,7 @@
 // Opens a train or serve run in the order its errors and signals expect, and closes it with its exit code.
 #include "apps/run_session.hpp"
 
+#include "apps/local_run.hpp"
 
 namespace psgrad {
 
@@ -17,13 +18,7 @@ Status RunSession::open(const RunOptions& options, const std::string& resume_pat
   return success();
 }
 
-ActorConfig RunSession::actor_config() const {
-  return ActorConfig(static_cast<std::size_t>(run_->config.cluster.threads), network_settings(run_->config.cluster));
-}
-
-SnapshotCallback RunSession::snapshot_callback() const {
-  return run_->best ? run_->best->callback() : SnapshotCallback{};
-}
+ActorConfig RunSession::actor_config() const { return run_actor_config(*run_); }
 
 int RunSession::finish(const Result<TrainingSummary>& summary) const { return finish_run(summary, *run_, options_); }
 

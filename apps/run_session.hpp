@@ -7,6 +7,7 @@
 
 #include "actors/actor_config.hpp"
 #include "apps/checkpointing.hpp"
+#include "apps/run_hooks.hpp"
 #include "apps/run_setup.hpp"
 #include "apps/signal_watch.hpp"
 #include "model/checkpoint.hpp"
@@ -32,18 +33,12 @@ class RunSession {
   // The actor system's threads and network settings, from the run's config.
   ActorConfig actor_config() const;
 
-  // The hooks the driver takes wherever it runs: DriverHooks in this process, ServeSetup for a served
-  // run, which names them alike. Event lines go to stderr as "<event_prefix>: ...".
+  // The hooks the driver takes wherever it runs (apps/run_hooks.hpp), stopped by this session's signals.
   template <typename Hooks>
   void attach(Hooks& hooks, const std::string& event_prefix) const {
-    hooks.on_event = run_->output->event_printer(event_prefix);
-    hooks.on_checkpoint = checkpoint_writer(*run_, signals_.flag());
-    hooks.interrupt = signals_.flag();
-    hooks.trace = run_->trace;
-    if (run_->best) hooks.stop_early = run_->best->stop_flag();
+    attach_run_hooks(hooks, *run_, signals_.flag(), true, event_prefix);
   }
-  // Keeps the best evaluated weights (training.patience, training.save_best); empty when neither is set.
-  SnapshotCallback snapshot_callback() const;
+  SnapshotCallback snapshot_callback() const { return psgrad::snapshot_callback(*run_); }
 
   // From here a signal asks the run to stop and save, rather than ending the process.
   void training_started() { signals_.training_started(); }

@@ -83,6 +83,26 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
   return line;
 }
 
+// What both ways into a run build once the config and data are there.
+Result<PreparedRun> build_prepared_run(const RunOptions& options, Config config, DataSplit data) {
+  if (auto plan = check_run_plan(config, data.train->width, data.train->num_classes); !plan)
+    return Error{plan.error()};
+  auto model = build_model(config, data.train->width, data.train->num_classes);
+  if (!model) return Error{model.error()};
+  auto config_text = render_config(config);
+  auto output = open_run_output(options, config_text, config, data.description);
+  if (!output) return Error{output.error()};
+  auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
+  std::shared_ptr<BestWeights> best;
+  if (config.training.patience > 0 || config.training.save_best)
+    best = std::make_shared<BestWeights>(static_cast<std::uint64_t>(config.training.patience),
+                                         config.training.save_best);
+  auto layout = model->layout();
+  return PreparedRun{std::move(config),     std::move(config_text), std::move(data),
+                     std::move(layout),     std::move(output).value(), std::move(trace),
+                     std::move(best)};
+}
+
 }  // namespace
 
 Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& resume_path) {
@@ -92,28 +112,25 @@ Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& re
     flags.push_back({"--workers", "cluster.num_workers", SettingValue{std::int64_t{options.workers}}});
   auto config = load_run_config(options.config_path, resume_path, options.overrides, flags);
   if (!config) return Error{config.error()};
-  if (options.verbosity != Verbosity::quiet)
+  if (options.verbosity >= Verbosity::normal)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
   if (auto fits = check_fits_machine(*config, data_dir, process_role(options)); !fits) return Error{fits.error()};
   auto data = load_data_shared(data_source(config->data), data_dir);
   if (!data) return Error{data.error()};
-  if (auto plan = check_run_plan(*config, data->train->width, data->train->num_classes); !plan)
-    return Error{plan.error()};
-  auto model = build_model(*config, data->train->width, data->train->num_classes);
-  if (!model) return Error{model.error()};
-  auto config_text = render_config(*config);
-  auto output = open_run_output(options, config_text, *config, data->description);
-  if (!output) return Error{output.error()};
-  auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
-  std::shared_ptr<BestWeights> best;
-  if (config->training.patience > 0 || config->training.save_best)
-    best = std::make_shared<BestWeights>(static_cast<std::uint64_t>(config->training.patience),
-                                         config->training.save_best);
-  return PreparedRun{std::move(config).value(), std::move(config_text), std::move(data).value(),
-                     model->layout(),           std::move(output).value(),
-                     std::move(trace),          std::move(best)};
+  return build_prepared_run(options, std::move(config).value(), std::move(data).value());
+}
+
+Result<PreparedRun> prepare_run_with_data(const RunOptions& options, Config config, DataSplit data) {
+  if (auto writable = check_run_outputs(options, config); !writable) return Error{writable.error()};
+  DataShape shape;
+  shape.width = data.train->width;
+  shape.classes = data.train->num_classes;
+  shape.train_count = data.train->count;
+  shape.dev_count = data.dev ? data.dev->count : 0;
+  if (auto fits = check_fits_machine(config, shape, process_role(options)); !fits) return Error{fits.error()};
+  return build_prepared_run(options, std::move(config), std::move(data));
 }
 
 std::string resume_command(const RunOptions& options, const std::string& entry) {
@@ -126,6 +143,12 @@ void print_run_header(const PreparedRun& run) {
                                      : run.job().cluster.mode == TrainingMode::async ? "asynchronous"
                                                                            : "stale synchronous parallel",
                                      run.job().cluster.num_workers, run.job().training.iterations, run.data.description));
+}
+
+Weights kept_weights(const TrainingSummary& summary, const PreparedRun& run) {
+  if (run.best)
+    if (auto best = run.best->kept_weights()) return *best;
+  return summary.final_weights;
 }
 
 int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options) {
@@ -163,13 +186,11 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary->final_weights.version,
                                 weights_hash(summary->final_weights.values)));
   // With training.save_best, --save and --save-weights write the best evaluated weights.
-  auto kept = summary->final_weights;
+  const auto kept = kept_weights(*summary, run);
   if (run.best) {
     if (auto line = run.best->summary_line(*summary); !line.empty()) output.print_line(line);
-    if (auto best = run.best->kept_weights()) {
-      kept = *best;
+    if (run.best->kept_weights())
       output.print_line(fmt::format("kept weights: version {}, hash {:016x}", kept.version, weights_hash(kept.values)));
-    }
   }
   output.finish(*summary);
   if (output.interactive() && output.metrics()) output.print_note("psgrad: metrics in " + output.metrics()->path());

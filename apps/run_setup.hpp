@@ -58,12 +58,17 @@ struct PreparedRun {
 // config inside the checkpoint at resume_path is the run's (apps/run_config.hpp). Opens the metrics file
 // and writes its "run" line.
 Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& resume_path);
+// The same for a config already parsed and examples already in memory (the Python module's arrays):
+// the same checks of the outputs, the machine's memory and the plan, the same model and output.
+Result<PreparedRun> prepare_run_with_data(const RunOptions& options, Config config, DataSplit data);
 
 // `entry` ("psgrad train --processes") with what else the run needs to start again from a checkpoint
 // (--data-dir): the config, --set overrides included, is in the checkpoint.
 std::string resume_command(const RunOptions& options, const std::string& entry);
 
 void print_run_header(const PreparedRun& run);
+// The weights a run keeps: with training.save_best the best evaluated ones, else the final ones.
+Weights kept_weights(const TrainingSummary& summary, const PreparedRun& run);
 // Prints the summary line, records the summary, saves the weights and model if asked; returns the
 // process exit code.
 int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options);

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "caf/actor_system.hpp"
-#include "actors/local_training.hpp"
 #include "apps/error_exit.hpp"
+#include "apps/local_run.hpp"
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
 #include "apps/serve_command.hpp"
@@ -37,14 +37,12 @@ int run_train_command(const TrainOptions& options) {
   with_hint.resume_command = resume_command(options, "psgrad train");
   if (auto opened = session.open(with_hint, options.resume); !opened) return ErrorExit{"psgrad"}.refused(opened.error());
   auto& run = session.run();
-  auto actor_config = session.actor_config();
-  prepare_local_run(actor_config, run.job().cluster.num_workers);
+  auto actor_config = local_actor_config(run);  // the system keeps a reference to it
   caf::actor_system system{actor_config};
   DriverHooks hooks;
   session.attach(hooks, "psgrad train");
   session.training_started();
-  const auto summary = train_in_process(system, run.job(), run.data.train, run.data.dev, run.output->callback(),
-                                        std::move(hooks), session.resume(), session.snapshot_callback());
+  const auto summary = train_locally(system, run, std::move(hooks), session.resume());
   return session.finish(summary);
 }
 

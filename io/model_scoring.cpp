@@ -61,12 +61,12 @@ std::vector<Prediction> predict(Model& model, const float* inputs, std::size_t c
 Scoring score_model(Model& model, const Dataset& data, std::size_t batch_size) {
   Scoring scoring;
   const auto n = static_cast<Eigen::Index>(data.count);
-  scoring.overall = model.evaluate(ConstMatrixMap(data.inputs.data(), n, static_cast<Eigen::Index>(data.width)),
+  scoring.overall = model.evaluate(ConstMatrixMap(data.input_data(), n, static_cast<Eigen::Index>(data.width)),
                                    ConstMatrixMap(data.targets.data(), n, static_cast<Eigen::Index>(data.num_classes)),
                                    std::max<std::size_t>(batch_size, 1));
   scoring.num_classes = std::max(data.num_classes, model.output_width());
   scoring.confusion.assign(scoring.num_classes * scoring.num_classes, 0);
-  const auto predicted = predict_labels(model, data.inputs.data(), data.count, batch_size);
+  const auto predicted = predict_labels(model, data.input_data(), data.count, batch_size);
   for (std::size_t i = 0; i < data.count; ++i)
     ++scoring.confusion[data.labels[i] * scoring.num_classes + predicted[i]];
   return scoring;
@@ -74,7 +74,7 @@ Scoring score_model(Model& model, const Dataset& data, std::size_t batch_size) {
 
 AlignedFloats scaled_pixels(const IdxImages& images) {
   std::array<float, 256> scaled{};
-  for (std::size_t byte = 0; byte < scaled.size(); ++byte) scaled[byte] = static_cast<float>(byte) / 255.0f;
+  for (std::size_t byte = 0; byte < scaled.size(); ++byte) scaled[byte] = pixel_value(static_cast<std::uint8_t>(byte));
   AlignedFloats inputs(images.pixels.size());
   std::transform(images.pixels.begin(), images.pixels.end(), inputs.begin(),
                  [&](std::uint8_t byte) { return scaled[byte]; });

@@ -169,7 +169,7 @@ Result<Dataset> load_idx_pair(const std::string& images_path, const std::string&
   data.width = images->rows * images->cols;
   data.num_classes = num_classes;
   std::array<float, 256> scaled{};  // a table beats 47 million divisions
-  for (std::size_t byte = 0; byte < scaled.size(); ++byte) scaled[byte] = static_cast<float>(byte) / 255.0f;
+  for (std::size_t byte = 0; byte < scaled.size(); ++byte) scaled[byte] = pixel_value(static_cast<std::uint8_t>(byte));
   data.inputs.resize(images->pixels.size());
   std::transform(images->pixels.begin(), images->pixels.end(), data.inputs.begin(),
                  [&](std::uint8_t byte) { return scaled[byte]; });

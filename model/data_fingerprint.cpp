@@ -43,7 +43,7 @@ DataFingerprint fingerprint_of(const Dataset& data, std::string name) {
   fingerprint.count = data.count;
   fingerprint.width = data.width;
   fingerprint.num_classes = data.num_classes;
-  fingerprint.images_hash = wide_hash(data.inputs.data(), data.inputs.size() * sizeof(float));
+  fingerprint.images_hash = wide_hash(data.input_data(), data.input_size() * sizeof(float));
   fingerprint.labels_hash = wide_hash(data.labels.data(), data.labels.size());
   return fingerprint;
 }

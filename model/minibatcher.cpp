@@ -16,7 +16,7 @@ Minibatcher::Minibatcher(std::shared_ptr<const Dataset> data, std::size_t batch_
   if (data_->count > std::numeric_limits<std::uint32_t>::max()) {
     throw std::invalid_argument("Minibatcher: more examples than a 32-bit order can index");
   }
-  if (data_->inputs.size() != data_->count * data_->width ||
+  if (data_->input_size() != data_->count * data_->width ||
       data_->targets.size() != data_->count * data_->num_classes) {
     throw std::invalid_argument("Minibatcher: data set buffers do not match count x width / num_classes");
   }
@@ -41,7 +41,7 @@ Minibatcher::Batch Minibatcher::next() {
   const std::size_t size = std::min(batch_size_, data_->count - cursor_);
   for (std::size_t row = 0; row < size; ++row) {
     const std::size_t example = order_[cursor_ + row];
-    std::copy_n(data_->inputs.data() + example * width, width, inputs_.data() + row * width);
+    std::copy_n(data_->input_data() + example * width, width, inputs_.data() + row * width);
     std::copy_n(data_->targets.data() + example * classes, classes, targets_.data() + row * classes);
   }
   cursor_ += size;

@@ -31,11 +31,13 @@ main_packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-de
 # libnetfilter-queue-dev (psgrad-link-delay) run the cluster simulator; openssh-client and
 # openssh-server carry `psgrad launch` between its hosts; slurm-client (scontrol) expands Slurm node
 # lists; slurmctld, slurmd and munge run the single-host Slurm of the srun test. The daemons are
-# installed, not started: the tests start their own, with their own configs and keys. python3-thinc
-# runs Thinc's own HashEmbed and pooling next to psgrad's (tests/test_thinc_hashembed.cpp).
+# installed, not started: the tests start their own, with their own configs and keys. pybind11-dev and
+# python3-dev build the Python module (python/), python3-numpy and python3-pytest test it; the main job
+# builds only the psgrad binary, so they are test packages. python3-thinc runs Thinc's own HashEmbed,
+# pooling and config reader next to psgrad's.
 test_packages=(openssl gnuplot-nox dataset-fashion-mnist procps clang libclang-rt-14-dev iproute2 iptables
                libnetfilter-queue-dev openssh-client openssh-server slurm-client slurmctld slurmd munge
-               python3-thinc)
+               pybind11-dev python3-dev python3-numpy python3-pytest python3-thinc)
 # The bench's peers (bench/peers): PyTorch with OpenBLAS rather than the reference BLAS, and Thinc.
 peer_packages=(python3-torch libopenblas0-pthread python3-thinc)
 

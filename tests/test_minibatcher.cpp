@@ -187,3 +187,26 @@ TEST_CASE("minibatcher rejects a zero batch size or an empty data set") {
   CHECK_THROWS_AS(Minibatcher(numbered_data(0), 4, 1), std::invalid_argument);
   CHECK_THROWS_AS(Minibatcher(nullptr, 4, 1), std::invalid_argument);
 }
+
+TEST_CASE("a data set that borrows its inputs gives the batches of one that owns them, and reads them where they lie") {
+  const auto owned = numbered_data(10);
+  // The caller's buffer, one float off a 64-byte boundary as a NumPy array may be.
+  auto buffer = std::make_shared<std::vector<float>>(1 + owned->inputs.size());
+  std::copy(owned->inputs.begin(), owned->inputs.end(), buffer->begin() + 1);
+  auto borrowing = std::make_shared<Dataset>(*owned);
+  borrowing->inputs.clear();
+  borrowing->borrowed_inputs = buffer->data() + 1;
+  borrowing->borrowed_owner = buffer;
+  CHECK(borrowing->input_size() == owned->inputs.size());
+
+  Minibatcher from_owned(owned, 4, 7), from_borrowed(borrowing, 4, 7);
+  CHECK(serve_batches(from_borrowed, 5) == serve_batches(from_owned, 5));
+  // Where the inputs lie is where the batches come from.
+  (*buffer)[1 + 2 * 3] = 99.0f;  // example 3's first input
+  Minibatcher rewritten(borrowing, 10, 7);
+  const auto batch = rewritten.next();
+  bool saw_rewritten = false;
+  for (Eigen::Index row = 0; row < static_cast<Eigen::Index>(batch.size); ++row)
+    saw_rewritten = saw_rewritten || (batch.inputs(row, 0) == 99.0f && batch.inputs(row, 1) == 1003.0f);
+  CHECK(saw_rewritten);
+}

@@ -1,0 +1,132 @@
+// Parses the config as the command line does, prepares the run through apps/ (prepare_run_with_data),
+// trains on a thread of its own while Python keeps its GIL and its Ctrl-C, and returns what it made.
+#include "python/train_binding.hpp"
+
+#include <atomic>
+#include <csignal>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "apps/checkpointing.hpp"
+#include "apps/local_run.hpp"
+#include "apps/model_saving.hpp"
+#include "apps/run_hooks.hpp"
+#include "apps/weights_file.hpp"
+#include "model/fnv1a.hpp"
+#include "python/array_data.hpp"
+#include "python/errors.hpp"
+#include "python/model_binding.hpp"
+#include "python/progress_relay.hpp"
+#include "python/signal_checks.hpp"
+
+namespace psgrad::python {
+
+namespace py = pybind11;
+
+namespace {
+
+// (argument name, config key, value) from the Python side: mode, workers, seed, checkpoint. Each is
+// applied after the overrides and gets the key's checks, as the command line's --mode and --workers.
+std::vector<FlagSetting> flag_settings(const std::vector<py::tuple>& settings) {
+  std::vector<FlagSetting> flags;
+  for (const auto& setting : settings) {
+    const py::handle value = setting[2];
+    SettingValue held;
+    if (py::isinstance<py::bool_>(value)) held = value.cast<bool>();
+    else if (py::isinstance<py::int_>(value)) held = value.cast<std::int64_t>();
+    else if (py::isinstance<py::float_>(value)) held = value.cast<double>();
+    else held = py::str(value).cast<std::string>();
+    flags.push_back({setting[0].cast<std::string>(), setting[1].cast<std::string>(), std::move(held)});
+  }
+  return flags;
+}
+
+Result<Config> read_config(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
+                           const std::vector<FlagSetting>& flags) {
+  if (is_path) return load_config(config, overrides, flags);
+  return parse_config(config, "<string>", overrides, flags);
+}
+
+// The kept weights (the best evaluated with training.save_best) as a model, described as the run's
+// model file would describe them.
+std::shared_ptr<PythonModel> trained_model(const PreparedRun& run, const Weights& kept) {
+  auto model = build_model(run.config, run.data.train->width, run.data.train->num_classes);
+  if (!model) throw FailedError(model.error());
+  model->set_weights(kept.values.data(), kept.values.size());
+  return std::make_shared<PythonModel>(
+      LoadedModel{"from psgrad.train", model_file_header(run, kept.version), run.config, std::move(model).value()});
+}
+
+py::dict train(const std::string& config_source, bool config_is_path, const py::array& x, const py::array& y,
+               const py::array& dev_x, const py::array& dev_y, const std::vector<std::string>& overrides,
+               const std::vector<py::tuple>& settings, const py::object& on_progress, const std::string& resume_path) {
+  auto config = read_config(config_source, config_is_path, overrides, flag_settings(settings));
+  if (!config) throw InputError(config.error());
+  for (const auto& note : config->notes)
+    if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 1) != 0) throw py::error_already_set();
+  auto data = split_from_arrays(x, y, dev_x, dev_y, config->data.scale);
+  if (!data) throw InputError(data.error());
+  RunOptions options;
+  options.verbosity = Verbosity::silent;  // the caller has the records, and prints what it likes
+  options.metrics_path = std::string();   // likewise: no metrics file
+  auto prepared = prepare_run_with_data(options, std::move(config).value(), std::move(data).value());
+  if (!prepared) throw InputError(prepared.error());
+  auto& run = *prepared;
+  auto resume = load_resume(resume_path, run);
+  if (!resume) throw InputError(resume.error());
+
+  // What the command line's signal watch does for the first Ctrl-C: ask the driver to stop and save.
+  auto stop = std::make_shared<std::atomic<int>>(0);
+  const auto request_stop = [stop] {
+    int none = 0;
+    stop->compare_exchange_strong(none, SIGINT);
+  };
+  ProgressRelay relay(on_progress, request_stop);
+  DriverHooks hooks;
+  // Saved only where training.checkpoint_path is set: no runs/ folder appears beside a script.
+  attach_run_hooks(hooks, run, stop, false, "psgrad");
+  std::optional<Result<TrainingSummary>> summary;
+  run_checking_signals(
+      [&] {
+        try {
+          auto actor_config = local_actor_config(run);  // the system keeps a reference to it
+          caf::actor_system system{actor_config};
+          summary = train_locally(system, run, std::move(hooks), *resume,
+                                  [&relay](const EvaluationReport& report) { relay.report(report); });
+        } catch (const std::exception& error) {
+          summary = Result<TrainingSummary>(Error{error.what()});
+        } catch (...) {
+          summary = Result<TrainingSummary>(Error{"an unknown exception ended the run"});
+        }
+      },
+      request_stop);
+  relay.raise_if_failed();
+  if (!*summary) {
+    run.output->fail(summary->error());
+    throw FailedError("training failed: " + summary->error());
+  }
+  const auto& done = summary->value();
+  run.output->finish(done);
+  py::dict result;
+  result["records"] = relay.records();
+  result["summary"] = summary_record(done);
+  result["accuracy"] = done.final_accuracy;
+  result["weights_hash"] = hash_hex(weights_hash(done.final_weights.values));
+  result["model"] = trained_model(run, kept_weights(done, run));
+  return result;
+}
+
+}  // namespace
+
+void bind_training(py::module_& module) {
+  module.def("train", &train, py::arg("config"), py::arg("config_is_path"), py::arg("x"), py::arg("y"),
+             py::arg("dev_x"), py::arg("dev_y"), py::arg("overrides"), py::arg("settings"), py::arg("on_progress"),
+             py::arg("resume"), "The core of psgrad.train, which documents it.");
+}
+
+}  // namespace psgrad::python

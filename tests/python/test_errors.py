@@ -1,0 +1,82 @@
+# Refusals and failures as psgrad.InputError / psgrad.Error with the command line's one-line message.
+import re
+
+import numpy
+import pytest
+
+import psgrad
+from conftest import CONFIG, run_command_line
+
+
+def test_error_kinds_are_runtime_and_value_errors():
+    assert issubclass(psgrad.Error, RuntimeError)
+    assert issubclass(psgrad.InputError, psgrad.Error)
+    assert issubclass(psgrad.InputError, ValueError)
+
+
+def test_a_malformed_config_raises_with_its_line(float_digits):
+    x, y, x_dev, y_dev = float_digits
+    malformed = CONFIG.replace("iterations = 20", "iterations = = 20")
+    line = CONFIG.splitlines().index("iterations = 20") + 1
+    with pytest.raises(psgrad.InputError, match=rf"^<string>:{line}:\d+: "):
+        psgrad.train(malformed, x, y, dev=(x_dev, y_dev))
+
+
+def test_a_config_files_refusal_is_the_line_the_command_line_prints(float_digits, tmp_path):
+    x, y, x_dev, y_dev = float_digits
+    config = tmp_path / "bad.toml"
+    config.write_text(CONFIG.replace("batch_size = 64", "batch_size = -64"))
+    refused = run_command_line("train", "--config", config, "--no-metrics", check=False)
+    assert refused.returncode == 2
+    printed = refused.stderr.strip().splitlines()[-1]
+    assert printed.startswith("psgrad: ")
+
+    with pytest.raises(psgrad.InputError) as raised:
+        psgrad.train(config, x, y, dev=(x_dev, y_dev))
+    assert str(raised.value) == printed[len("psgrad: "):]
+
+
+def test_arguments_standing_for_config_keys_get_the_keys_checks(float_digits):
+    x, y, x_dev, y_dev = float_digits
+    with pytest.raises(psgrad.InputError, match="cluster.mode"):
+        psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), mode="sideways")
+    with pytest.raises(psgrad.InputError, match="cluster.num_workers"):
+        psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), workers=0)
+    with pytest.raises(psgrad.InputError, match="training.nonsense"):
+        psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), set=["training.nonsense=1"])
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda x, y: (x.astype(numpy.float64), y), r"^X: dtype float64; expected float32 features or uint8 pixels"),
+        (lambda x, y: (x[:, :1, None, None], y), r"^X: shape \({n}, 1, 1, 1\); expected \(examples, features\)"),
+        (lambda x, y: (x, y[:-1]), r"^X holds {n} examples but y holds {n_less} labels$"),
+        (lambda x, y: (x, y.astype(numpy.float32)), r"^y: dtype float32; expected whole-number class labels"),
+        (lambda x, y: (x, numpy.where(numpy.arange(len(y)) == 7, -1, y)),
+         r"^y: label -1 at index 7: expected a whole number from 0 to 255"),
+        (lambda x, y: (numpy.where(numpy.arange(x.size).reshape(x.shape) == 790, numpy.nan, x).astype(numpy.float32), y),
+         r"^X: example 1, feature 6: nan is not a finite number$"),
+    ],
+)
+def test_arrays_that_do_not_fit_are_refused_naming_the_argument(float_digits, change, message):
+    x, y, x_dev, y_dev = float_digits
+    message = message.format(n=len(x), n_less=len(x) - 1)
+    x, y = change(x, y)
+    with pytest.raises(psgrad.InputError, match=message):
+        psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev))
+
+
+def test_a_missing_dev_set_or_config_file_is_named(float_digits, tmp_path):
+    x, y, _, _ = float_digits
+    with pytest.raises(psgrad.InputError, match=r"^dev: "):
+        psgrad.train(CONFIG, x, y)
+    missing = tmp_path / "missing.toml"
+    with pytest.raises(psgrad.InputError, match=f"^{re.escape(str(missing))}: "):
+        psgrad.train(str(missing), x, y, dev=(x, y))
+
+
+def test_a_failing_role_raises_with_the_line_it_printed(tmp_path):
+    missing = tmp_path / "missing.toml"
+    with pytest.raises(psgrad.InputError, match=f"^psgrad: {re.escape(str(missing))}: "):
+        psgrad.serve(config=missing, no_metrics=True)
