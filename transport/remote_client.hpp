@@ -49,7 +49,8 @@ Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinato
 // How a run ended for the worker or shard a process serves: it finished, or the server ended it
 // because the run failed (`failure` says why, in the server's words).
 struct RunEnding {
-  enum class Outcome { finished, failed_on_server };
+  // dropped: the server went on without this worker, whose payload arrived refused (failure says why).
+  enum class Outcome { finished, failed_on_server, dropped };
   Outcome outcome = Outcome::finished;
   std::string failure;
 };
