@@ -445,12 +445,12 @@ case "$scenario" in
     # Another process of the same user overwrites a worker's gradient slots through /proc, as `dd`
     # would: with NaN (0xff bytes) in sync, random bytes in async. The server refuses the next gradient
     # in one line naming the worker and drops it; the worker says why and exits 1; the run finishes
-    # with the other. Worker 1 straggles (500 ms a gradient), so its gradient waits, checksummed, in
-    # its slot for most of each step; a write that lands in a free slot is overwritten by the next
-    # gradient unseen, and then the writing is tried again.
+    # with the other. Worker 1 straggles (1 s a gradient), so its gradient waits, checksummed, in its
+    # slot for all but a few milliseconds of each step; a write that lands in a free slot is overwritten
+    # by the next gradient unseen, and then the writing is tried again.
     mode=${scenario#shared-memory-overwritten-}
     start_server --mode "$mode" --set training.iterations=100 --set evaluation.frequency=1 \
-      --set cluster.worker_delay_ms=20 --set cluster.straggler_delay_ms=500 --no-metrics
+      --set cluster.worker_delay_ms=20 --set cluster.straggler_delay_ms=1000 --no-metrics
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     for _ in $(seq 200); do grep -qP "^[1-9][0-9]*\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
@@ -469,7 +469,7 @@ case "$scenario" in
         segments=$((segments + 1))
       done
       [ "$segments" -ge 1 ] || fail "worker 1 (pid $straggler) has no payload segment"
-      for _ in $(seq 30); do grep -q " dropped: " "$work_dir/serve.log" && break 2; sleep 0.05; done
+      for _ in $(seq 60); do grep -q " dropped: " "$work_dir/serve.log" && break 2; sleep 0.05; done
     done
     echo "worker 1's slots overwritten $attempt time(s)"
     wait_ok $server_pid serve; wait_ok $fast "the other worker"
