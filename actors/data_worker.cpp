@@ -12,6 +12,7 @@
 #include "actors/answer_watch.hpp"
 #include "runtime/error_text.hpp"
 #include "payloads/float_buffer.hpp"
+#include "payloads/refused_payload.hpp"
 #include "runtime/help_backoff.hpp"
 #include "runtime/network_thread.hpp"
 #include "actors/server_group.hpp"
@@ -263,9 +264,14 @@ class DataWorker : public DataWorkerSelf::base {
   }
 
   // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.
+  // A refused payload goes as it is: it drops this worker, not the run.
   void end_loop(const std::string& who, const caf::error& error) {
     if (loop_ == Loop::idle) return;
     loop_ = Loop::idle;
+    if (is_refused_payload(error)) {
+      training_.deliver(error);
+      return;
+    }
     training_.deliver(caf::make_error(caf::sec::runtime_error, fmt::format("{}: {}", who, error_text(system(), error))));
   }
 
@@ -275,6 +281,8 @@ class DataWorker : public DataWorkerSelf::base {
   caf::expected<Gradients> gradients_from(Weights& weights) {
     const auto received = steady_now_ns();
     const auto& layout = layout_;
+    if (weights.values.refused())
+      return refused_payload_error(fmt::format("the {} it was sent", weights.values.refusal("weights payload")));
     if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
       return caf::make_error(caf::sec::invalid_argument,
                              fmt::format("worker {}: weights do not fit the model layout ({})", setup_->worker_index,
@@ -298,6 +306,9 @@ class DataWorker : public DataWorkerSelf::base {
     gradients.loss = setup_->workspaces ? compute(setup_->workspaces->borrow().model()) : compute(*model_);
     gradients.values = slot ? FloatBuffer(std::shared_ptr<const float>(slot, target), size)
                             : wire_.encode(std::move(buffer));  // wire: bf16-rounded or top-k compressed
+    // Sent whole from a slot, its checksum is taken now, so the bytes are vouched for from here on
+    // (payload_checksum.hpp); slices for shards take theirs as they are sent.
+    if (slot && servers_->size() == 1) gradients.values = gradients.values.with_checksum();
     weights = Weights{};
     if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
     gradients.timing = WorkTiming{previous_answered_, idle_since_, received, steady_now_ns()};

@@ -10,6 +10,7 @@
 #include "caf/all.hpp"
 #include "runtime/network_thread.hpp"
 #include "actors/parameter_server.hpp"
+#include "payloads/refused_payload.hpp"
 #include "payloads/shared_memory.hpp"
 #include "runtime/steady_time.hpp"
 #include "payloads/wire_encoder.hpp"
@@ -61,6 +62,7 @@ class ServerActor : public Base {
   // A shard takes only the floats it holds, and the sums of squares its plan asks for (none from a
   // gradient that does not carry them for its step).
   caf::error check(const Gradients& gradients, bool carries_squares) const {
+    if (gradients.values.refused()) return refused_payload_error("its " + gradients.values.refusal("gradient"));
     if (const auto differs = store_.layout().mismatch(gradients.layout_hash, gradients.values.size(), store_.begin(),
                                                       store_.end()))
       return caf::make_error(caf::sec::invalid_argument,

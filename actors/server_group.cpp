@@ -5,6 +5,9 @@
 namespace psgrad {
 
 Weights ServerGroup::SliceJoiner::join(const std::vector<Weights>& parts) {
+  // A slice that arrived refused (payloads/float_buffer.hpp) makes the whole refused.
+  for (const auto& part : parts)
+    if (part.values.refused()) return part;
   std::size_t total = 0;
   for (const auto& part : parts) total += part.values.size();
   if (!pool_) pool_ = std::make_unique<BufferPool>(total);

@@ -188,7 +188,12 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
 
   // Every gradient the step summed is answered with the new weights (or the step's error).
   void answer_step(const caf::error& error, std::uint32_t summed, std::int64_t started) {
-    const auto weights = error ? Weights{} : snapshot();
+    auto weights = error ? Weights{} : snapshot();
+    // Sent to several workers through shared memory, the weights' checksum is taken once, not per answer.
+    std::size_t through_shared_memory = 0;
+    for (const auto& slot : gather_.pending())
+      through_shared_memory += slot.waiting && slot.gradients.values.arrived_through_shared_memory() ? 1 : 0;
+    if (!error && through_shared_memory > 1) weights.values = weights.values.with_checksum();
     for (auto& slot : gather_.pending()) {
       if (!slot.waiting) continue;
       if (error) {

@@ -8,6 +8,7 @@
 
 #include "caf/all.hpp"
 #include "actors/driver_base.hpp"
+#include "payloads/refused_payload.hpp"
 
 namespace psgrad {
 
@@ -206,12 +207,23 @@ class TrainingDriver : public DriverBase {
     event(fmt::format("{} takes part from the next step", slots_.name(k)));
   }
 
-  void lose(std::size_t k, const std::string& reason) override {
+  void lose(std::size_t k, const std::string& reason) override { go_on_without(k, "lost", reason); }
+
+  // A worker whose payload arrived refused (its shared memory written by another process, say): the
+  // run goes on without it as without a lost one, and its process is told why, so it ends saying so.
+  void drop(std::size_t k, const caf::error& refused) {
+    if (!slots_[k].alive || outcome_ == Outcome::finished) return;
+    go_on_without(k, "dropped", error_text(system(), refused));
+    send_exit(slots_[k].handle, refused);
+  }
+
+  void go_on_without(std::size_t k, const char* what_happened, const std::string& reason) {
     auto& slot = slots_[k];
     if (!slot.alive || outcome_ == Outcome::finished) return;
     slot.alive = false;
     ++slot.round;  // whatever it still answers is ignored
-    event(fmt::format("{} lost: {}; continuing with {} worker(s)", slots_.name(k), reason, slots_.alive_count()));
+    event(fmt::format("{} {}: {}; continuing with {} worker(s)", slots_.name(k), what_happened, reason,
+                      slots_.alive_count()));
     summary_.lost.push_back(WorkerLoss{static_cast<std::uint32_t>(k), slots_.name(k), summary_.steps,
                                        std::chrono::duration<double>(Clock::now() - start_).count()});
     slot.in_loop = false;
@@ -254,6 +266,7 @@ class TrainingDriver : public DriverBase {
 
   void loop_failed(std::size_t k, std::uint64_t round, const caf::error& error) override {
     if (round != slots_[k].round || outcome_ == Outcome::finished) return;
+    if (is_refused_payload(error)) return drop(k, error);
     // A server refused the worker's gradient (e.g. divergence): the worker relays it in words.
     if (error == caf::sec::runtime_error) return fail_with(error_text(system(), error));
     lose(k, error == caf::sec::request_timeout ? fmt::format("no answer within {} ms", job_.cluster.request_timeout.count())

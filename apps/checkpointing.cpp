@@ -31,7 +31,7 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
   const auto configured = run.config.training.checkpoint_path;
   if (configured.empty() && !interrupt) return {};
   const auto on_interrupt = interrupted_checkpoint_path(run);
-  return [configured, on_interrupt, interrupt, config_text = run.config_text,
+  return [configured, on_interrupt, interrupt, config_text = run.config_text, data = run.data.train_fingerprint,
           output = run.output](const TrainingCheckpoint& checkpoint) {
     const bool interrupted = interrupt && interrupt->load() != 0;
     if (configured.empty() && !interrupted) return;
@@ -42,6 +42,7 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
     }
     auto complete = checkpoint;
     complete.config = config_text;
+    if (!data.empty()) complete.data = data;
     const auto written = write_checkpoint(path, complete);
     // A failed write is always said; a routine one is a note that --quiet drops.
     if (!written) {
@@ -85,6 +86,12 @@ Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, c
   if (const auto differs = layout.mismatch(checkpoint->layout_hash, checkpoint->weights.size()))
     return Error{fmt::format("{}: checkpoint is for another model ({} for the config's model)", path, *differs)};
   if (auto same = same_seed_and_mode(path, *checkpoint, run.config); !same) return Error{same.error()};
+  // Its workers' streams index into the data it was written on: on other data of the same shape they
+  // would fit, and train on the wrong examples without a word.
+  if (checkpoint->data)
+    if (auto differs = data_difference(run.data.train_fingerprint, *checkpoint->data, "this run", "checkpoint"))
+      return Error{fmt::format("{}: {}; resume on the data it was written for, or start afresh without --resume", path,
+                               *differs)};
   // Every field is checked here, before any of it reaches the server, a shard or a worker process.
   const auto misfit = [&](const std::string& problem) {
     return Error{fmt::format("{}: checkpoint does not fit this run: {}", path, problem)};

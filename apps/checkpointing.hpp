@@ -22,7 +22,8 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
 // run's metrics file (runs/<run>-interrupted.ckpt).
 std::string interrupted_checkpoint_path(const PreparedRun& run);
 
-// Nothing when path is empty; else the checkpoint, checked to belong to this run's model.
+// Nothing when path is empty; else the checkpoint, checked to belong to this run's model and, when it
+// says which (format version 3 on), to this run's training data.
 Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run);
 
 }  // namespace psgrad

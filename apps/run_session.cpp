@@ -1,6 +1,7 @@
 // Opens a train or serve run in the order its errors and signals expect, and closes it with its exit code.
 #include "apps/run_session.hpp"
 
+#include <fmt/format.h>
 #include "apps/local_run.hpp"
 
 namespace psgrad {
@@ -15,6 +16,10 @@ Status RunSession::open(const RunOptions& options, const std::string& resume_pat
   auto resume = load_resume(resume_path, *run_);
   if (!resume) return Error{resume.error()};
   resume_ = std::move(resume).value();
+  if (resume_ && !resume_->data)
+    run_->output->print_note(fmt::format("psgrad: note: {} was written before checkpoints recorded their training "
+                                         "data, so the data it resumes on could not be checked",
+                                         resume_path));
   return success();
 }
 

@@ -140,6 +140,8 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   // The server is going away as well: --retry would only wait for a run that ended.
   if (done->outcome == RunEnding::Outcome::failed_on_server)
     return {error.failed("the run failed on the server: " + done->failure), false};
+  if (done->outcome == RunEnding::Outcome::dropped)
+    return {error.failed(fmt::format("the server dropped worker {}: {}", offer.worker_index, done->failure)), false};
   say(with_shared_memory_note("training finished"));
   return {0, false};
 }

@@ -17,7 +17,10 @@ namespace {
 
 constexpr char magic[8] = {'P', 'S', 'G', 'R', 'C', 'K', 'P', 'T'};
 // Version 2 added the checksum; version 1 files cannot be told from corrupt ones and are refused.
-constexpr std::uint32_t format_version = 2;
+// Version 3 added the training data's fingerprint after the workers; version 2 files still load,
+// without one.
+constexpr std::uint32_t format_version = 3;
+constexpr std::uint32_t oldest_version = 2;
 // Bounds on what a file may declare, so a corrupt count cannot ask for absurd memory.
 constexpr std::uint64_t max_floats = std::uint64_t{1} << 30;
 constexpr std::uint64_t max_items = std::uint64_t{1} << 20;
@@ -120,6 +123,15 @@ Status write_checkpoint(const std::string& path, const TrainingCheckpoint& check
     out.state(worker.data.epoch_rng);
     out.state(worker.dropout);
   }
+  out.number<std::uint8_t>(checkpoint.data ? 1 : 0);
+  if (const auto& data = checkpoint.data) {
+    out.text(data->name);
+    out.number(data->count);
+    out.number(data->width);
+    out.number(data->num_classes);
+    out.number(data->images_hash);
+    out.number(data->labels_hash);
+  }
   out.number(fnv1a(out.data().data(), out.data().size()));
   const auto& bytes = out.data();
   return write_file_atomically(path, "checkpoint", std::string_view(bytes.data(), bytes.size()));
@@ -134,9 +146,10 @@ Result<TrainingCheckpoint> read_checkpoint(const std::string& path) {
   if (!header.raw(found_magic, sizeof magic) || std::memcmp(found_magic, magic, sizeof magic) != 0)
     return Error{fmt::format("{}: not a psgrad checkpoint (wrong magic)", path)};
   std::uint32_t version = 0;
-  if (!header.number(version) || version != format_version)
-    return Error{fmt::format("{}: checkpoint format version {} is not supported (expected {}{})", path,
-                             version, format_version, version == 1 ? "; version 1 had no checksum" : "")};
+  if (!header.number(version) || version < oldest_version || version > format_version)
+    return Error{fmt::format("{}: checkpoint format version {} is not supported (expected {} or {}{})", path,
+                             version, oldest_version, format_version,
+                             version == 1 ? "; version 1 had no checksum" : "")};
   // Every field is read only from bytes the checksum vouches for.
   if (whole.size() < sizeof magic + sizeof version + checksum_bytes)
     return Error{fmt::format("{}: checkpoint is truncated or corrupt", path)};
@@ -164,6 +177,17 @@ Result<TrainingCheckpoint> read_checkpoint(const std::string& path) {
     if (!in.number(worker.worker) || !in.number(worker.data.epoch) || !in.number(worker.data.cursor) ||
         !in.state(worker.data.epoch_rng) || !in.state(worker.dropout))
       return truncated;
+  if (version >= 3) {
+    std::uint8_t has_data = 0;
+    if (!in.number(has_data) || has_data > 1) return truncated;
+    if (has_data == 1) {
+      DataFingerprint data;
+      if (!in.text(data.name) || !in.number(data.count) || !in.number(data.width) || !in.number(data.num_classes) ||
+          !in.number(data.images_hash) || !in.number(data.labels_hash))
+        return truncated;
+      checkpoint.data = std::move(data);
+    }
+  }
   if (!in.at_end()) return Error{fmt::format("{}: checkpoint has trailing bytes", path)};
   return checkpoint;
 }

@@ -277,6 +277,7 @@ Result<DataSplit> load_data_source(const DataSource& source, const std::string& 
                                   path, dev_text);
   split.train = std::make_shared<const Dataset>(to_dataset(std::move(train), num_classes));
   split.dev = std::make_shared<const Dataset>(to_dataset(std::move(dev), num_classes));
+  split.train_fingerprint = fingerprint_of(*split.train, path_label(path));
   return split;
 }
 

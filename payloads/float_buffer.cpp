@@ -6,6 +6,12 @@
 
 namespace psgrad {
 
+std::string FloatBuffer::refusal(std::string_view noun) const {
+  if (!refusal_) return {};
+  return refusal_->route.empty() ? fmt::format("{} {}", noun, refusal_->problem)
+                                 : fmt::format("{} {} {}", refusal_->route, noun, refusal_->problem);
+}
+
 namespace wire_detail {
 
 void nonzero_entries(const FloatBuffer& buffer, std::vector<std::uint32_t>& indices, std::vector<float>& values) {

@@ -7,9 +7,14 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "caf/binary_deserializer.hpp"
 #include "caf/deserializer.hpp"
@@ -17,6 +22,7 @@
 #include "caf/meta/type_name.hpp"
 #include "caf/sec.hpp"
 #include "caf/serializer.hpp"
+#include "payloads/payload_checksum.hpp"
 #include "payloads/shared_memory.hpp"
 #include "model/aligned_floats.hpp"
 #include "model/buffer_pool.hpp"
@@ -25,6 +31,13 @@
 
 namespace psgrad {
 
+// Why a payload that arrived could not be taken: how it came ("shared-memory", "top-k") and what was
+// wrong with it ("failed its checksum ...").
+struct PayloadRefusal {
+  std::string route;
+  std::string problem;
+};
+
 // 64-byte aligned like every buffer the model computes on, so a worker computes on a received buffer
 // in place with the same summation order as on its own. In a process the values are always plain
 // floats; the encoding says how they cross the network, and holds only for values that fit it
@@ -32,6 +45,9 @@ namespace psgrad {
 // be a slice of another (what a server shard receives): it shares the floats in this process, and only
 // its own floats cross the network, arriving as a buffer of their own. A handle marked for shared
 // memory (a peer on this host, payloads/shared_memory.hpp) sends its floats through a slot of it instead.
+// A payload that arrives but cannot be taken (its slot failed its checksum, its entries are garbled)
+// arrives as a refused buffer with no floats, so the receiver can name its sender and drop it rather
+// than the message vanishing inside CAF.
 class FloatBuffer {
  public:
   FloatBuffer() = default;
@@ -48,8 +64,31 @@ class FloatBuffer {
     FloatBuffer part = *this;
     part.offset_ = offset_ + begin;
     part.size_ = end - begin;
+    part.checksum_.reset();
     return part;
   }
+
+  // Refused on arrival: `route` and `problem` as in PayloadRefusal.
+  static FloatBuffer refused(std::string route, std::string problem) {
+    FloatBuffer refused;
+    refused.refusal_ = std::make_shared<const PayloadRefusal>(PayloadRefusal{std::move(route), std::move(problem)});
+    return refused;
+  }
+  bool refused() const { return refusal_ != nullptr; }
+  // What the receiver says of a refused payload, calling it `noun`: "shared-memory gradient failed its
+  // checksum (...)". Empty when it was not refused.
+  std::string refusal(std::string_view noun) const;
+
+  // This handle with its floats' checksum taken now. A payload computed in a slot of shared memory
+  // takes it as soon as it is complete, so its bytes are vouched for from then on, not only from when
+  // its message leaves (after a simulated delay, say); sent, the reference carries it.
+  FloatBuffer with_checksum() const {
+    FloatBuffer checked = *this;
+    checked.checksum_ = payload_checksum(data(), size() * sizeof(float));
+    return checked;
+  }
+  // The checksum a reference to these floats carries: the one taken above, else one taken now.
+  std::uint64_t checksum() const { return checksum_ ? *checksum_ : payload_checksum(data(), size() * sizeof(float)); }
 
   std::size_t size() const { return size_; }
   const float* data() const { return values_ ? values_.get() + offset_ : nullptr; }
@@ -83,6 +122,8 @@ class FloatBuffer {
   WireEncoding encoding_ = WireEncoding::fp32;
   bool through_shared_memory_ = false;
   bool arrived_through_shared_memory_ = false;
+  std::optional<std::uint64_t> checksum_;  // taken by with_checksum
+  std::shared_ptr<const PayloadRefusal> refusal_;
 
   template <class Deserializer>
   friend caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count);
@@ -127,7 +168,7 @@ inline std::vector<std::uint16_t>& bf16_scratch(std::size_t count) {
 
 template <class Inspector>
 caf::error inspect_reference(Inspector& f, std::uint8_t& encoding, SharedMemoryReference& where) {
-  return f(encoding, where.pid, where.fd, where.key, where.slot, where.sequence);
+  return f(encoding, where.pid, where.fd, where.key, where.slot, where.sequence, where.checksum);
 }
 
 template <class Serializer>
@@ -136,6 +177,7 @@ caf::error write(Serializer& f, const FloatBuffer& x) {
   if (count > 0 && x.marked_for_shared_memory()) {
     // No free slot (the receiver is behind, or gone): the bytes go inline as usual.
     if (auto where = put_in_shared_memory(x.data(), count * sizeof(float))) {
+      where->checksum = x.checksum();
       std::uint32_t magic = shared_buffer_magic;
       auto encoding = static_cast<std::uint8_t>(x.encoding());
       if (auto err = f(magic, count)) return err;
@@ -182,18 +224,31 @@ bool fits_message(Deserializer& f, std::uint64_t bytes) {
 }  // namespace wire_detail
 
 // The floats stay in the sender's slot, read in place; the slot is the sender's again once the last
-// copy of this buffer is gone.
+// copy of this buffer is gone. The slot is a file other processes of the user can write, so a
+// reference that cannot be taken, or whose bytes fail its checksum, arrives refused.
 template <class Deserializer>
 caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
   std::uint8_t encoding = 0;
   SharedMemoryReference where;
   if (auto err = wire_detail::inspect_reference(f, encoding, where)) return err;
-  if (count == 0 || count > payload_floats_limit() || encoding > static_cast<std::uint8_t>(WireEncoding::topk))
-    return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer header rejected");
-  auto held = hold_in_shared_memory(where, count * sizeof(float));
-  if (auto* refused = std::get_if<std::string>(&held))
-    return caf::make_error(caf::sec::invalid_argument, "shared-memory float buffer refused: " + *refused);
+  constexpr const char* route = "shared-memory";
+  if (count == 0 || count > payload_floats_limit() || encoding > static_cast<std::uint8_t>(WireEncoding::topk)) {
+    x = FloatBuffer::refused(route, fmt::format("was refused: its reference names {} floats of encoding {}, where "
+                                                "1 to {} floats of encoding 0 to 2 fit",
+                                                count, encoding, payload_floats_limit()));
+    return caf::error{};
+  }
+  const std::size_t bytes = count * sizeof(float);
+  auto held = hold_in_shared_memory(where, bytes);
+  if (auto* refused = std::get_if<std::string>(&held)) {
+    x = FloatBuffer::refused(route, "was refused: " + *refused);
+    return caf::error{};
+  }
   const auto& slot = std::get<std::shared_ptr<const void>>(held);
+  if (payload_checksum(slot.get(), bytes) != where.checksum) {
+    x = FloatBuffer::refused(route, "failed its checksum (its bytes were changed after its sender wrote them)");
+    return caf::error{};  // the slot is let go with `held`
+  }
   x = FloatBuffer();
   x.values_ = std::shared_ptr<const float>(slot, static_cast<const float*>(slot.get()));
   x.size_ = count;
@@ -204,6 +259,29 @@ caf::error read_shared(Deserializer& f, FloatBuffer& x, std::uint64_t count) {
 
 namespace wire_detail {
 
+inline const char* route_of(std::uint32_t magic) {
+  return magic == bf16_buffer_magic ? "bf16" : magic == sparse_buffer_magic ? "top-k" : "";
+}
+
+// A payload whose `bytes` follow in the message but that cannot be taken: they are skipped and it
+// arrives refused, so the rest of the message still reads. Without them in the message (or without a
+// binary deserializer to skip them) the message cannot be read past it: an error.
+template <class Deserializer>
+caf::error refuse_and_skip(Deserializer& f, FloatBuffer& x, std::uint64_t bytes, std::uint32_t magic,
+                           std::string problem) {
+  auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
+  if (binary == nullptr || bytes > binary->remaining())
+    return caf::make_error(caf::sec::invalid_argument, "float buffer header rejected");
+  binary->skip(bytes);
+  x = FloatBuffer::refused(route_of(magic), std::move(problem));
+  return caf::error{};
+}
+
+inline std::string too_many_floats(std::uint64_t count) {
+  return fmt::format("was refused: it names {} floats, more than the {} of this run's model", count,
+                     payload_floats_limit());
+}
+
 template <class Deserializer>
 caf::error read(Deserializer& f, FloatBuffer& x) {
   std::uint32_t magic = 0;
@@ -212,13 +290,16 @@ caf::error read(Deserializer& f, FloatBuffer& x) {
   if (magic == shared_buffer_magic) return read_shared(f, x, count);
   const bool known = magic == float_buffer_magic || magic == bf16_buffer_magic || magic == sparse_buffer_magic;
   // An empty buffer is always written as fp32: one spelling per payload, so decoding and encoding
-  // again gives the same bytes.
-  if (!known || count > payload_floats_limit() || (count == 0 && magic != float_buffer_magic))
+  // again gives the same bytes. Beyond the cap no payload of any run goes: nothing to skip to.
+  if (!known || count > max_float_buffer_size || (count == 0 && magic != float_buffer_magic))
     return caf::make_error(caf::sec::invalid_argument, "float buffer header rejected");
   if (magic == float_buffer_magic || magic == bf16_buffer_magic) {
     const bool halves = magic == bf16_buffer_magic;
     if (!fits_message(f, count * (halves ? 2 : 4)))
       return caf::make_error(caf::sec::end_of_stream, "float buffer larger than its message");
+    // Larger than this run's model: refused before anything is allocated.
+    if (count > payload_floats_limit())
+      return refuse_and_skip(f, x, count * (halves ? 2 : 4), magic, too_many_floats(count));
     // From the network's bytes straight into a reused buffer.
     auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
     if (binary != nullptr && count > 0 && !halves) {
@@ -243,6 +324,8 @@ caf::error read(Deserializer& f, FloatBuffer& x) {
   if (auto err = f(entries)) return err;
   if (entries > count || !fits_message(f, entries * 8))
     return caf::make_error(caf::sec::invalid_argument, "sparse float buffer header rejected");
+  // A few header bytes could otherwise name a dense size far beyond the model to allocate.
+  if (count > payload_floats_limit()) return refuse_and_skip(f, x, entries * 8, magic, too_many_floats(count));
   std::vector<std::uint32_t> indices(entries);
   std::vector<float> nonzero(entries);
   if (entries > 0) {
@@ -254,8 +337,13 @@ caf::error read(Deserializer& f, FloatBuffer& x) {
   for (std::size_t e = 0; e < entries; ++e) {
     std::uint32_t bits;
     std::memcpy(&bits, &nonzero[e], sizeof bits);
-    if (indices[e] >= count || (e > 0 && indices[e] <= indices[e - 1]) || bits == 0)
-      return caf::make_error(caf::sec::invalid_argument, "sparse float buffer entries rejected");
+    if (indices[e] >= count || (e > 0 && indices[e] <= indices[e - 1]) || bits == 0) {
+      x = FloatBuffer::refused(route_of(magic),
+                               fmt::format("was refused: its entry {} (index {}, of {} floats) is out of order, "
+                                           "out of range or zero",
+                                           e, indices[e], count));
+      return caf::error{};
+    }
     (*values)[indices[e]] = nonzero[e];
   }
   x = FloatBuffer(std::move(values), WireEncoding::topk);

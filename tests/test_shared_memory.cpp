@@ -1,7 +1,9 @@
 // Payloads through shared memory: a reference is taken once, byte for byte, also from another
-// process; forged or stale references are refused; a FloatBuffer marked for it crosses as a reference.
+// process; forged or stale references are refused; a FloatBuffer marked for it crosses as a reference,
+// and one whose slot was written after its sender's checksum arrives refused.
 #include <doctest/doctest.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <sys/mman.h>
@@ -287,15 +289,16 @@ TEST_CASE("a forged shared-memory reference to 2^28 floats is refused before any
     genuine = put_in_shared_memory(values.data(), values.size() * sizeof(float));
   }
   REQUIRE(genuine.has_value());
-  // A 49-byte message naming a 1 GiB payload: in a process that takes no shared memory, in a slot
-  // too small, and in a process that does not exist.
+  // A 57-byte message naming a 1 GiB payload: in a process that takes no shared memory, in a slot
+  // too small, and in a process that does not exist. Each arrives refused, with nothing allocated.
   auto forged_bytes = [&](SharedMemoryReference where) {
     std::vector<char> bytes;
     caf::binary_serializer sink{system, bytes};
     std::uint32_t magic = shared_buffer_magic;
     std::uint64_t count = max_float_buffer_size;
     std::uint8_t encoding = 0;
-    REQUIRE_FALSE(sink(magic, count, encoding, where.pid, where.fd, where.key, where.slot, where.sequence));
+    REQUIRE_FALSE(
+        sink(magic, count, encoding, where.pid, where.fd, where.key, where.slot, where.sequence, where.checksum));
     return bytes;
   };
   auto nowhere = *genuine;
@@ -305,7 +308,8 @@ TEST_CASE("a forged shared-memory reference to 2^28 floats is refused before any
     accept_shared_memory(accepting);
     for (const auto& where : {*genuine, nowhere}) {
       FloatBuffer arrived;
-      CHECK(testing::deserialize(system, forged_bytes(where), arrived));
+      REQUIRE_FALSE(testing::deserialize(system, forged_bytes(where), arrived));
+      CHECK(arrived.refused());
       CHECK(arrived.empty());
     }
   }
@@ -373,9 +377,13 @@ TEST_CASE("a float buffer marked for shared memory crosses as a reference and ar
     CHECK(arrived.values.encoding() == wire);
     CHECK(arrived.values.arrived_through_shared_memory());
     CHECK_FALSE(arrived.values.marked_for_shared_memory());  // an answer is marked by whoever sends it
-    // The same bytes once more: the slot was taken, so the message is refused, not read stale.
+    // The same bytes once more: the slot was taken, so the payload arrives refused, not read stale.
     Weights again;
-    CHECK(testing::deserialize(system, bytes, again));
+    REQUIRE_FALSE(testing::deserialize(system, bytes, again));
+    CHECK(again.values.refused());
+    CHECK(again.values.empty());
+    CHECK(again.values.refusal("weights") ==
+          "shared-memory weights was refused: the slot was already taken or written again");
   }
   // Unmarked, the floats travel in the message as before.
   const auto inline_bytes = testing::serialize(system, FloatBuffer::copy_of(values.data(), values.size()));
@@ -471,6 +479,99 @@ TEST_CASE("a segment that is not sealed against shrinking is refused before it i
   CHECK(refused.refused->find("not sealed against shrinking") != std::string::npos);
   CHECK_FALSE(refused.read);
   close(unsealed);
+}
+
+}  // namespace psgrad
+
+namespace psgrad {
+namespace {
+
+// As another process of the user would, through /proc and `dd`: writes `byte` over the payload slots
+// of every segment this process has (all but the first page, which holds the header and the slots'
+// states). Returns how many segments it wrote.
+int overwrite_own_segments(unsigned char byte) {
+  int written = 0;
+  DIR* fds = opendir("/proc/self/fd");
+  REQUIRE(fds != nullptr);
+  while (const dirent* entry = readdir(fds)) {
+    const std::string path = std::string("/proc/self/fd/") + entry->d_name;
+    char target[256] = {};
+    if (readlink(path.c_str(), target, sizeof target - 1) < 0) continue;
+    if (std::string(target).rfind("/memfd:psgrad-payloads", 0) != 0) continue;
+    const int outsider = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    REQUIRE(outsider >= 0);
+    const off_t size = lseek(outsider, 0, SEEK_END);
+    const std::vector<unsigned char> garbage(static_cast<std::size_t>(size) - 4096, byte);
+    CHECK(pwrite(outsider, garbage.data(), garbage.size(), 4096) == static_cast<ssize_t>(garbage.size()));
+    close(outsider);
+    ++written;
+  }
+  closedir(fds);
+  return written;
+}
+
+// The reference a FloatBuffer's message carries.
+SharedMemoryReference reference_in(caf::actor_system& system, const std::vector<char>& message) {
+  caf::binary_deserializer source{system, message};
+  std::uint32_t magic = 0;
+  std::uint64_t count = 0;
+  std::uint8_t encoding = 0;
+  SharedMemoryReference where;
+  REQUIRE_FALSE(source(magic, count, encoding, where.pid, where.fd, where.key, where.slot, where.sequence, where.checksum));
+  REQUIRE(magic == shared_buffer_magic);
+  return where;
+}
+
+}  // namespace
+
+TEST_CASE("a payload whose slot was written after its sender's checksum arrives refused, and its slot is let go") {
+  const Accepting accepting;
+  ActorConfig config{1};
+  caf::actor_system system{config};
+  const auto values = awkward_floats(118282);
+  const std::size_t bytes = values.size() * sizeof(float);
+  const std::string failed = "shared-memory gradient failed its checksum (its bytes were changed after its sender "
+                             "wrote them)";
+  // Computed in a slot and checksummed when complete, then changed before it is sent: one NaN.
+  std::vector<char> in_place_message;
+  {
+    auto slot = reserve_in_shared_memory(bytes);
+    REQUIRE(slot != nullptr);
+    auto* floats = static_cast<float*>(slot.get());
+    std::copy(values.begin(), values.end(), floats);
+    const auto in_place = FloatBuffer(std::shared_ptr<const float>(slot, floats), values.size()).with_checksum();
+    floats[values.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+    in_place_message = testing::serialize(system, in_place.through_shared_memory());
+  }  // the sender lets go of its slot, as a worker does once its push is sent
+  std::vector<SharedMemoryReference> refused{reference_in(system, in_place_message)};
+  FloatBuffer arrived;
+  REQUIRE_FALSE(testing::deserialize(system, in_place_message, arrived));
+  CHECK(arrived.refused());
+  CHECK(arrived.empty());
+  CHECK(arrived.refusal("gradient") == failed);
+
+  // Copied into a slot as it is sent; then every payload slot of this process is overwritten with NaN
+  // (0xff bytes) and with zeros, as another process could through /proc.
+  const auto copied = FloatBuffer::copy_of(values.data(), values.size()).through_shared_memory();
+  for (const unsigned char byte : {0xff, 0x00}) {
+    CAPTURE(int(byte));
+    const auto message = testing::serialize(system, copied);
+    REQUIRE(message.size() < 100);
+    refused.push_back(reference_in(system, message));
+    CHECK(overwrite_own_segments(byte) >= 1);
+    FloatBuffer overwritten;
+    REQUIRE_FALSE(testing::deserialize(system, message, overwritten));
+    CHECK(overwritten.refused());
+    CHECK(overwritten.refusal("gradient") == failed);
+  }
+  // The refused slots were let go, and the same payload sent afresh arrives whole.
+  const std::vector<float> other(1000, 2.0f);
+  for (const auto& reference : refused) CHECK(puts_reach(other, reference));
+  FloatBuffer whole;
+  REQUIRE_FALSE(testing::deserialize(system, testing::serialize(system, copied), whole));
+  REQUIRE_FALSE(whole.refused());
+  CHECK(whole.arrived_through_shared_memory());
+  CHECK(whole == copied);
 }
 
 }  // namespace psgrad

@@ -191,7 +191,7 @@ TEST_CASE("a slice of a gradient crosses the wire as only its own floats, in eve
   }
 }
 
-TEST_CASE("a sparse payload with indices out of order, out of range or a zero entry is refused") {
+TEST_CASE("a sparse payload with indices out of order, out of range or a zero entry arrives refused, saying which entry") {
   ActorConfig config(1);
   caf::actor_system system{config};
   std::vector<float> values(100, 0.0f);
@@ -199,6 +199,7 @@ TEST_CASE("a sparse payload with indices out of order, out of range or a zero en
   values[20] = 2.0f;
   Gradients original;
   original.values = buffer_of(values, WireEncoding::topk);
+  original.timing.received = 77;
   const auto bytes = serialize(system, original);
   // Layout: version 8, layout hash 8, worker 4, samples 4, loss 4, magic 4, count 8, entries 8,
   // then the indices and the values.
@@ -212,9 +213,21 @@ TEST_CASE("a sparse payload with indices out of order, out of range or a zero en
   std::memset(zero.data() + indices + 8, 0, 4);
   Gradients copy;
   CHECK_FALSE(deserialize(system, bytes, copy));
-  CHECK(deserialize(system, swapped, copy));
-  CHECK(deserialize(system, outside, copy));
-  CHECK(deserialize(system, zero, copy));
+  CHECK_FALSE(copy.values.refused());
+  // The message still reads to its end (the fields after the payload arrive), so the server answers the
+  // worker it came from, naming what it refused.
+  for (const auto& [garbled, entry] : {std::pair{swapped, "entry 1 (index 10, of 100 floats)"},
+                                       std::pair{outside, "entry 1 (index 100, of 100 floats)"},
+                                       std::pair{zero, "entry 0 (index 10, of 100 floats)"}}) {
+    CAPTURE(entry);
+    Gradients refused;
+    REQUIRE_FALSE(deserialize(system, garbled, refused));
+    CHECK(refused.values.refused());
+    CHECK(refused.values.empty());
+    CHECK(refused.values.refusal("gradient") ==
+          std::string("top-k gradient was refused: its ") + entry + " is out of order, out of range or zero");
+    CHECK(refused.timing.received == 77);
+  }
 }
 
 TEST_CASE("a process that knows its model refuses a payload larger than the model before allocating it") {
@@ -232,8 +245,10 @@ TEST_CASE("a process that knows its model refuses a payload larger than the mode
     const auto bytes = serialize(system, original);
     Gradients copy;
     limit_payload_floats(999);
-    CHECK(deserialize(system, bytes, copy));
+    REQUIRE_FALSE(deserialize(system, bytes, copy));
     CHECK(copy.values.empty());
+    CHECK(copy.values.refusal("gradient").find("was refused: it names 1000 floats, more than the 999 of this run's "
+                                               "model") != std::string::npos);
     limit_payload_floats(1000);
     CHECK_FALSE(deserialize(system, bytes, copy));
     CHECK(copy.values == original.values);
@@ -250,7 +265,9 @@ TEST_CASE("a process that knows its model refuses a payload larger than the mode
   REQUIRE_FALSE(sink(huge));
   Gradients copy;
   limit_payload_floats(118282);
-  CHECK(deserialize(system, bytes, copy));
+  REQUIRE_FALSE(deserialize(system, bytes, copy));
+  CHECK(copy.values.refused());
+  CHECK(copy.values.empty());
   CHECK(payload_floats_limit() == 118282);
 }
 

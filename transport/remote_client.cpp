@@ -10,6 +10,7 @@
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
+#include "payloads/refused_payload.hpp"
 #include "runtime/error_text.hpp"
 #include "runtime/steady_time.hpp"
 #include "transport/gated_dial.hpp"
@@ -145,6 +146,8 @@ Result<RunEnding> serve_until_stopped(caf::scoped_actor& self, const Coordinator
       // The server ends a failed run's workers with the failure as their exit reason.
       if (down.reason == caf::sec::runtime_error)
         outcome = RunEnding{RunEnding::Outcome::failed_on_server, error_text(self->system(), down.reason)};
+      else if (is_refused_payload(down.reason))
+        outcome = RunEnding{RunEnding::Outcome::dropped, error_text(self->system(), down.reason)};
       done = true;
     } else if (down.source == coordinator.address()) {
       outcome = Error{"lost the connection to the server before training finished"};

@@ -53,7 +53,8 @@ Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinato
 // the run failed, or the server answered nothing for longer than the process waits (`failure` says
 // why: in the server's words, or in one line naming the server and the limit).
 struct RunEnding {
-  enum class Outcome { finished, failed_on_server, server_silent };
+  // dropped: the server went on without this worker, whose payload arrived refused (failure says why).
+  enum class Outcome { finished, failed_on_server, server_silent, dropped };
   Outcome outcome = Outcome::finished;
   std::string failure;
 };
