@@ -20,17 +20,21 @@ namespace psgrad {
 
 // Sync: the versions whose step waits until the evaluator has pulled the rows of that version, so that an
 // evaluation scores the dense weights of a stopping point with the rows of the same step (the driver lets
-// the workers go on as soon as it has sent the weights). They are the driver's evaluation points.
+// the workers go on as soon as it has sent the weights). They are the driver's evaluation points: the
+// starting weights of a run that starts at iteration 0, and every `every` iterations before the end.
+// By default, none.
 struct EvaluationHolds {
-  std::uint64_t every = 0;   // evaluation.frequency; 0: none
+  bool start = false;        // the starting weights are scored (the driver does so when it starts at 0)
+  std::uint64_t every = 0;   // evaluation.frequency; 0: none after the start
   std::uint64_t offset = 0;  // a version minus the run's iteration (a resumed run's steps before)
-  std::uint64_t first = 0;   // the iteration the run starts at, where it does not evaluate
+  std::uint64_t first = 0;   // the iteration the run starts at
   std::uint64_t end = 0;     // training.iterations: the final evaluation comes after the last step
 
   bool at(std::uint64_t version) const {
-    if (every == 0 || version < offset) return false;
+    if (version < offset) return false;
     const std::uint64_t iteration = version - offset;
-    return iteration > first && iteration < end && iteration % every == 0;
+    if (iteration == first) return start;
+    return every > 0 && iteration > first && iteration < end && iteration % every == 0;
   }
 };
 

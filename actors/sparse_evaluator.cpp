@@ -36,15 +36,12 @@ class SparseEvaluator : public EvaluatorActor::base {
           auto promise = make_response_promise<EvaluationReport>();
           auto pending = std::make_shared<Pending>(Pending{std::move(weights), std::move(progress), promise,
                                                            std::vector<PulledRows>(shards_.size()), 0, false});
+          // Every shard is asked, those holding none of the dev set's keys too: a sync shard holds the
+          // step from an evaluation point back until the evaluator has pulled at that version.
           auto pulls = split_pull(lookup_, shards_.size(), pending->weights.version, true);
-          for (const auto& pull : pulls) pending->missing += pull.tables.empty() ? 0 : 1;
-          if (pending->missing == 0) {
-            report(*pending);
-            return promise;
-          }
+          pending->missing = shards_.size();
           // Awaited: no other evaluation starts before this one has its rows, so reports keep their order.
           for (std::size_t s = 0; s < shards_.size(); ++s) {
-            if (pulls[s].tables.empty()) continue;
             request(shards_[s], caf::infinite, pull_atom::value, std::move(pulls[s]))
                 .await(
                     [this, pending, s](PulledRows& rows) {

@@ -67,7 +67,8 @@ Result<std::vector<EmbeddingShardActor>> spawn_table_shards(caf::actor_system& s
   setup.mode = job.cluster.mode;
   setup.workers = static_cast<std::uint32_t>(job.cluster.num_workers);
   if (job.cluster.mode == TrainingMode::sync)
-    setup.holds = EvaluationHolds{job.evaluation.frequency, 0, start_iteration, job.training.iterations};
+    setup.holds =
+        EvaluationHolds{start_iteration == 0, job.evaluation.frequency, 0, start_iteration, job.training.iterations};
   std::vector<EmbeddingShardActor> shards;
   for (std::uint32_t i = 0; i < setup.count; ++i) {
     setup.index = i;

@@ -57,7 +57,8 @@ struct PlainRun {
   std::vector<EmbeddingTable> tables;
 };
 
-// Called after each step with the number of steps taken, the dense weights and the tables.
+// Called before the first step and after each with the number of steps taken, the dense weights and the
+// tables.
 using AfterStep = std::function<void(std::uint64_t, const AlignedFloats&, const std::vector<EmbeddingTable>&)>;
 
 PlainRun plain_sync_loop(const TrainingJob& job, std::shared_ptr<const SparseDataset> data,
@@ -82,6 +83,7 @@ PlainRun plain_sync_loop(const TrainingJob& job, std::shared_ptr<const SparseDat
     dropout.emplace_back(worker_dropout_seed(job.training.seed, k));
   }
   AlignedFloats gradient(weights.size()), sum(weights.size());
+  if (after_step) after_step(0, weights, run.tables);
   for (std::uint64_t i = 0; i < job.training.iterations; ++i) {
     std::vector<std::vector<SparseRows>> row_gradients(job.cluster.num_workers);
     for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
@@ -215,15 +217,16 @@ TEST_CASE("sync sparse evaluations score each stopping point's weights with the 
   plain_sync_loop(job, train, evaluate_plain);
   std::vector<EvaluationReport> reports;
   train_sparse(job, train, dev, 2, [&](const EvaluationReport& report) { reports.push_back(report); });
-  // One report per evaluation point and the final one last, as dense runs print them.
-  REQUIRE(reports.size() == 3);
-  for (std::size_t r = 0; r < 3; ++r) {
+  // One report for the starting weights, one per evaluation point, the final one last, as dense runs
+  // print them.
+  REQUIRE(reports.size() == 4);
+  for (std::size_t r = 0; r < 4; ++r) {
     CAPTURE(r);
-    CHECK(reports[r].iteration == 2 * (r + 1));
-    CHECK(reports[r].version == 2 * (r + 1));
-    CHECK(reports[r].final == (r == 2));
-    CHECK(reports[r].accuracy == plain[2 * r + 1].accuracy);
-    CHECK(reports[r].loss == plain[2 * r + 1].loss);
+    CHECK(reports[r].iteration == 2 * r);
+    CHECK(reports[r].version == 2 * r);
+    CHECK(reports[r].final == (r == 3));
+    CHECK(reports[r].accuracy == plain[2 * r].accuracy);
+    CHECK(reports[r].loss == plain[2 * r].loss);
   }
 }
 
@@ -340,4 +343,16 @@ TEST_CASE("a sparse run refuses what it does not offer yet, and data that do not
   one_field->id_fields.pop_back();
   CHECK(refusal(sparse_job(TrainingMode::sync, 2, 2, 3), one_field) ==
         "the model 'hashembed_mlp.v1' has 2 id fields, the data 1");
+}
+
+TEST_CASE("every shard lets an evaluation point's step go, those holding none of the dev set's keys too") {
+  const auto train = colour_task(60, 2);
+  const auto dev = colour_task(1, 3);  // one example: at most 8 keys, so most of 16 shards hold none
+  auto job = sparse_job(TrainingMode::sync, 2, 16, 4);
+  job.evaluation.frequency = 2;
+  std::vector<EvaluationReport> reports;
+  const auto summary =
+      train_sparse(job, train, dev, 2, [&](const EvaluationReport& report) { reports.push_back(report); });
+  CHECK(summary.run.steps == 4);
+  CHECK(reports.size() == 3);  // iterations 0, 2 and 4
 }
