@@ -6,6 +6,7 @@
 #include "caf/io/middleman.hpp"
 #include "caf/openssl/manager.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/sparse_interfaces.hpp"
 #include "payloads/messages.hpp"
 #include "runtime/polling_scheduler.hpp"
 #include "runtime/tls_error_queue.hpp"
@@ -34,6 +35,12 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<StepListener>("psgrad::StepListener");
   add_message_type<std::vector<std::uint32_t>>("std::vector<std::uint32_t>");
   add_message_type<ShardAddress>("psgrad::ShardAddress");
+  add_message_type<RowPull>("psgrad::RowPull");
+  add_message_type<PulledRows>("psgrad::PulledRows");
+  add_message_type<RowPush>("psgrad::RowPush");
+  add_message_type<TableSquares>("psgrad::TableSquares");
+  add_message_type<EmbeddingShardActor>("psgrad::EmbeddingShardActor");
+  add_message_type<TableShardPeer>("psgrad::TableShardPeer");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {
     // Without it, one TLS connection's error closes the next one CAF reads (see tls_error_queue.cpp).

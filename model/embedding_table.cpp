@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "model/gradient_clip.hpp"
+#include "model/exact_squares.hpp"
 #include "model/gradient_sum.hpp"
 #include "model/random.hpp"
 
@@ -36,7 +36,7 @@ std::uint64_t embedding_init_seed(std::uint64_t run_seed, std::size_t column) {
 }
 
 double gradient_squares(const SparseRows& gradient) {
-  return sum_of_squares(gradient.values.data(), gradient.values.size());
+  return ExactSquares(gradient.values.data(), gradient.values.size()).value();
 }
 
 EmbeddingTable::EmbeddingTable(const EmbeddingTableSettings& settings) : settings_(settings) {}
@@ -44,6 +44,14 @@ EmbeddingTable::EmbeddingTable(const EmbeddingTableSettings& settings) : setting
 const float* EmbeddingTable::find(std::uint64_t key) const {
   const auto it = slots_.find(key);
   return it == slots_.end() ? nullptr : rows_.data() + it->second * settings_.width;
+}
+
+std::vector<std::uint64_t> EmbeddingTable::keys() const {
+  std::vector<std::uint64_t> keys;
+  keys.reserve(slots_.size());
+  for (const auto& entry : slots_) keys.push_back(entry.first);
+  std::sort(keys.begin(), keys.end());
+  return keys;
 }
 
 std::optional<std::size_t> EmbeddingTable::slot(std::uint64_t key) const {

@@ -26,8 +26,9 @@ struct EmbeddingTableSettings {
 // The init_seed of field column's table in a run seeded with run_seed.
 std::uint64_t embedding_init_seed(std::uint64_t run_seed, std::size_t column);
 
-// The sum of squares of a gradient block in double, in key order: what a holder of a whole table's
-// gradient passes to every shard's apply so each clips by the norm of all of it.
+// The sum of squares of a gradient block, exact and then rounded once (model/exact_squares.hpp): what a
+// holder of a whole table's gradient passes to every shard's apply so each clips by the norm of all of it,
+// and what shards that each hold part of a summed gradient get by adding their ExactSquares.
 double gradient_squares(const SparseRows& gradient);
 
 class EmbeddingTable {
@@ -39,6 +40,8 @@ class EmbeddingTable {
   bool contains(std::uint64_t key) const { return slots_.count(key) != 0; }
   // An existing row, or null for a key never touched (no row is made).
   const float* find(std::uint64_t key) const;
+  // Every key with a row, ascending.
+  std::vector<std::uint64_t> keys() const;
   // The slot a row's optimizer state is kept under; nothing for a key never touched.
   std::optional<std::size_t> slot(std::uint64_t key) const;
 

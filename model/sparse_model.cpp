@@ -121,4 +121,9 @@ ConstMatrixMap SparseModel::predict(const BatchLookup& lookup, const std::vector
   return dense_.predict(embed(lookup, rows));
 }
 
+Evaluation SparseModel::evaluate(const float* weights, const BatchLookup& lookup, const std::vector<SparseRows>& rows,
+                                 const ConstMatrixMap& targets, std::size_t batch_size) {
+  return dense_.evaluate(weights, embed(lookup, rows), targets, batch_size);
+}
+
 }  // namespace psgrad

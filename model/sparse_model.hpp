@@ -58,6 +58,10 @@ class SparseModel {
 
   // Class probabilities without dropout; valid until the next call on this model.
   ConstMatrixMap predict(const BatchLookup& lookup, const std::vector<SparseRows>& rows);
+  // Accuracy and mean cross-entropy of a whole set (a dev set's lookup and rows), forward in batches of
+  // batch_size, with caller-owned dense weights (laid out by dense().layout(), 64-byte aligned).
+  Evaluation evaluate(const float* weights, const BatchLookup& lookup, const std::vector<SparseRows>& rows,
+                      const ConstMatrixMap& targets, std::size_t batch_size);
 
  private:
   // The pooled, concatenated embeddings of a batch (examples x embedded_width).

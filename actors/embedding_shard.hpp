@@ -1,0 +1,56 @@
+// The EmbeddingShard actor: one shard of every embedding table of a sparse model (the keys
+// k % count == index) with its row optimizer. Sync: a step's pushes from every worker are summed per key
+// in worker order and applied once, and a pull for the weights of version t + 1 is answered once step t
+// is applied here. Async: each push is applied as it arrives and a pull answers with the rows as they
+// are. Rows are made only when a gradient reaches them, so a key no batch touched has no row.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "caf/actor_system.hpp"
+#include "actors/sparse_interfaces.hpp"
+#include "model/embedding_table.hpp"
+#include "model/job.hpp"
+#include "model/result.hpp"
+#include "model/table_optimizer.hpp"
+#include "model/training_mode.hpp"
+
+namespace psgrad {
+
+// Sync: the versions whose step waits until the evaluator has pulled the rows of that version, so that an
+// evaluation scores the dense weights of a stopping point with the rows of the same step (the driver lets
+// the workers go on as soon as it has sent the weights). They are the driver's evaluation points: the
+// starting weights of a run that starts at iteration 0, and every `every` iterations before the end.
+// By default, none.
+struct EvaluationHolds {
+  bool start = false;        // the starting weights are scored (the driver does so when it starts at 0)
+  std::uint64_t every = 0;   // evaluation.frequency; 0: none after the start
+  std::uint64_t offset = 0;  // a version minus the run's iteration (a resumed run's steps before)
+  std::uint64_t first = 0;   // the iteration the run starts at
+  std::uint64_t end = 0;     // training.iterations: the final evaluation comes after the last step
+
+  bool at(std::uint64_t version) const {
+    if (version < offset) return false;
+    const std::uint64_t iteration = version - offset;
+    if (iteration == first) return start;
+    return every > 0 && iteration > first && iteration < end && iteration % every == 0;
+  }
+};
+
+struct EmbeddingShardSetup {
+  std::uint32_t index = 0;
+  std::uint32_t count = 1;
+  std::vector<EmbeddingTableSettings> tables;  // every table of the model, in field order
+  TableOptimizerChoice optimizer;
+  OptimizerSection run_optimizer;  // lazy Adam follows its Adam.v1 settings
+  TrainingMode mode = TrainingMode::sync;
+  std::uint32_t workers = 1;  // sync: each step sums the pushes of workers 0 .. workers - 1
+  std::uint64_t version = 0;  // steps taken before this run
+  EvaluationHolds holds;      // sync
+};
+
+// Fails when the tables' optimizer cannot be built from the run's settings.
+Result<EmbeddingShardActor> spawn_embedding_shard(caf::actor_system& system, const EmbeddingShardSetup& setup);
+
+}  // namespace psgrad

@@ -1,0 +1,124 @@
+#include "actors/sparse_evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "caf/sec.hpp"
+#include "actors/row_router.hpp"
+#include "model/sparse_batcher.hpp"
+#include "model/sparse_model.hpp"
+#include "runtime/error_text.hpp"
+
+namespace psgrad {
+
+namespace {
+
+class SparseEvaluator : public EvaluatorActor::base {
+ public:
+  SparseEvaluator(caf::actor_config& config, SparseModel model, SparseBatch dev, BatchLookup lookup,
+                  std::vector<EmbeddingShardActor> shards, std::size_t batch_size, ReportCallback on_report,
+                  SnapshotCallback on_snapshot)
+      : EvaluatorActor::base(config),
+        model_(std::move(model)),
+        dev_(std::move(dev)),
+        lookup_(std::move(lookup)),
+        shards_(std::move(shards)),
+        batch_size_(batch_size),
+        on_report_(std::move(on_report)),
+        on_snapshot_(std::move(on_snapshot)) {}
+
+  behavior_type make_behavior() override {
+    return {
+        [this](evaluate_atom, Weights& weights, TrainingProgress& progress) -> caf::result<EvaluationReport> {
+          if (const auto differs = model_.dense().layout().mismatch(weights.layout_hash, weights.values.size()))
+            return caf::make_error(caf::sec::invalid_argument,
+                                   fmt::format("evaluator: weights do not fit the model layout ({})", *differs));
+          auto promise = make_response_promise<EvaluationReport>();
+          auto pending = std::make_shared<Pending>(Pending{std::move(weights), std::move(progress), promise,
+                                                           std::vector<PulledRows>(shards_.size()), 0, false});
+          // Every shard is asked, those holding none of the dev set's keys too: a sync shard holds the
+          // step from an evaluation point back until the evaluator has pulled at that version.
+          auto pulls = split_pull(lookup_, shards_.size(), pending->weights.version, true);
+          pending->missing = shards_.size();
+          // Awaited: no other evaluation starts before this one has its rows, so reports keep their order.
+          for (std::size_t s = 0; s < shards_.size(); ++s) {
+            request(shards_[s], caf::infinite, pull_atom::value, std::move(pulls[s]))
+                .await(
+                    [this, pending, s](PulledRows& rows) {
+                      pending->answers[s] = std::move(rows);
+                      if (--pending->missing == 0) report(*pending);
+                    },
+                    [this, pending, s](caf::error& error) {
+                      if (pending->failed) return;
+                      pending->failed = true;
+                      pending->promise.deliver(caf::make_error(
+                          caf::sec::runtime_error,
+                          fmt::format("evaluator: table shard {}: {}", s, error_text(system(), error))));
+                    });
+          }
+          return promise;
+        },
+    };
+  }
+
+ private:
+  struct Pending {
+    Weights weights;
+    TrainingProgress progress;
+    caf::typed_response_promise<EvaluationReport> promise;
+    std::vector<PulledRows> answers;  // per shard
+    std::size_t missing = 0;
+    bool failed = false;
+  };
+
+  void on_exit() override { shards_.clear(); }
+
+  void report(Pending& pending) {
+    if (pending.failed) return;
+    auto rows = join_pulled(lookup_, model_.fields(), pending.answers);
+    if (!rows) {
+      pending.promise.deliver(caf::make_error(caf::sec::invalid_argument, "evaluator: " + rows.error()));
+      return;
+    }
+    const auto& targets = dev_.targets;
+    const auto result = model_.evaluate(pending.weights.values.data(), lookup_, *rows,
+                                        ConstMatrixMap(targets.data(), targets.rows(), targets.cols()), batch_size_);
+    EvaluationReport report{pending.progress.iteration, pending.weights.version, result.accuracy, result.loss,
+                            pending.progress.final, pending.progress};
+    if (on_snapshot_) on_snapshot_(report, pending.weights);
+    if (on_report_) on_report_(report);
+    pending.promise.deliver(std::move(report));
+  }
+
+  SparseModel model_;
+  SparseBatch dev_;     // the whole dev set in one piece
+  BatchLookup lookup_;  // its keys, the same for every evaluation
+  std::vector<EmbeddingShardActor> shards_;
+  std::size_t batch_size_;
+  ReportCallback on_report_;
+  SnapshotCallback on_snapshot_;
+};
+
+}  // namespace
+
+Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const TrainingJob& job,
+                                              std::shared_ptr<const SparseDataset> dev,
+                                              std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
+                                              SnapshotCallback on_snapshot) {
+  if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
+  auto model = SparseModel::build(job.model.architecture, job.model.settings, dev->num_classes());
+  if (!model) return Error{model.error()};
+  if (model->fields().size() != dev->id_fields.size())
+    return Error{fmt::format("the model '{}' has {} id fields, the dev data {}", job.model.architecture,
+                             model->fields().size(), dev->id_fields.size())};
+  auto batch = gather_examples(*dev, {}, 0, dev->count);
+  auto lookup = model->look_up(batch.fields);
+  if (!lookup) return Error{"dev data: " + lookup.error()};
+  // Detached: its own thread, so a long evaluation never queues a worker behind it.
+  return system.spawn<SparseEvaluator, caf::detached>(std::move(model).value(), std::move(batch),
+                                                      std::move(lookup).value(), std::move(shards),
+                                                      job.evaluation.batch_size, std::move(on_report),
+                                                      std::move(on_snapshot));
+}
+
+}  // namespace psgrad

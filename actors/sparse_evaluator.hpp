@@ -1,0 +1,23 @@
+// The evaluator of sparse runs, behind the Evaluator interface: scores each dense weight snapshot with
+// the dev set's rows pulled from the table shards at the snapshot's version (sync: the rows of the same
+// step; async: the rows as they are), in the order of the requests.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "caf/actor_system.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/sparse_interfaces.hpp"
+#include "actors/training_job.hpp"
+#include "model/sparse_dataset.hpp"
+
+namespace psgrad {
+
+// on_snapshot, then on_report, run for every report before the evaluator answers, as for dense runs.
+Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const TrainingJob& job,
+                                              std::shared_ptr<const SparseDataset> dev,
+                                              std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
+                                              SnapshotCallback on_snapshot = {});
+
+}  // namespace psgrad

@@ -1,0 +1,171 @@
+#include "actors/sparse_training.hpp"
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "actors/embedding_shard.hpp"
+#include "actors/local_training.hpp"
+#include "actors/parameter_server.hpp"
+#include "actors/row_router.hpp"
+#include "actors/sparse_evaluator.hpp"
+#include "actors/sparse_worker.hpp"
+#include "model/sparse_batcher.hpp"
+#include "model/sparse_model.hpp"
+#include "runtime/error_text.hpp"
+
+namespace psgrad {
+
+namespace {
+
+Status check_run(const TrainingJob& job, const SparseDataset* train, const SparseDataset* dev,
+                 const DriverHooks& hooks) {
+  if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
+  if (job.cluster.servers == 0) return Error{"cluster.servers: at least one table shard is needed"};
+  if (job.cluster.pipeline) return Error{"cluster.pipeline is not offered for sparse models yet"};
+  if (job.cluster.backup_workers > 0) return Error{"cluster.backup_workers is not offered for sparse models yet"};
+  if (hooks.on_checkpoint) return Error{"checkpoints of sparse models are not offered yet"};
+  if (!train) return Error{"no training data"};
+  if (auto problem = sparse_dataset_problem(*train)) return Error{"training data: " + *problem};
+  if (!dev) return Error{"no dev data to evaluate on"};
+  if (auto problem = sparse_dataset_problem(*dev)) return Error{"dev data: " + *problem};
+  if (dev->num_classes() != train->num_classes())
+    return Error{fmt::format("the dev data has {} classes, the training data {}", dev->num_classes(),
+                             train->num_classes())};
+  return success();
+}
+
+// The dense part's server: the model's dense weights, initialized from the run's seed, and its optimizer.
+Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
+                                                SparseModel& model) {
+  model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
+  auto state = std::make_shared<ParameterServerState>();
+  state->layout = model.dense().layout();
+  state->weights.assign(model.dense().weights().begin(), model.dense().weights().end());
+  auto optimizer = build_optimizer(job, state->layout);
+  if (!optimizer) return Error{optimizer.error()};
+  state->optimizer = std::move(optimizer).value();
+  state->mode = job.cluster.mode;
+  state->wire = job.cluster.wire;
+  state->ordered_answers = job.cluster.ordered_answers;
+  return spawn_parameter_server(system, std::move(state));
+}
+
+Result<std::vector<EmbeddingShardActor>> spawn_table_shards(caf::actor_system& system, const TrainingJob& job,
+                                                            const SparseModel& model,
+                                                            const TableOptimizerChoice& optimizer,
+                                                            std::uint64_t start_iteration) {
+  EmbeddingShardSetup setup;
+  setup.count = static_cast<std::uint32_t>(job.cluster.servers);
+  for (std::size_t f = 0; f < model.fields().size(); ++f) {
+    EmbeddingTableSettings table;
+    table.width = model.fields()[f].width;
+    table.init_seed = embedding_init_seed(job.training.seed, f);
+    setup.tables.push_back(table);
+  }
+  setup.optimizer = optimizer;
+  setup.run_optimizer = job.optimizer;
+  setup.mode = job.cluster.mode;
+  setup.workers = static_cast<std::uint32_t>(job.cluster.num_workers);
+  if (job.cluster.mode == TrainingMode::sync)
+    setup.holds =
+        EvaluationHolds{start_iteration == 0, job.evaluation.frequency, 0, start_iteration, job.training.iterations};
+  std::vector<EmbeddingShardActor> shards;
+  for (std::uint32_t i = 0; i < setup.count; ++i) {
+    setup.index = i;
+    auto shard = spawn_embedding_shard(system, setup);
+    if (!shard) return Error{shard.error()};
+    shards.push_back(std::move(shard).value());
+  }
+  if (shards.size() == 1) return shards;
+  // Each learns its peers before any push can reach it, to tell them its sums of squares.
+  std::vector<TableShardPeer> peers;
+  for (const auto& shard : shards) peers.push_back(caf::actor_cast<TableShardPeer>(shard));
+  caf::scoped_actor self{system};
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    std::optional<std::string> refused;
+    self->request(shards[i], job.cluster.request_timeout, peers_atom::value, peers)
+        .receive([](bool) {},
+                 [&](caf::error& error) { refused = fmt::format("table shard {}: {}", i, error_text(system, error)); });
+    if (refused) return Error{*refused};
+  }
+  return shards;
+}
+
+// Every row of every table once the shards have taken `version` steps.
+Result<std::vector<SparseRows>> collect_tables(caf::actor_system& system, const TrainingJob& job,
+                                               const std::vector<EmbeddingShardActor>& shards,
+                                               const SparseModel& model, std::uint64_t version) {
+  caf::scoped_actor self{system};
+  std::vector<PulledRows> parts;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    std::optional<std::string> failed;
+    self->request(shards[i], job.cluster.request_timeout, tables_atom::value, version)
+        .receive([&](PulledRows& rows) { parts.push_back(std::move(rows)); },
+                 [&](caf::error& error) { failed = fmt::format("table shard {}: {}", i, error_text(system, error)); });
+    if (failed) return Error{*failed};
+  }
+  std::vector<std::size_t> widths;
+  for (const auto& field : model.fields()) widths.push_back(field.width);
+  return join_tables(parts, widths);
+}
+
+}  // namespace
+
+Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system, const TrainingJob& job,
+                                                      std::shared_ptr<const SparseDataset> train,
+                                                      std::shared_ptr<const SparseDataset> dev,
+                                                      ReportCallback on_report, const TableOptimizerChoice& tables,
+                                                      DriverHooks hooks) {
+  if (auto checked = check_run(job, train.get(), dev.get(), hooks); !checked) return Error{checked.error()};
+  auto model = SparseModel::build(job.model.architecture, job.model.settings, train->num_classes());
+  if (!model) return Error{model.error()};
+  if (model->fields().size() != train->id_fields.size())
+    return Error{fmt::format("the model '{}' has {} id fields, the data {}", job.model.architecture,
+                             model->fields().size(), train->id_fields.size())};
+  auto server = spawn_dense_server(system, job, *model);
+  if (!server) return Error{server.error()};
+  auto shards = spawn_table_shards(system, job, *model, tables, hooks.start_iteration);
+  std::vector<caf::actor> spawned{caf::actor_cast<caf::actor>(*server)};
+  const auto end_all = [&spawned] {
+    // Local actors would otherwise live on until the system shuts down.
+    for (auto& actor : spawned) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  };
+  if (!shards) {
+    end_all();
+    return Error{shards.error()};
+  }
+  for (const auto& shard : *shards) spawned.push_back(caf::actor_cast<caf::actor>(shard));
+  std::vector<DataWorkerActor> workers;
+  for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
+    auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, k, train, *shards});
+    if (!worker) {
+      end_all();
+      return Error{worker.error()};
+    }
+    spawned.push_back(caf::actor_cast<caf::actor>(*worker));
+    workers.push_back(std::move(worker).value());
+  }
+  auto evaluator = spawn_sparse_evaluator(system, job, dev, *shards, std::move(on_report));
+  if (!evaluator) {
+    end_all();
+    return Error{evaluator.error()};
+  }
+  spawned.push_back(caf::actor_cast<caf::actor>(*evaluator));
+  // The driver sees one parameter server: the tables' shards are the workers' and the evaluator's business.
+  TrainingJob dense_job = job;
+  dense_job.cluster.servers = 1;
+  auto driver = spawn_training_driver(system, dense_job, *server, workers, *evaluator, std::move(hooks));
+  auto run = run_driver(system, driver);
+  Result<SparseTrainingSummary> outcome = Error{""};
+  if (!run) {
+    outcome = Error{run.error()};
+  } else {
+    auto rows = collect_tables(system, job, *shards, *model, run->final_weights.version);
+    if (!rows) outcome = Error{rows.error()};
+    else outcome = SparseTrainingSummary{std::move(run).value(), std::move(rows).value()};
+  }
+  end_all();
+  return outcome;
+}
+
+}  // namespace psgrad

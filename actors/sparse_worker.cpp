@@ -1,0 +1,238 @@
+#include "actors/sparse_worker.hpp"
+
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "caf/sec.hpp"
+#include "actors/row_router.hpp"
+#include "actors/server_group.hpp"
+#include "model/buffer_pool.hpp"
+#include "model/sparse_batcher.hpp"
+#include "model/sparse_model.hpp"
+#include "payloads/wire_encoder.hpp"
+#include "runtime/error_text.hpp"
+#include "runtime/steady_time.hpp"
+
+namespace psgrad {
+
+namespace {
+
+class SparseWorker : public DataWorkerActor::base {
+ public:
+  SparseWorker(caf::actor_config& config, std::shared_ptr<SparseWorkerSetup> setup, SparseModel model)
+      : DataWorkerActor::base(config),
+        setup_(std::move(setup)),
+        model_(std::move(model)),
+        batches_(setup_->train, setup_->job.training.batch_size,
+                 worker_data_seed(setup_->job.training.seed, setup_->worker_index)),
+        dropout_rng_(worker_dropout_seed(setup_->job.training.seed, setup_->worker_index)),
+        pool_(model_.dense().layout().total_size()),
+        wire_(setup_->job.cluster.wire, model_.dense().layout(), setup_->job.cluster.topk_fraction),
+        delay_(worker_delay(setup_->job, setup_->worker_index)) {}
+
+  behavior_type make_behavior() override {
+    return {
+        [](compute_atom, Weights&) -> caf::result<Gradients> {
+          return caf::make_error(caf::sec::invalid_argument,
+                                 "a sparse worker computes only in its own push/pull loop (train)");
+        },
+        [this](train_atom, Weights& weights, std::vector<ParameterServerActor>& servers,
+               std::uint64_t credits) -> caf::result<bool> {
+          servers_.emplace(std::move(servers));
+          credits_ = credits;
+          fed_ = weights.version;
+          training_ = make_response_promise<bool>();
+          loop_ = Loop::computing;
+          if (sync()) servers_->push_without_squares();
+          servers_->prepare(
+              this, setup_->job.cluster.request_timeout, [this, weights]() mutable { on_weights(std::move(weights)); },
+              [this](const std::string& who, const caf::error& error) { end_loop(who, error); });
+          return training_;
+        },
+        [this](until_atom, std::uint64_t version) {
+          until_ = version;
+          keep_computing();
+        },
+        [this](credit_atom, std::uint64_t credits) {
+          credits_ += credits;
+          if (loop_ != Loop::waiting_for_credit || credits_ == 0) return keep_computing();
+          // The weights held while waiting are stale by now: start from the servers' newest.
+          loop_ = Loop::computing;
+          latest_.reset();
+          servers_->request(
+              this, setup_->job.cluster.request_timeout, [this](Weights weights) { on_weights(std::move(weights)); },
+              [this](const std::string& who, const caf::error& error) { end_loop(who, error); },
+              weights_atom::value);
+        },
+        [](clock_atom) { return steady_now_ns(); },
+        [this](fed_atom) { return fed_; },
+        [this](state_atom) {
+          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index), batches_.position(),
+                                   dropout_rng_.state()};
+        },
+        [this](stop_atom) {
+          if (loop_ != Loop::idle) training_.deliver(true);
+          loop_ = Loop::idle;
+          quit();
+          return true;
+        },
+    };
+  }
+
+ private:
+  // One batch from lookup to push: its rows come from several shards, in any order.
+  struct Step {
+    Weights weights;
+    SparseBatch batch;
+    BatchLookup lookup;
+    std::vector<PulledRows> answers;  // per shard
+    std::size_t missing = 0;          // answers still to come
+    std::int64_t received = 0;
+  };
+
+  // The servers' and shards' handles would keep them alive: let go.
+  void on_exit() override {
+    servers_.reset();
+    setup_->shards.clear();
+  }
+
+  bool sync() const { return setup_->job.cluster.mode == TrainingMode::sync; }
+  std::size_t shard_count() const { return setup_->shards.size(); }
+  std::string who() const { return fmt::format("worker {}", setup_->worker_index); }
+
+  void on_weights(Weights weights) {
+    if (loop_ == Loop::idle) return;
+    latest_ = std::move(weights);
+    keep_computing();
+  }
+
+  // One batch at a time: sync, only from weights older than the driver's stopping point; async, while
+  // it holds credits.
+  void keep_computing() {
+    if (loop_ == Loop::idle || in_step_ || !latest_) return;
+    if (sync() && latest_->version >= until_) return;
+    if (!sync()) {
+      if (credits_ == 0) {
+        loop_ = Loop::waiting_for_credit;
+        return;
+      }
+      --credits_;
+    }
+    in_step_ = true;
+    Weights weights = std::move(*latest_);
+    latest_.reset();
+    start_step(std::move(weights));
+  }
+
+  void start_step(Weights weights) {
+    auto step = std::make_shared<Step>();
+    step->received = steady_now_ns();
+    if (const auto differs = model_.dense().layout().mismatch(weights.layout_hash, weights.values.size()))
+      return end_loop(who(), caf::make_error(caf::sec::invalid_argument,
+                                             fmt::format("weights do not fit the model layout ({})", *differs)));
+    step->weights = std::move(weights);
+    step->batch = batches_.next();
+    auto lookup = model_.look_up(step->batch.fields);
+    if (!lookup) return end_loop(who(), caf::make_error(caf::sec::invalid_argument, lookup.error()));
+    step->lookup = std::move(lookup).value();
+    step->answers.resize(shard_count());
+    auto pulls = split_pull(step->lookup, shard_count(), step->weights.version, false);
+    for (const auto& pull : pulls) step->missing += pull.tables.empty() ? 0 : 1;
+    if (step->missing == 0) return finish_step(step);
+    for (std::size_t s = 0; s < shard_count(); ++s) {
+      if (pulls[s].tables.empty()) continue;
+      request(setup_->shards[s], caf::infinite, pull_atom::value, std::move(pulls[s]))
+          .then(
+              [this, step, s](PulledRows& rows) {
+                step->answers[s] = std::move(rows);
+                if (--step->missing == 0) finish_step(step);
+              },
+              [this, s](caf::error& error) { end_loop(fmt::format("table shard {}", s), error); });
+    }
+  }
+
+  void finish_step(const std::shared_ptr<Step>& step) {
+    if (loop_ == Loop::idle) return;
+    auto rows = join_pulled(step->lookup, model_.fields(), step->answers);
+    if (!rows) return end_loop(who(), caf::make_error(caf::sec::invalid_argument, rows.error()));
+    const auto layout_hash = model_.dense().layout().hash();
+    Gradients gradients;
+    gradients.version = step->weights.version;
+    gradients.layout_hash = layout_hash;
+    gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
+    gradients.samples = static_cast<std::uint32_t>(step->batch.size);
+    auto buffer = pool_.acquire();
+    const auto& targets = step->batch.targets;
+    std::vector<SparseRows> row_gradients;
+    gradients.loss = model_.compute_gradients(step->weights.values.data(), buffer->data(), step->lookup, *rows,
+                                              ConstMatrixMap(targets.data(), targets.rows(), targets.cols()),
+                                              dropout_rng_, row_gradients);
+    gradients.values = wire_.encode(std::move(buffer));
+    step->weights = Weights{};  // a server that finds nobody else holding its weights steps in place
+    if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
+    gradients.timing = WorkTiming{previous_answered_, idle_since_, step->received, steady_now_ns()};
+    previous_answered_ = gradients.timing.answered;
+    // Every shard gets a push, an empty one too: a sync step waits for every worker's.
+    auto pushes = split_push(gradients.version, gradients.worker, row_gradients, shard_count(), !sync());
+    for (std::size_t s = 0; s < shard_count(); ++s)
+      request(setup_->shards[s], caf::infinite, push_rows_atom::value, std::move(pushes[s]))
+          .then([](bool) {}, [this, s](caf::error& error) { end_loop(fmt::format("table shard {}", s), error); });
+    ++fed_;
+    servers_->apply(
+        this, caf::infinite,
+        [this](Weights next) {
+          in_step_ = false;
+          fed_ = next.version;
+          idle_since_ = steady_now_ns();
+          on_weights(std::move(next));
+        },
+        [this](const std::string& server, const caf::error& error) { end_loop(server, error); },
+        std::move(gradients));
+  }
+
+  // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.
+  void end_loop(const std::string& source, const caf::error& error) {
+    if (loop_ == Loop::idle) return;
+    loop_ = Loop::idle;
+    training_.deliver(
+        caf::make_error(caf::sec::runtime_error, fmt::format("{}: {}", source, error_text(system(), error))));
+  }
+
+  std::shared_ptr<SparseWorkerSetup> setup_;
+  SparseModel model_;
+  SparseBatcher batches_;
+  Random dropout_rng_;
+  BufferPool pool_;
+  GradientEncoder wire_;  // cluster.wire: the dense gradient as it is sent
+  std::chrono::milliseconds delay_;
+  std::optional<ServerGroup> servers_;
+  caf::typed_response_promise<bool> training_;
+  std::uint64_t credits_ = 0;  // async/ssp: batches it may still start
+  std::uint64_t until_ = 0;    // sync: it computes only from weights older than this version
+  std::uint64_t fed_ = 0;      // sync: the version its last push is for
+  std::optional<Weights> latest_;
+  bool in_step_ = false;  // a batch is between its lookup and the servers' answer
+  enum class Loop { idle, computing, waiting_for_credit };
+  Loop loop_ = Loop::idle;
+  std::int64_t previous_answered_ = 0;
+  std::int64_t idle_since_ = 0;
+};
+
+}  // namespace
+
+Result<DataWorkerActor> spawn_sparse_worker(caf::actor_system& system, SparseWorkerSetup setup) {
+  if (!setup.train || setup.train->count == 0) return Error{"worker has no training data"};
+  if (setup.shards.empty()) return Error{"a sparse worker needs at least one table shard"};
+  auto model = SparseModel::build(setup.job.model.architecture, setup.job.model.settings, setup.train->num_classes());
+  if (!model) return Error{model.error()};
+  if (model->fields().size() != setup.train->id_fields.size())
+    return Error{fmt::format("the model '{}' has {} id fields, the training data {}", setup.job.model.architecture,
+                             model->fields().size(), setup.train->id_fields.size())};
+  return system.spawn<SparseWorker>(std::make_shared<SparseWorkerSetup>(std::move(setup)), std::move(model).value());
+}
+
+}  // namespace psgrad

@@ -1,0 +1,111 @@
+#include "actors/sync_row_steps.hpp"
+
+#include <fmt/format.h>
+
+#include "model/row_gradient_sum.hpp"
+
+namespace psgrad {
+
+SyncRowSteps::SyncRowSteps(std::uint32_t workers, std::uint32_t shard, std::uint32_t shards, std::size_t tables,
+                           bool exchange)
+    : workers_(workers), shard_(shard), shards_(shards), tables_(tables), exchange_(exchange && shards > 1) {}
+
+SyncRowSteps::Pending& SyncRowSteps::pending(std::uint64_t version) {
+  auto [at, made] = pending_.try_emplace(version);
+  if (made) {
+    at->second.pushes.resize(workers_);
+    at->second.peer_words.resize(shards_);
+  }
+  return at->second;
+}
+
+std::optional<std::string> SyncRowSteps::add_push(RowPush push, std::uint64_t version) {
+  if (push.version < version)
+    return fmt::format("worker {} pushed for the step from version {}, which this shard has taken (it is at {})",
+                       push.worker, push.version, version);
+  if (push.worker >= workers_)
+    return fmt::format("a push from worker {}, but the run has {} workers", push.worker, workers_);
+  auto& step = pending(push.version);
+  if (step.summed || step.pushes[push.worker])
+    return fmt::format("worker {} pushed twice for the step from version {}", push.worker, push.version);
+  step.pushes[push.worker] = std::move(push);
+  ++step.pushed;
+  return std::nullopt;
+}
+
+std::optional<std::string> SyncRowSteps::add_squares(TableSquares told, std::uint64_t version) {
+  if (!exchange_) return std::string("this shard exchanges no sums of squares");
+  if (told.shard >= shards_ || told.shard == shard_)
+    return fmt::format("squares from shard {}, not a peer of shard {} of {}", told.shard, shard_, shards_);
+  if (told.version < version)
+    return fmt::format("shard {} told squares of the step from version {}, which this shard has taken (it is at {})",
+                       told.shard, told.version, version);
+  if (told.words.size() != tables_ * ExactSquares::word_count)
+    return fmt::format("shard {} told {} words of squares for {} tables, where {} were expected", told.shard,
+                       told.words.size(), tables_, tables_ * ExactSquares::word_count);
+  for (std::size_t t = 0; t < tables_; ++t) {
+    ExactSquares check;
+    if (!ExactSquares::from_words(told.words.data() + t * ExactSquares::word_count, ExactSquares::word_count, check))
+      return fmt::format("shard {} told squares of table {} that are no exact sum", told.shard, t);
+  }
+  auto& step = pending(told.version);
+  auto& slot = step.peer_words[told.shard];
+  if (!slot.empty())
+    return fmt::format("shard {} told squares twice for the step from version {}", told.shard, told.version);
+  slot = std::move(told.words);
+  ++step.peers_heard;
+  return std::nullopt;
+}
+
+bool SyncRowSteps::gathered(std::uint64_t version) const {
+  const auto at = pending_.find(version);
+  return at != pending_.end() && at->second.pushed == workers_;
+}
+
+std::optional<TableSquares> SyncRowSteps::sum(std::uint64_t version) {
+  auto& step = pending(version);
+  if (step.summed || step.pushed < workers_) return std::nullopt;
+  step.summed = true;
+  step.step.gradients.resize(tables_);
+  step.own.assign(tables_, ExactSquares());
+  for (std::size_t t = 0; t < tables_; ++t) {
+    std::vector<const SparseRows*> in_worker_order;
+    for (const auto& push : step.pushes)
+      for (const auto& entry : push->tables)
+        if (entry.table == t) in_worker_order.push_back(&entry.rows);
+    if (!in_worker_order.empty()) step.step.gradients[t] = sum_row_gradients(in_worker_order);
+    const auto& gradient = step.step.gradients[t];
+    step.own[t].add(gradient.values.data(), gradient.values.size());
+  }
+  step.pushes.clear();  // the sums hold all of it now
+  if (!exchange_) return std::nullopt;
+  TableSquares told{version, shard_, {}};
+  for (const auto& own : step.own) own.append_words(told.words);
+  return told;
+}
+
+bool SyncRowSteps::complete(std::uint64_t version) const {
+  const auto at = pending_.find(version);
+  if (at == pending_.end() || !at->second.summed) return false;
+  return !exchange_ || at->second.peers_heard + 1 == shards_;
+}
+
+SyncRowSteps::Step SyncRowSteps::take(std::uint64_t version) {
+  auto& step = pending(version);
+  // Exact sums add in any order: every shard gets the same bits for each table.
+  for (std::size_t t = 0; t < tables_; ++t) {
+    ExactSquares total = step.own[t];
+    for (const auto& words : step.peer_words) {
+      if (words.empty()) continue;
+      ExactSquares part;
+      ExactSquares::from_words(words.data() + t * ExactSquares::word_count, ExactSquares::word_count, part);
+      total.add(part);
+    }
+    step.step.squares.push_back(total.value());
+  }
+  Step taken = std::move(step.step);
+  pending_.erase(version);
+  return taken;
+}
+
+}  // namespace psgrad

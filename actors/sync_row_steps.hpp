@@ -1,0 +1,65 @@
+// Sync on table shards: each step's row pushes gathered until every worker's is in, summed per key in
+// worker order, and, with several shards clipping, every shard's part of each table's sum of squares,
+// added exactly, so a table is clipped by the norm of its whole summed gradient and any number of shards
+// steps bit for bit as one. Plain bookkeeping, no actors.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/exact_squares.hpp"
+#include "model/sparse_rows.hpp"
+#include "payloads/sparse_messages.hpp"
+
+namespace psgrad {
+
+class SyncRowSteps {
+ public:
+  // `exchange`: several shards and a clipping optimizer, so each step waits for the other shards' squares.
+  SyncRowSteps(std::uint32_t workers, std::uint32_t shard, std::uint32_t shards, std::size_t tables, bool exchange);
+
+  // Keeps a worker's push for the step from its version; `version` is the shard's (the next step it
+  // takes). Returns why it is refused: a step already taken, an unknown worker, a second push.
+  std::optional<std::string> add_push(RowPush push, std::uint64_t version);
+  // Keeps a peer's squares; returns why they are refused.
+  std::optional<std::string> add_squares(TableSquares told, std::uint64_t version);
+
+  // Every worker's push for the step from `version` is in.
+  bool gathered(std::uint64_t version) const;
+  // Sums a gathered step's pushes (once): what to tell every other shard, when they exchange squares.
+  std::optional<TableSquares> sum(std::uint64_t version);
+  // Summed, and every other shard's squares are in.
+  bool complete(std::uint64_t version) const;
+
+  struct Step {
+    std::vector<SparseRows> gradients;  // per table, the sum of the workers' gradients
+    std::vector<double> squares;        // per table, of the whole summed gradient over every shard
+  };
+  // Takes a complete step out of the books.
+  Step take(std::uint64_t version);
+
+ private:
+  struct Pending {
+    std::vector<std::optional<RowPush>> pushes;  // per worker
+    std::size_t pushed = 0;
+    bool summed = false;
+    Step step;
+    std::vector<ExactSquares> own;               // per table, of this shard's part
+    std::vector<std::vector<std::uint64_t>> peer_words;  // per shard, as told
+    std::size_t peers_heard = 0;
+  };
+  Pending& pending(std::uint64_t version);
+
+  std::uint32_t workers_;
+  std::uint32_t shard_;
+  std::uint32_t shards_;
+  std::size_t tables_;
+  bool exchange_;
+  std::map<std::uint64_t, Pending> pending_;  // by version: pushes and squares may come a step early
+};
+
+}  // namespace psgrad

@@ -1,0 +1,95 @@
+#include "model/sparse_batcher.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace psgrad {
+
+std::optional<std::string> sparse_dataset_problem(const SparseDataset& data) {
+  if (data.count == 0) return std::string("it has no examples");
+  if (data.count > std::numeric_limits<std::uint32_t>::max())
+    return fmt::format("{} examples, more than a 32-bit order can index", data.count);
+  if (data.labels.size() != data.count)
+    return fmt::format("{} labels for {} examples", data.labels.size(), data.count);
+  for (std::size_t e = 0; e < data.count; ++e)
+    if (data.labels[e] >= data.num_classes())
+      return fmt::format("example {} has label {}, but there are {} classes", e, data.labels[e], data.num_classes());
+  for (const auto& field : data.id_fields) {
+    if (field.offsets.empty() || field.examples() != data.count || field.offsets.back() != field.ids.size())
+      return fmt::format("id field '{}' does not hold one bag for each of the {} examples", field.name, data.count);
+    for (std::size_t e = 0; e < data.count; ++e)
+      if (field.offsets[e + 1] < field.offsets[e])
+        return fmt::format("id field '{}': the bag of example {} ends before it starts", field.name, e);
+  }
+  return std::nullopt;
+}
+
+SparseBatch gather_examples(const SparseDataset& data, const std::vector<std::uint32_t>& order, std::size_t begin,
+                            std::size_t count) {
+  SparseBatch batch;
+  batch.size = count;
+  batch.fields.resize(data.id_fields.size());
+  batch.targets = Matrix::Zero(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(data.num_classes()));
+  for (std::size_t row = 0; row < count; ++row) {
+    const std::size_t example = order.empty() ? begin + row : order[begin + row];
+    for (std::size_t f = 0; f < data.id_fields.size(); ++f) {
+      const auto& field = data.id_fields[f];
+      batch.fields[f].add_example(field.bag(example), field.length(example));
+    }
+    batch.targets(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(data.labels[example])) = 1.0f;
+  }
+  return batch;
+}
+
+SparseBatcher::SparseBatcher(std::shared_ptr<const SparseDataset> data, std::size_t batch_size, std::uint64_t seed)
+    : data_(std::move(data)), batch_size_(batch_size), rng_(seed) {
+  if (!data_) throw std::invalid_argument("SparseBatcher: no data set");
+  if (auto problem = sparse_dataset_problem(*data_)) throw std::invalid_argument("SparseBatcher: " + *problem);
+  if (batch_size_ == 0) throw std::invalid_argument("SparseBatcher: batch_size must be positive");
+  order_.resize(data_->count);
+  shuffle();
+}
+
+// As Minibatcher: every epoch starts from the identity order, so its permutation depends only on
+// epoch_rng_, and restore() can rebuild it from a Position.
+void SparseBatcher::shuffle() {
+  epoch_rng_ = rng_.state();
+  std::iota(order_.begin(), order_.end(), std::uint32_t{0});
+  for (std::size_t i = order_.size() - 1; i > 0; --i) std::swap(order_[i], order_[rng_.below(i + 1)]);
+}
+
+SparseBatch SparseBatcher::next() {
+  const std::size_t size = std::min(batch_size_, data_->count - cursor_);
+  SparseBatch batch = gather_examples(*data_, order_, cursor_, size);
+  cursor_ += size;
+  if (cursor_ == data_->count) {
+    ++epoch_;
+    cursor_ = 0;
+    shuffle();
+  }
+  return batch;
+}
+
+SparseBatcher::Position SparseBatcher::position() const {
+  Position position;
+  position.epoch = epoch_;
+  position.cursor = cursor_;
+  position.epoch_rng = epoch_rng_;
+  return position;
+}
+
+void SparseBatcher::restore(const Position& position) {
+  if (position.cursor >= data_->count)
+    throw std::invalid_argument("SparseBatcher::restore: cursor is past the end of the data set");
+  rng_.set_state(position.epoch_rng);
+  shuffle();
+  epoch_ = position.epoch;
+  cursor_ = static_cast<std::size_t>(position.cursor);
+}
+
+}  // namespace psgrad
