@@ -8,6 +8,7 @@
 
 #include "model/job.hpp"
 #include "model/murmurhash3.hpp"
+#include "model/string_hash.hpp"
 #include "model/random.hpp"
 #include "model/sparse_dataset.hpp"
 
@@ -33,7 +34,7 @@ inline std::shared_ptr<const SparseDataset> colour_task(std::size_t count, std::
     auto& tokens = data->id_fields[0];
     for (std::size_t i = 0; i < length; ++i) {
       const std::uint64_t number = first_token + 3 * rng.below(vocabulary / 3) + colour;
-      tokens.ids.push_back(hash_token("token" + std::to_string(number)));
+      tokens.ids.push_back(string_hash("token" + std::to_string(number)));
     }
     tokens.offsets.push_back(tokens.ids.size());
     auto& distractor = data->id_fields[1];
