@@ -233,24 +233,8 @@ class JsonParser {
   std::optional<std::string> range_problem_;
 };
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+// A JSON string escapes as a TOML basic string does (TOML took its escapes from JSON).
+std::string json_string(const std::string& text) { return toml_string(text); }
 
 // Whether Thinc would read this text as something other than the string itself.
 bool reads_as_json(const std::string& text) {
