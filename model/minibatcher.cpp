@@ -10,7 +10,7 @@
 namespace psgrad {
 
 Minibatcher::Minibatcher(std::shared_ptr<const Dataset> data, std::size_t batch_size, std::uint64_t seed)
-    : data_(std::move(data)), batch_size_(batch_size), rng_(seed) {
+    : data_(std::move(data)), batch_size_(batch_size), order_(data_ ? data_->count : 0, seed) {
   if (!data_ || data_->count == 0) throw std::invalid_argument("Minibatcher: the data set is empty");
   if (batch_size_ == 0) throw std::invalid_argument("Minibatcher: batch_size must be positive");
   if (data_->count > std::numeric_limits<std::uint32_t>::max()) {
@@ -20,58 +20,32 @@ Minibatcher::Minibatcher(std::shared_ptr<const Dataset> data, std::size_t batch_
       data_->targets.size() != data_->count * data_->num_classes) {
     throw std::invalid_argument("Minibatcher: data set buffers do not match count x width / num_classes");
   }
-  order_.resize(data_->count);
   // No batch is ever larger than the data set, so a huge batch_size does not over-allocate.
   const std::size_t max_rows = std::min(batch_size_, data_->count);
   inputs_.resize(max_rows * data_->width);
   targets_.resize(max_rows * data_->num_classes);
-  shuffle();
-}
-
-// Every epoch starts from the identity order, so the permutation depends only on epoch_rng_: that is
-// what lets restore() rebuild it from a Position.
-void Minibatcher::shuffle() {
-  epoch_rng_ = rng_.state();
-  std::iota(order_.begin(), order_.end(), std::uint32_t{0});
-  for (std::size_t i = order_.size() - 1; i > 0; --i) std::swap(order_[i], order_[rng_.below(i + 1)]);
 }
 
 Minibatcher::Batch Minibatcher::next() {
   const std::size_t width = data_->width, classes = data_->num_classes;
-  const std::size_t size = std::min(batch_size_, data_->count - cursor_);
+  const std::size_t size = order_.next_size(batch_size_);
+  const std::size_t cursor = order_.cursor();
   for (std::size_t row = 0; row < size; ++row) {
-    const std::size_t example = order_[cursor_ + row];
+    const std::size_t example = order_.order()[cursor + row];
     std::copy_n(data_->input_data() + example * width, width, inputs_.data() + row * width);
     std::copy_n(data_->targets.data() + example * classes, classes, targets_.data() + row * classes);
   }
-  cursor_ += size;
-  if (cursor_ == data_->count) {
-    // Start the next epoch now, so position() after the last batch already points past it.
-    ++epoch_;
-    cursor_ = 0;
-    shuffle();
-  }
+  order_.advance(size);
   const auto rows = static_cast<Eigen::Index>(size);
   return Batch{ConstMatrixMap(inputs_.data(), rows, static_cast<Eigen::Index>(width)),
                ConstMatrixMap(targets_.data(), rows, static_cast<Eigen::Index>(classes)), size};
 }
 
-Minibatcher::Position Minibatcher::position() const {
-  Position position;
-  position.epoch = epoch_;
-  position.cursor = cursor_;
-  position.epoch_rng = epoch_rng_;
-  return position;
-}
+Minibatcher::Position Minibatcher::position() const { return order_.position(); }
 
 void Minibatcher::restore(const Position& position) {
-  if (position.cursor >= data_->count) {
+  if (!order_.restore(position))
     throw std::invalid_argument("Minibatcher::restore: cursor is past the end of the data set");
-  }
-  rng_.set_state(position.epoch_rng);
-  shuffle();
-  epoch_ = position.epoch;
-  cursor_ = static_cast<std::size_t>(position.cursor);
 }
 
 }  // namespace psgrad

@@ -11,6 +11,7 @@
 #include "model/dataset.hpp"
 #include "model/matrix.hpp"
 #include "model/random.hpp"
+#include "model/shuffled_order.hpp"
 
 namespace psgrad {
 
@@ -22,11 +23,7 @@ class Minibatcher {
     std::size_t size;
   };
   // Where the stream stands, enough to continue it exactly (for checkpoints).
-  struct Position {
-    std::uint64_t epoch = 0;
-    std::uint64_t cursor = 0;       // examples already served in this epoch
-    Random::State epoch_rng{};      // generator state before this epoch's shuffle
-  };
+  using Position = ShuffledOrder::Position;
 
   Minibatcher(std::shared_ptr<const Dataset> data, std::size_t batch_size, std::uint64_t seed);
 
@@ -35,17 +32,12 @@ class Minibatcher {
 
   Position position() const;
   void restore(const Position& position);
-  std::uint64_t epoch() const { return epoch_; }
+  std::uint64_t epoch() const { return order_.epoch(); }
 
  private:
-  void shuffle();
   std::shared_ptr<const Dataset> data_;
   std::size_t batch_size_;
-  Random rng_;
-  Random::State epoch_rng_{};
-  std::vector<std::uint32_t> order_;
-  std::size_t cursor_ = 0;
-  std::uint64_t epoch_ = 0;
+  ShuffledOrder order_;
   AlignedFloats inputs_;
   AlignedFloats targets_;
 };

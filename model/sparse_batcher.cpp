@@ -47,49 +47,24 @@ SparseBatch gather_examples(const SparseDataset& data, const std::vector<std::ui
 }
 
 SparseBatcher::SparseBatcher(std::shared_ptr<const SparseDataset> data, std::size_t batch_size, std::uint64_t seed)
-    : data_(std::move(data)), batch_size_(batch_size), rng_(seed) {
+    : data_(std::move(data)), batch_size_(batch_size), order_(data_ ? data_->count : 0, seed) {
   if (!data_) throw std::invalid_argument("SparseBatcher: no data set");
   if (auto problem = sparse_dataset_problem(*data_)) throw std::invalid_argument("SparseBatcher: " + *problem);
   if (batch_size_ == 0) throw std::invalid_argument("SparseBatcher: batch_size must be positive");
-  order_.resize(data_->count);
-  shuffle();
-}
-
-// As Minibatcher: every epoch starts from the identity order, so its permutation depends only on
-// epoch_rng_, and restore() can rebuild it from a Position.
-void SparseBatcher::shuffle() {
-  epoch_rng_ = rng_.state();
-  std::iota(order_.begin(), order_.end(), std::uint32_t{0});
-  for (std::size_t i = order_.size() - 1; i > 0; --i) std::swap(order_[i], order_[rng_.below(i + 1)]);
 }
 
 SparseBatch SparseBatcher::next() {
-  const std::size_t size = std::min(batch_size_, data_->count - cursor_);
-  SparseBatch batch = gather_examples(*data_, order_, cursor_, size);
-  cursor_ += size;
-  if (cursor_ == data_->count) {
-    ++epoch_;
-    cursor_ = 0;
-    shuffle();
-  }
+  const std::size_t size = order_.next_size(batch_size_);
+  SparseBatch batch = gather_examples(*data_, order_.order(), order_.cursor(), size);
+  order_.advance(size);
   return batch;
 }
 
-SparseBatcher::Position SparseBatcher::position() const {
-  Position position;
-  position.epoch = epoch_;
-  position.cursor = cursor_;
-  position.epoch_rng = epoch_rng_;
-  return position;
-}
+SparseBatcher::Position SparseBatcher::position() const { return order_.position(); }
 
 void SparseBatcher::restore(const Position& position) {
-  if (position.cursor >= data_->count)
+  if (!order_.restore(position))
     throw std::invalid_argument("SparseBatcher::restore: cursor is past the end of the data set");
-  rng_.set_state(position.epoch_rng);
-  shuffle();
-  epoch_ = position.epoch;
-  cursor_ = static_cast<std::size_t>(position.cursor);
 }
 
 }  // namespace psgrad

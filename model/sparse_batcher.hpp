@@ -47,14 +47,9 @@ class SparseBatcher {
   void restore(const Position& position);
 
  private:
-  void shuffle();
   std::shared_ptr<const SparseDataset> data_;
   std::size_t batch_size_;
-  Random rng_;
-  Random::State epoch_rng_{};
-  std::vector<std::uint32_t> order_;
-  std::size_t cursor_ = 0;
-  std::uint64_t epoch_ = 0;
+  ShuffledOrder order_;
 };
 
 }  // namespace psgrad
