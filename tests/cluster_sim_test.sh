@@ -175,10 +175,14 @@ case "$scenario" in
     for h in 0 1 2; do
       grep -q "Accepted publickey for" "$work_dir/logs/sshd-h$h.log" || fail "host $h was not reached over ssh"
     done
-    grep -q "^\[10.77.0.2 worker 0\] psgrad work: joined 10.77.0.1:" "$work_dir/logs/launch.log" ||
-      fail "worker 0's lines did not come back from 10.77.0.2"
-    grep -q "^\[10.77.0.3 worker 1\] psgrad work: training finished" "$work_dir/logs/launch.log" ||
-      fail "worker 1's lines did not come back from 10.77.0.3"
+    # The server numbers workers in the order they join, which a loaded machine may swap.
+    grep -q "^\[10.77.0.2 worker [01]\] psgrad work: joined 10.77.0.1:" "$work_dir/logs/launch.log" ||
+      fail "the first worker's lines did not come back from 10.77.0.2"
+    grep -q "^\[10.77.0.3 worker [01]\] psgrad work: training finished" "$work_dir/logs/launch.log" ||
+      fail "the second worker's lines did not come back from 10.77.0.3"
+    [ "$(grep -o '^\[10.77.0.[23] worker [01]\] psgrad work: joined' "$work_dir/logs/launch.log" |
+      sed 's/.*worker \([01]\).*/\1/' | sort | tr -d '\n')" = "01" ] ||
+      fail "the two workers did not join as worker 0 and worker 1"
     # Simulated hosts are network namespaces of one machine: their payloads must cross the links.
     ! grep -q "shared memory" "$work_dir/logs/launch.log" || fail "simulated hosts passed payloads through shared memory"
     # The same weights as one process: the run really trained across the hosts.
