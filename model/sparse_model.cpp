@@ -25,11 +25,12 @@ LayerChain with_tap(LayerChain chain, std::size_t width, InputGradientTap*& tap)
   return chain;
 }
 
-}  // namespace
-
+// Column names for a one-line message.
 std::string listed(const std::vector<std::string>& names) {
   return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
 }
+
+}  // namespace
 
 SparseModel::SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture,
                          std::vector<std::string> number_names)
