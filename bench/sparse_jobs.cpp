@@ -34,7 +34,7 @@ TrainingJob click_job(std::size_t width, std::uint64_t rows) {
 }
 
 TrainingJob debian_packages_job() {
-  auto job = sparse_job(4, 64, std::uint64_t{1} << 16, "mean");
+  auto job = sparse_job(4, 32, std::uint64_t{1} << 16, "mean");
   job.cluster.mode = TrainingMode::async;
   job.cluster.servers = 2;
   job.optimizer.settings = {{"learn_rate", 0.003}};

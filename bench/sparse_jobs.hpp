@@ -16,7 +16,7 @@ struct SparseEffort {
   std::size_t click_dev_rows = 2000;
   std::size_t shard_batches = 64;     // distinct batches cycled through when driving a shard
   std::size_t debian_packages = 0;    // 0: every package; else the first ones of the file
-  double debian_epochs = 3.0;
+  double debian_epochs = 2.0;
   double quiet_wait_seconds = 5.0;    // before each repeat of the training runs
   static SparseEffort full() { return {}; }
   static SparseEffort quick() { return {1, 0.05, 4000, 500, 8, 3000, 0.5, 0.0}; }

@@ -19,7 +19,9 @@ def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", required=True, help="keys.json written by psgrad_bench, with train and dev")
     parser.add_argument("--epochs", type=float, default=3.0)
-    parser.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
+    parser.add_argument("--tables", choices=("lazy_adam", "sparse_adam"), default="lazy_adam",
+                        help="the tables' optimizer: psgrad's row-wise lazy Adam, or torch's SparseAdam")
     parser.add_argument("--seed", type=int, default=0)
     return parser.parse_args()
 
@@ -49,7 +51,7 @@ def main():
     torch.manual_seed(args.seed)
     model = sparse.build_model(torch, description)
     model.train()
-    optimizer_list = sparse.optimizers(torch, model, description["learn_rate"])
+    optimizer_list = sparse.optimizers(torch, model, description["learn_rate"], args.tables)
     batch_size = description["batch_size"]
     stream = sparse.minibatches(torch, train_fields, train_labels, batch_size, args.seed, mean)
     steps = max(1, math.ceil(args.epochs * train_labels.shape[0] / batch_size))
@@ -65,6 +67,7 @@ def main():
         "dev_examples": int(dev_labels.shape[0]),
         "epochs": args.epochs,
         "steps": steps,
+        "tables_optimizer": args.tables,
         "training_seconds": training_seconds,
         "dev_accuracy": dev_accuracy(torch, model, dev_fields, dev_labels, mean),
         "majority_accuracy": float((dev_labels == majority).mean()),

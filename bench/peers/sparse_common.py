@@ -89,9 +89,47 @@ def build_model(torch, description):
     return HashEmbedMLP()
 
 
-def optimizers(torch, model, learn_rate):
-    """SparseAdam for the tables (it steps only the rows a batch touched, as psgrad's lazy Adam), Adam
-    for the dense layers; Adam.v1's betas and eps."""
+class RowwiseLazyAdam:
+    """psgrad's lazy Adam (model/lazy_adam.cpp) on sparse gradients: only the rows a batch touched step,
+    each with its own step count for the bias correction, Thinc's Adam.v1 arithmetic. SparseAdam keeps
+    one step count per table instead, and torch 1.13 spends most of its step in sparse_mask."""
+
+    def __init__(self, torch, parameters, lr, betas=(0.9, 0.999), eps=1e-8):
+        self.torch = torch
+        self.parameters = list(parameters)
+        self.lr, (self.beta1, self.beta2), self.eps = lr, betas, eps
+        self.state = [(torch.zeros_like(p), torch.zeros_like(p), torch.zeros(p.shape[0], dtype=torch.float64))
+                      for p in self.parameters]
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters:
+            p.grad = None
+
+    def step(self):
+        torch = self.torch
+        with torch.no_grad():
+            for p, (m, v, steps) in zip(self.parameters, self.state):
+                if p.grad is None:
+                    continue
+                gradient = p.grad.coalesce()
+                rows, values = gradient._indices()[0], gradient._values()
+                t = steps.index_select(0, rows) + 1
+                steps.index_copy_(0, rows, t)
+                m_rows = m.index_select(0, rows).mul_(self.beta1).add_(values, alpha=1 - self.beta1)
+                v_rows = v.index_select(0, rows).mul_(self.beta2).addcmul_(values, values, value=1 - self.beta2)
+                m.index_copy_(0, rows, m_rows)
+                v.index_copy_(0, rows, v_rows)
+                rate = (self.lr * torch.sqrt(1 - self.beta2 ** t) / (1 - self.beta1 ** t)).float().unsqueeze(1)
+                p.index_add_(0, rows, -rate * m_rows / (v_rows.sqrt() + self.eps))
+
+
+def optimizers(torch, model, learn_rate, tables="sparse_adam"):
+    """For the tables SparseAdam (PyTorch's own) or psgrad's row-wise lazy Adam, both stepping only the
+    rows a batch touched; Adam for the dense layers; Adam.v1's betas and eps."""
+    if tables == "lazy_adam":
+        tables = RowwiseLazyAdam(torch, model.bags.parameters(), learn_rate)
+        dense = torch.optim.Adam(model.dense.parameters(), lr=learn_rate, betas=(0.9, 0.999), eps=1e-8)
+        return [tables, dense]
     tables = torch.optim.SparseAdam(list(model.bags.parameters()), lr=learn_rate, betas=(0.9, 0.999), eps=1e-8)
     dense = torch.optim.Adam(model.dense.parameters(), lr=learn_rate, betas=(0.9, 0.999), eps=1e-8)
     return [tables, dense]
