@@ -12,7 +12,7 @@ namespace psgrad::bench {
 struct SparseEffort {
   std::size_t repeats = 2;
   double seconds_per_run = 1.0;       // each timed training run, and each shard timing
-  std::size_t click_train_rows = 100000;
+  std::size_t click_train_rows = 50000;
   std::size_t click_dev_rows = 2000;
   std::size_t shard_batches = 64;     // distinct batches cycled through when driving a shard
   std::size_t debian_packages = 0;    // 0: every package; else the first ones of the file

@@ -54,7 +54,12 @@ def main():
         train_for(args.warmup_seconds)
         runs[str(threads)] = [samples / elapsed for samples, elapsed in
                               (train_for(args.seconds) for _ in range(args.repeats))]
-    medians = {threads: sorted(rates)[len(rates) // 2] for threads, rates in runs.items()}
+    def median(values):
+        ordered = sorted(values)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
+
+    medians = {threads: median(rates) for threads, rates in runs.items()}
     best_threads = max(medians, key=medians.get)
     common.emit({
         "peer": "sparse_torch",
