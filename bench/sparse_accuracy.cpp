@@ -105,6 +105,12 @@ void measure_debian_packages_accuracy(const BenchContext& context, const SparseE
   const auto run = run_peer_script(context, "debian_packages_accuracy.py",
                                    {"--keys", keys_path, "--epochs", fmt::format("{}", effort.debian_epochs)},
                                    std::chrono::seconds(300));
+  report.details("sparse")["debian_packages"] = {
+      {"train", train->count},
+      {"dev", dev->count},
+      {"classes", all->num_classes()},
+      {"iterations_per_worker", job.training.iterations},
+      {"torch", run.skipped ? nlohmann::json(run.reason) : run.result}};
   if (run.skipped) {
     rows.torch_note = kTorchSkipped;
   } else {

@@ -104,10 +104,12 @@ void measure_torch(const BenchContext& context, const SparseEffort& effort, cons
   const std::string best_name = "PyTorch EmbeddingBag + MLP, best of 1 and 2 threads: samples/s";
   const std::string ratio_name = "  psgrad async (best shard count) ÷ it";
   if (run.skipped) {
+    report.details("sparse")["torch"] = {{"status", kTorchSkipped}, {"reason", run.reason}};
     report.add({"sparse.torch_samples_per_s", kSection, best_name, Stats{}, "samples/s", kTorchSkipped});
     report.add({"sparse.psgrad_async_vs_torch", kSection, ratio_name, Stats{}, "ratio", kTorchSkipped});
     return;
   }
+  report.details("sparse")["torch"] = run.result;
   const auto& runs = run.result.at("runs");
   const auto note = fmt::format("torch {}, BLAS: {}", run.result.value("torch_version", "?"),
                                 run.result.value("blas_kind", "?"));
@@ -129,9 +131,11 @@ void measure_torch(const BenchContext& context, const SparseEffort& effort, cons
 void measure_sparse_training_runs(const BenchContext& context, const SparseEffort& effort, Report& report) {
   const ClickSplit data{click_dataset(effort.click_train_rows, 10), click_dataset(effort.click_dev_rows, 11)};
   const auto psgrad_async = measure_local(effort, data, report);
+  const std::string not_measured = "not measured: sparse models do not run in shard and work processes yet";
   report.add({"sparse.samples_per_s.loopback_3_processes", kSection,
-              "psgrad shard + 2 psgrad work processes, loopback: samples/s", Stats{}, "samples/s",
-              "not measured: sparse models do not run in shard and work processes yet"});
+              "psgrad shard + 2 psgrad work processes, loopback: samples/s", Stats{}, "samples/s", not_measured});
+  report.details("sparse")["samples_per_s"]["loopback_3_processes"] = {{"value", nullptr},
+                                                                        {"not_measured", not_measured}};
   measure_torch(context, effort, data, psgrad_async, report);
 }
 
