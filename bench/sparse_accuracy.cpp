@@ -3,6 +3,7 @@
 // measured is the command users run.
 #include "bench/sparse_accuracy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <stdexcept>

@@ -2,6 +2,7 @@
 // since splitting keys over K shards adds only K - 1 message headers.
 #include "bench/sparse_bytes.hpp"
 
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>

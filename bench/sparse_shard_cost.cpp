@@ -4,7 +4,9 @@
 // and the tail of new keys is what a running job meets too.
 #include "bench/sparse_shard_cost.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
