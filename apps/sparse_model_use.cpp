@@ -46,7 +46,12 @@ Result<LoadedSparseModel> load_sparse_model(const std::string& path) {
   if (!file) return Error{file.error()};
   auto config = parse_config(file->config_text, path + " (its stored config)");
   if (!config) return Error{config.error()};
-  auto model = SparseModel::build(file->architecture, config->model.settings, file->class_names.size());
+  // The number columns it was trained on, in the order the reader gives them: the columns' order.
+  std::vector<std::string> number_names;
+  for (const auto& column : file->columns)
+    if (column.kind == ColumnKind::number) number_names.push_back(column.name);
+  auto model = SparseModel::build(file->architecture, config->model.settings, file->class_names.size(),
+                                  std::move(number_names));
   if (!model) return Error{fmt::format("{}: {}", path, model.error())};
   if (model->dense().parameter_count() != file->dense_weights.size())
     return Error{fmt::format("{}: holds {} dense weights, but its model {} has {}", path, file->dense_weights.size(),
@@ -77,7 +82,8 @@ std::vector<float> predict_examples(LoadedSparseModel& loaded, const SparseDatas
   for (std::size_t begin = 0; begin < examples.count; begin += batch_size) {
     const auto count = std::min(batch_size, examples.count - begin);
     const auto batch = gather_examples(examples, {}, begin, count);
-    const auto lookup = loaded.model.look_up(batch.fields).value();  // the model's own fields: a mistake otherwise
+    // The model's own fields and number columns: a mistake otherwise.
+    const auto lookup = loaded.model.look_up(batch.fields, batch.numbers).value();
     const auto scores = loaded.model.predict(lookup, rows_for(loaded, lookup));
     for (Eigen::Index row = 0; row < scores.rows(); ++row)
       for (Eigen::Index c = 0; c < scores.cols(); ++c) probabilities.push_back(scores(row, c));
@@ -87,7 +93,7 @@ std::vector<float> predict_examples(LoadedSparseModel& loaded, const SparseDatas
 
 Evaluation evaluate_examples(LoadedSparseModel& loaded, const SparseDataset& examples) {
   const auto batch = gather_examples(examples, {}, 0, examples.count);
-  const auto lookup = loaded.model.look_up(batch.fields).value();
+  const auto lookup = loaded.model.look_up(batch.fields, batch.numbers).value();
   const auto rows = rows_for(loaded, lookup);
   const auto& targets = batch.targets;
   return loaded.model.evaluate(loaded.model.dense().weights_data(), lookup, rows,
