@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -14,6 +15,8 @@
 #include "actors/sparse_training.hpp"
 #include "io/sparse_checkpoint_file.hpp"
 #include "model/string_hash.hpp"
+#include "payloads/table_state_messages.hpp"
+#include "tests/message_bytes.hpp"
 #include "tests/sparse_fixtures.hpp"
 #include "tests/temp_folder.hpp"
 
@@ -222,4 +225,30 @@ TEST_CASE("a shard's section decodes to the part it encodes, and refuses another
     CHECK(same_bits(decoded->tables[t].state, part.tables[t].state));
   }
   CHECK(decode_shard_tables(bytes.substr(0, bytes.size() - 1), "shard 1").error().find("shard 1") == 0);
+}
+
+TEST_CASE("a shard's checkpoint answer round-trips through CAF's binary serializer, bits and all") {
+  ActorConfig config(1);
+  caf::actor_system system{config};
+  TableState table;
+  table.width = 2;
+  table.state_width = 4;
+  table.keys = {4, 10};
+  table.rows = {1.5f, -0.0f, std::numeric_limits<float>::denorm_min(), 7.0f};
+  table.state = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, std::numeric_limits<float>::infinity()};
+  table.steps = {3, 0xffffffffffffffffull};
+  ShardTablesState part{1, 2, 17, {table, TableState{}}};
+  ShardTablesState back;
+  REQUIRE_FALSE(deserialize(system, serialize(system, part), back));
+  CHECK(back.index == 1);
+  CHECK(back.count == 2);
+  CHECK(back.version == 17);
+  REQUIRE(back.tables.size() == 2);
+  CHECK(back.tables[0].width == 2);
+  CHECK(back.tables[0].state_width == 4);
+  CHECK(back.tables[0].keys == table.keys);
+  CHECK(same_bits(back.tables[0].rows, table.rows));
+  CHECK(same_bits(back.tables[0].state, table.state));
+  CHECK(back.tables[0].steps == table.steps);
+  CHECK(back.tables[1].keys.empty());
 }
