@@ -110,6 +110,10 @@ Status write_sparse_checkpoint(const std::string& path, const SparseCheckpoint& 
 Result<SparseCheckpoint> read_sparse_checkpoint(const std::string& path) {
   auto file = read_checked_file(path, "sparse checkpoint", max_file_bytes);
   if (!file) return Error{file.error()};
+  if (file->compare(0, 8, "PSGRCKPT") == 0)
+    return Error{fmt::format("{}: a dense model's checkpoint, not a sparse run's: resume it with a config naming a "
+                             "dense model",
+                             path)};
   auto body = checked_body(*file, file_magic, path, "sparse checkpoint");
   if (!body) return Error{body.error()};
   ByteReader in(*body, max_values);

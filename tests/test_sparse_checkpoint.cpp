@@ -205,6 +205,8 @@ TEST_CASE("a sparse checkpoint that is damaged or does not fit the run is refuse
   write_file_bytes(path, bytes.substr(0, bytes.size() / 3));
   CHECK(read_sparse_checkpoint(path).error().find("corrupt") != std::string::npos);
   write_file_bytes(path, "PSGRCKPT and more");
+  CHECK(read_sparse_checkpoint(path).error().find("a dense model's checkpoint") != std::string::npos);
+  write_file_bytes(path, "something else");
   CHECK(read_sparse_checkpoint(path).error().find("not a psgrad sparse checkpoint") != std::string::npos);
 }
 

@@ -1,0 +1,54 @@
+// Writes sparse checkpoints with the run's rendered config and reads one back to resume from.
+#include "apps/sparse_checkpointing.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "apps/checkpointing.hpp"
+#include "io/sparse_checkpoint_file.hpp"
+#include "io/user_text.hpp"
+
+namespace psgrad {
+
+std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(const PreparedRun& run,
+                                                                      std::shared_ptr<const std::atomic<int>> interrupt) {
+  const auto configured = run.config.training.checkpoint_path;
+  if (configured.empty() && !interrupt) return {};
+  const auto on_interrupt = interrupted_checkpoint_path(run);
+  return [configured, on_interrupt, interrupt, config_text = run.config_text,
+          output = run.output](const SparseCheckpoint& checkpoint) {
+    const bool interrupted = interrupt && interrupt->load() != 0;
+    if (configured.empty() && !interrupted) return;
+    const auto& path = configured.empty() ? on_interrupt : configured;
+    if (configured.empty()) {
+      std::error_code ignored;
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+    }
+    auto complete = checkpoint;
+    complete.dense.config = config_text;
+    const auto written = write_sparse_checkpoint(path, complete);
+    const auto iteration = checkpoint.dense.iteration;
+    // A failed write is always said; a routine one is a note that --quiet drops.
+    if (!written) {
+      fmt::print(stderr, "psgrad: {}\n", cut_long_words(written.error()));
+      std::fflush(stderr);
+    } else {
+      const auto size = table_state_size(checkpoint);
+      output->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {} ({} table rows)", iteration,
+                                     path, size.rows));
+    }
+    output->record_checkpoint(written, iteration);
+  };
+}
+
+Result<std::optional<SparseCheckpoint>> load_sparse_resume(const std::string& path, const PreparedRun& run) {
+  if (path.empty()) return std::optional<SparseCheckpoint>{};
+  auto checkpoint = read_sparse_checkpoint(path);
+  if (!checkpoint) return Error{checkpoint.error()};
+  if (auto same = same_seed_and_mode(path, checkpoint->dense, run.config); !same) return Error{same.error()};
+  return std::optional<SparseCheckpoint>(std::move(checkpoint).value());
+}
+
+}  // namespace psgrad

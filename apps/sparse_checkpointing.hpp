@@ -1,0 +1,26 @@
+// Wires a sparse run's checkpoints to files, and loads a sparse checkpoint to resume from.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "apps/run_setup.hpp"
+#include "model/sparse_checkpoint.hpp"
+
+namespace psgrad {
+
+// Writes each checkpoint to training.checkpoint_path (atomically) with the run's config text and tells
+// the run's output, as dense runs' checkpoint_writer does; without a path, only a run stopped by a signal
+// is checkpointed, to interrupted_checkpoint_path(run). Empty when neither can happen.
+std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(
+    const PreparedRun& run, std::shared_ptr<const std::atomic<int>> interrupt = {});
+
+// Nothing when path is empty; else the sparse checkpoint, checked to come from a run of this config's
+// seed and mode. The rest (tables, dense part, data, streams) is checked against the run by
+// train_sparse_in_process before anything starts.
+Result<std::optional<SparseCheckpoint>> load_sparse_resume(const std::string& path, const PreparedRun& run);
+
+}  // namespace psgrad
