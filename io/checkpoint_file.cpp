@@ -9,7 +9,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/bounded_file.hpp"
-#include "io/byte_record.hpp"
+#include "io/host_order_record.hpp"
 #include "model/fnv1a.hpp"
 
 namespace psgrad {
@@ -34,7 +34,7 @@ constexpr std::size_t checksum_bytes = sizeof(std::uint64_t);
 }  // namespace
 
 std::string encode_checkpoint(const TrainingCheckpoint& checkpoint) {
-  ByteWriter out;
+  HostOrderWriter out;
   out.raw(magic, sizeof magic);
   out.number(format_version);
   out.text(checkpoint.config);
@@ -77,7 +77,7 @@ Result<TrainingCheckpoint> read_checkpoint(const std::string& path) {
 }
 
 Result<TrainingCheckpoint> decode_checkpoint(std::string_view whole, const std::string& path) {
-  ByteReader header(whole, max_floats);
+  HostOrderReader header(whole, max_floats);
   char found_magic[sizeof magic] = {};
   if (!header.raw(found_magic, sizeof magic) || std::memcmp(found_magic, magic, sizeof magic) != 0)
     return Error{fmt::format("{}: not a psgrad checkpoint (wrong magic)", path)};
@@ -94,7 +94,7 @@ Result<TrainingCheckpoint> decode_checkpoint(std::string_view whole, const std::
   std::memcpy(&stored_checksum, whole.data() + body.size(), checksum_bytes);
   if (stored_checksum != fnv1a(body.data(), body.size()))
     return Error{fmt::format("{}: checkpoint is truncated or corrupt: checksum mismatch", path)};
-  ByteReader in(body, max_floats);
+  HostOrderReader in(body, max_floats);
   in.raw(found_magic, sizeof magic);
   in.number(version);
   TrainingCheckpoint checkpoint;

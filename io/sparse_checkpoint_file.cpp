@@ -10,7 +10,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/bounded_file.hpp"
-#include "io/byte_record.hpp"
+#include "io/host_order_record.hpp"
 #include "io/checkpoint_file.hpp"
 #include "model/fnv1a.hpp"
 
@@ -28,7 +28,7 @@ constexpr std::uint64_t max_parts = std::uint64_t{1} << 16;
 constexpr std::uint64_t max_file_bytes = std::uint64_t{1} << 40;
 constexpr std::size_t checksum_bytes = sizeof(std::uint64_t);
 
-void seal(ByteWriter& out) { out.number(fnv1a(out.data().data(), out.data().size())); }
+void seal(HostOrderWriter& out) { out.number(fnv1a(out.data().data(), out.data().size())); }
 
 // The bytes before a valid checksum, or why there is none.
 Result<std::string_view> checked_body(std::string_view whole, const char (&magic)[8], const std::string& where,
@@ -53,7 +53,7 @@ Result<std::string_view> checked_body(std::string_view whole, const char (&magic
 }  // namespace
 
 std::string encode_shard_tables(const ShardTablesState& shard) {
-  ByteWriter out;
+  HostOrderWriter out;
   out.raw(shard_magic, sizeof shard_magic);
   out.number(format_version);
   out.number(shard.index);
@@ -75,7 +75,7 @@ std::string encode_shard_tables(const ShardTablesState& shard) {
 Result<ShardTablesState> decode_shard_tables(std::string_view bytes, const std::string& where) {
   auto body = checked_body(bytes, shard_magic, where, "table shard section");
   if (!body) return Error{body.error()};
-  ByteReader in(*body, max_values);
+  HostOrderReader in(*body, max_values);
   ShardTablesState shard;
   std::uint64_t tables = 0;
   const auto truncated = Error{fmt::format("{}: table shard section is truncated or corrupt", where)};
@@ -96,7 +96,7 @@ Result<ShardTablesState> decode_shard_tables(std::string_view bytes, const std::
 }
 
 Status write_sparse_checkpoint(const std::string& path, const SparseCheckpoint& checkpoint) {
-  ByteWriter out;
+  HostOrderWriter out;
   out.raw(file_magic, sizeof file_magic);
   out.number(format_version);
   out.text(encode_checkpoint(checkpoint.dense));
@@ -116,7 +116,7 @@ Result<SparseCheckpoint> read_sparse_checkpoint(const std::string& path) {
                              path)};
   auto body = checked_body(*file, file_magic, path, "sparse checkpoint");
   if (!body) return Error{body.error()};
-  ByteReader in(*body, max_values);
+  HostOrderReader in(*body, max_values);
   const auto truncated = Error{fmt::format("{}: sparse checkpoint is truncated or corrupt", path)};
   std::uint64_t dense_size = 0, shards = 0;
   std::string_view dense_bytes;

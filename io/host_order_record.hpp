@@ -13,7 +13,7 @@
 
 namespace psgrad {
 
-class ByteWriter {
+class HostOrderWriter {
  public:
   template <class T>
   void number(T x) {
@@ -45,10 +45,10 @@ class ByteWriter {
   std::vector<char> data_;
 };
 
-class ByteReader {
+class HostOrderReader {
  public:
   // max_items: the most values an array may declare, so a corrupt count cannot ask for absurd memory.
-  ByteReader(std::string_view data, std::uint64_t max_items) : data_(data), max_items_(max_items) {}
+  HostOrderReader(std::string_view data, std::uint64_t max_items) : data_(data), max_items_(max_items) {}
   template <class T>
   bool number(T& x) {
     if (data_.size() - position_ < sizeof x) return false;
