@@ -53,6 +53,7 @@ std::function<void(const TrainingCheckpoint&)> SparseCheckpointCollector::hook()
       auto checkpoint = std::make_shared<SparseCheckpoint>();
       checkpoint->dense = dense;
       checkpoint->dense.data = setup.data;
+      checkpoint->dense.config = setup.config;
       checkpoint->row_optimizer = setup.row_optimizer;
       checkpoint->shards.resize(setup.shards.size());
       auto failed = std::make_shared<std::optional<std::string>>();

@@ -24,6 +24,7 @@ struct SparseCheckpointSetup {
   TrainingMode mode = TrainingMode::sync;
   std::string row_optimizer;  // the tables' RowOptimizer::name()
   DataFingerprint data;       // of the training set the workers' streams index into
+  std::string config;         // the run's config text
   std::function<void(const SparseCheckpoint&)> on_checkpoint;
 };
 

@@ -198,6 +198,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
   if (checkpoints) {
     collector.emplace(system, SparseCheckpointSetup{*shards, job.cluster.request_timeout, job.cluster.mode,
                                                     row_optimizer_name, fingerprint_of(*train, train->origin),
+                                                    std::move(checkpointing.config),
                                                     std::move(checkpointing.on_checkpoint)});
     hooks.on_checkpoint = collector->hook();
   }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "caf/actor_system.hpp"
@@ -28,8 +29,9 @@ struct SparseTrainingSummary {
 struct SparseCheckpointing {
   // Receives each checkpoint the driver takes (training.checkpoint_every, an interrupt, the end), in the
   // order taken, with the tables as every shard held them at its step (sync: exactly that step) and the
-  // training data's fingerprint, but without the config text; empty: no checkpoints.
+  // training data's fingerprint; empty: no checkpoints.
   std::function<void(const SparseCheckpoint&)> on_checkpoint;
+  std::string config;  // the run's config text, given to each checkpoint (so the tables are never copied for it)
   // Continue from here: the dense part, the workers' streams, and the tables re-split over this run's
   // cluster.servers. Sync runs continue bit for bit as the run that wrote it would have.
   std::optional<SparseCheckpoint> resume;

@@ -17,8 +17,7 @@ std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(const Prep
   const auto configured = run.config.training.checkpoint_path;
   if (configured.empty() && !interrupt) return {};
   const auto on_interrupt = interrupted_checkpoint_path(run);
-  return [configured, on_interrupt, interrupt, config_text = run.config_text,
-          output = run.output](const SparseCheckpoint& checkpoint) {
+  return [configured, on_interrupt, interrupt, output = run.output](const SparseCheckpoint& checkpoint) {
     const bool interrupted = interrupt && interrupt->load() != 0;
     if (configured.empty() && !interrupted) return;
     const auto& path = configured.empty() ? on_interrupt : configured;
@@ -26,9 +25,7 @@ std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(const Prep
       std::error_code ignored;
       std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
     }
-    auto complete = checkpoint;
-    complete.dense.config = config_text;
-    const auto written = write_sparse_checkpoint(path, complete);
+    const auto written = write_sparse_checkpoint(path, checkpoint);
     const auto iteration = checkpoint.dense.iteration;
     // A failed write is always said; a routine one is a note that --quiet drops.
     if (!written) {

@@ -12,8 +12,8 @@
 
 namespace psgrad {
 
-// Writes each checkpoint to training.checkpoint_path (atomically) with the run's config text and tells
-// the run's output, as dense runs' checkpoint_writer does; without a path, only a run stopped by a signal
+// Writes each checkpoint (given the run's config text through SparseCheckpointing.config) to
+// training.checkpoint_path, atomically, and tells the run's output, as dense runs' checkpoint_writer does; without a path, only a run stopped by a signal
 // is checkpointed, to interrupted_checkpoint_path(run). Empty when neither can happen.
 std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(
     const PreparedRun& run, std::shared_ptr<const std::atomic<int>> interrupt = {});

@@ -44,6 +44,7 @@ Outcome run(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
     outcome.checkpoints[checkpoint.dense.iteration] = checkpoint;
   };
   checkpointing.resume = std::move(resume);
+  checkpointing.config = "# the run's config\n";
   outcome.summary = train_sparse_in_process(system, job, std::move(train), std::move(dev), nullptr, tables, {},
                                             std::move(checkpointing));
   return outcome;
@@ -102,6 +103,7 @@ TEST_CASE("a sync sparse run resumed from its checkpoint file ends bit for bit a
     CHECK(at_5.row_optimizer == (adagrad ? "Adagrad" : "LazyAdam"));
     CHECK(at_5.dense.workers.size() == 2);
     CHECK(at_5.dense.data.has_value());
+    CHECK(at_5.dense.config == "# the run's config\n");
 
     TempFolder folder("sparse-checkpoint");
     const auto path = folder.file("run.ckpt");
