@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "actors/sparse_resume.hpp"
 #include "apps/checkpointing.hpp"
 #include "io/sparse_checkpoint_file.hpp"
 #include "io/user_text.hpp"
+#include "model/table_optimizer.hpp"
 
 namespace psgrad {
 
@@ -40,11 +42,16 @@ std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(const Prep
   };
 }
 
-Result<std::optional<SparseCheckpoint>> load_sparse_resume(const std::string& path, const PreparedRun& run) {
+Result<std::optional<SparseCheckpoint>> load_sparse_resume(const std::string& path, const PreparedRun& run,
+                                                           const SparseModel& model, const SparseDataset& train) {
   if (path.empty()) return std::optional<SparseCheckpoint>{};
   auto checkpoint = read_sparse_checkpoint(path);
   if (!checkpoint) return Error{checkpoint.error()};
   if (auto same = same_seed_and_mode(path, checkpoint->dense, run.config); !same) return Error{same.error()};
+  auto row_optimizer = build_row_optimizer(table_optimizer_choice(run.config.tables), run.config.optimizer, 1);
+  if (!row_optimizer) return Error{row_optimizer.error()};
+  if (auto fits = check_sparse_resume(*checkpoint, run.job(), model, train, (*row_optimizer)->name()); !fits)
+    return Error{fmt::format("{}: {}", path, fits.error())};
   return std::optional<SparseCheckpoint>(std::move(checkpoint).value());
 }
 

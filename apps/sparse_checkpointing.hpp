@@ -9,6 +9,8 @@
 
 #include "apps/run_setup.hpp"
 #include "model/sparse_checkpoint.hpp"
+#include "model/sparse_dataset.hpp"
+#include "model/sparse_model.hpp"
 
 namespace psgrad {
 
@@ -19,8 +21,8 @@ std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(
     const PreparedRun& run, std::shared_ptr<const std::atomic<int>> interrupt = {});
 
 // Nothing when path is empty; else the sparse checkpoint, checked to come from a run of this config's
-// seed and mode. The rest (tables, dense part, data, streams) is checked against the run by
-// train_sparse_in_process before anything starts.
-Result<std::optional<SparseCheckpoint>> load_sparse_resume(const std::string& path, const PreparedRun& run);
+// seed and mode, and to fit its model, tables' optimizer and training data (check_sparse_resume).
+Result<std::optional<SparseCheckpoint>> load_sparse_resume(const std::string& path, const PreparedRun& run,
+                                                           const SparseModel& model, const SparseDataset& train);
 
 }  // namespace psgrad
