@@ -154,7 +154,7 @@ TEST_CASE("config rejects an unknown section listing the known ones") {
   const auto message = parse_error("[trainig]\niterations = 3\n");
   CHECK(contains(message, "trainig"));
   CHECK(contains(message, "unknown section"));
-  CHECK(contains(message, "training, evaluation, model, optimizer, data, cluster"));
+  CHECK(contains(message, "training, evaluation, model, optimizer, tables, data, cluster"));
 }
 
 TEST_CASE("config rejects a top-level key outside any section") {
