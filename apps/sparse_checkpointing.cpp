@@ -14,12 +14,19 @@
 
 namespace psgrad {
 
+std::uint64_t table_floats(const SparseModel& model) {
+  std::uint64_t floats = 0;
+  for (const auto& field : model.fields()) floats += field.rows * field.width;
+  return floats;
+}
+
 std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(const PreparedRun& run,
+                                                                      std::uint64_t table_floats,
                                                                       std::shared_ptr<const std::atomic<int>> interrupt) {
   const auto configured = run.config.training.checkpoint_path;
   if (configured.empty() && !interrupt) return {};
   const auto on_interrupt = interrupted_checkpoint_path(run);
-  return [configured, on_interrupt, interrupt, output = run.output](const SparseCheckpoint& checkpoint) {
+  return [configured, on_interrupt, interrupt, table_floats, output = run.output](const SparseCheckpoint& checkpoint) {
     const bool interrupted = interrupt && interrupt->load() != 0;
     if (configured.empty() && !interrupted) return;
     const auto& path = configured.empty() ? on_interrupt : configured;
@@ -35,8 +42,10 @@ std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(const Prep
       std::fflush(stderr);
     } else {
       const auto size = table_state_size(checkpoint);
-      output->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {} ({} table rows)", iteration,
-                                     path, size.rows));
+      const double share = table_floats > 0 ? 100.0 * static_cast<double>(size.row_floats) / table_floats : 0.0;
+      output->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {} ({} touched table rows, "
+                                     "{:.1f}% of the tables' nV x width)",
+                                     iteration, path, size.rows, share));
     }
     output->record_checkpoint(written, iteration);
   };

@@ -57,6 +57,7 @@ struct SparseRun {
   PreparedRun run;
   SparseDataSplit data;
   std::optional<SparseCheckpoint> resume;  // --resume's checkpoint, checked against the run
+  std::uint64_t table_floats = 0;          // every table's nV x width
 };
 
 Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
@@ -88,7 +89,7 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
                   std::move(output).value(), std::move(trace), nullptr};
   auto resume = load_sparse_resume(options.resume, run, *model, *data->train);
   if (!resume) return Error{resume.error()};
-  return SparseRun{std::move(run), std::move(data).value(), std::move(resume).value()};
+  return SparseRun{std::move(run), std::move(data).value(), std::move(resume).value(), table_floats(*model)};
 }
 
 Status save_sparse_model(const std::string& path, const SparseRun& sparse, const SparseTrainingSummary& summary) {
@@ -188,7 +189,7 @@ int run_sparse_train(const TrainOptions& options) {
   hooks.interrupt = signals.flag();
   hooks.trace = run.trace;
   SparseCheckpointing checkpointing;
-  checkpointing.on_checkpoint = sparse_checkpoint_writer(run, signals.flag());
+  checkpointing.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
   checkpointing.config = run.config_text;
   checkpointing.resume = std::move(sparse.resume);
   signals.training_started();

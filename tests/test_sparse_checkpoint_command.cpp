@@ -7,8 +7,11 @@
 #include <regex>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "io/checkpoint_file.hpp"
 #include "io/sparse_checkpoint_file.hpp"
+#include "io/sparse_model_file.hpp"
 #include "psgrad_binary.hpp"
 #include "sparse_cli_fixtures.hpp"
 #include "temp_folder.hpp"
@@ -51,12 +54,24 @@ TEST_CASE("train --resume continues a sparse run's checkpoint to the uninterrupt
   const auto expected = final_weights(whole.output);
   REQUIRE_FALSE(expected.empty());
 
+  const auto model = run.folder.file("model.psg");
   const auto first = run.train("--config " + run.config + " --set training.iterations=10 --set training.checkpoint_path=" +
-                               run.checkpoint);
+                               run.checkpoint + " --save " + model);
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
   CHECK(contains(first.output, "checkpoint at iteration 10 written to " + run.checkpoint));
-  CHECK(is_sparse_checkpoint(run.checkpoint));
+  // The saved model holds the rows the checkpoint holds, those training touched, and no other.
+  const auto checkpoint = read_sparse_checkpoint(run.checkpoint);
+  REQUIRE(checkpoint.ok());
+  const auto saved = read_sparse_model_file(model);
+  REQUIRE(saved.ok());
+  const auto tables = tables_for_shard(*checkpoint, 0, 1).value();
+  REQUIRE(saved->tables.size() == tables.size());
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    CHECK(saved->tables[t].rows.keys == tables[t].keys);
+    CHECK(saved->tables[t].rows.values == tables[t].rows);
+  }
+  CHECK(contains(first.output, fmt::format("({} touched table rows, ", table_state_size(*checkpoint).rows)));
 
   // On 3 table shards where the checkpoint's run had 1: the rows are re-split by key.
   const auto resumed = run.train("--config " + run.config + " --resume " + run.checkpoint +
