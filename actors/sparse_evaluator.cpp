@@ -106,13 +106,10 @@ Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const T
                                               std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
                                               SnapshotCallback on_snapshot) {
   if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
-  auto model = SparseModel::build(job.model.architecture, job.model.settings, dev->num_classes());
+  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *dev, "dev data");
   if (!model) return Error{model.error()};
-  if (model->fields().size() != dev->id_fields.size())
-    return Error{fmt::format("the model '{}' has {} id fields, the dev data {}", job.model.architecture,
-                             model->fields().size(), dev->id_fields.size())};
   auto batch = gather_examples(*dev, {}, 0, dev->count);
-  auto lookup = model->look_up(batch.fields);
+  auto lookup = model->look_up(batch.fields, batch.numbers);
   if (!lookup) return Error{"dev data: " + lookup.error()};
   // Detached: its own thread, so a long evaluation never queues a worker behind it.
   return system.spawn<SparseEvaluator, caf::detached>(std::move(model).value(), std::move(batch),

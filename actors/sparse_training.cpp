@@ -142,11 +142,10 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
                                                       ReportCallback on_report, const TableOptimizerChoice& tables,
                                                       DriverHooks hooks, SparseCheckpointing checkpointing) {
   if (auto checked = check_run(job, train.get(), dev.get(), hooks); !checked) return Error{checked.error()};
-  auto model = SparseModel::build(job.model.architecture, job.model.settings, train->num_classes());
+  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *train, "data");
   if (!model) return Error{model.error()};
-  if (model->fields().size() != train->id_fields.size())
-    return Error{fmt::format("the model '{}' has {} id fields, the data {}", job.model.architecture,
-                             model->fields().size(), train->id_fields.size())};
+  // The dense weights are laid out for the training data's number columns: the dev set must have them.
+  if (auto checked = model->check_inputs(*dev, "dev data"); !checked) return Error{checked.error()};
   // The row optimizer's name, for the checkpoints (a table of width 1 builds as any other).
   auto row_optimizer = build_row_optimizer(tables, job.optimizer, 1);
   if (!row_optimizer) return Error{row_optimizer.error()};

@@ -141,7 +141,7 @@ class SparseWorker : public DataWorkerActor::base {
                                              fmt::format("weights do not fit the model layout ({})", *differs)));
     step->weights = std::move(weights);
     step->batch = batches_.next();
-    auto lookup = model_.look_up(step->batch.fields);
+    auto lookup = model_.look_up(step->batch.fields, step->batch.numbers);
     if (!lookup) return end_loop(who(), caf::make_error(caf::sec::invalid_argument, lookup.error()));
     step->lookup = std::move(lookup).value();
     step->answers.resize(shard_count());
@@ -232,11 +232,9 @@ class SparseWorker : public DataWorkerActor::base {
 Result<DataWorkerActor> spawn_sparse_worker(caf::actor_system& system, SparseWorkerSetup setup) {
   if (!setup.train || setup.train->count == 0) return Error{"worker has no training data"};
   if (setup.shards.empty()) return Error{"a sparse worker needs at least one table shard"};
-  auto model = SparseModel::build(setup.job.model.architecture, setup.job.model.settings, setup.train->num_classes());
+  auto model = SparseModel::build_for_data(setup.job.model.architecture, setup.job.model.settings, *setup.train,
+                                           "training data");
   if (!model) return Error{model.error()};
-  if (model->fields().size() != setup.train->id_fields.size())
-    return Error{fmt::format("the model '{}' has {} id fields, the training data {}", setup.job.model.architecture,
-                             model->fields().size(), setup.train->id_fields.size())};
   return system.spawn<SparseWorker>(std::make_shared<SparseWorkerSetup>(std::move(setup)), std::move(model).value());
 }
 

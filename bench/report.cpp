@@ -24,7 +24,10 @@ std::string spread(const Stats& stats) {
   return number(stats.min) + "–" + number(stats.max);
 }
 
+// A figure that was not measured (a skipped peer, a ratio without its denominator) is null, not 0.
 nlohmann::json stats_json(const Stats& stats) {
+  if (stats.samples.empty())
+    return {{"median", nullptr}, {"min", nullptr}, {"max", nullptr}, {"samples", nlohmann::json::array()}};
   return {{"median", stats.median}, {"min", stats.min}, {"max", stats.max}, {"samples", stats.samples}};
 }
 

@@ -34,6 +34,9 @@ void check_targets(Report& report) {
         5.0);
   check(report, "psgrad async --processes >= 5x the PyTorch RPC server (async)",
         "peer.torch_rpc_async.ratio_processes", 5.0);
+  // Sparse models (section 9): a shard's step against a plain loop over the same rows, and PyTorch.
+  check(report, "table shard step / plain loop, per touched row", "sparse.server_vs_plain_loop", 2.0, true);
+  check(report, "psgrad sparse async >= 2x PyTorch EmbeddingBag", "sparse.psgrad_async_vs_torch", 2.0);
 }
 
 }  // namespace psgrad::bench

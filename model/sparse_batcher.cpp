@@ -1,6 +1,7 @@
 #include "model/sparse_batcher.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -26,6 +27,13 @@ std::optional<std::string> sparse_dataset_problem(const SparseDataset& data) {
       if (field.offsets[e + 1] < field.offsets[e])
         return fmt::format("id field '{}': the bag of example {} ends before it starts", field.name, e);
   }
+  if (data.numbers.size() != data.count * data.number_width())
+    return fmt::format("{} numbers for {} examples of {} number columns", data.numbers.size(), data.count,
+                       data.number_width());
+  for (std::size_t i = 0; i < data.numbers.size(); ++i)
+    if (!std::isfinite(data.numbers[i]))
+      return fmt::format("number column '{}' of example {} is not finite", data.number_names[i % data.number_width()],
+                         i / data.number_width());
   return std::nullopt;
 }
 
@@ -34,6 +42,7 @@ SparseBatch gather_examples(const SparseDataset& data, const std::vector<std::ui
   SparseBatch batch;
   batch.size = count;
   batch.fields.resize(data.id_fields.size());
+  batch.numbers.reserve(count * data.number_width());
   batch.targets = Matrix::Zero(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(data.num_classes()));
   for (std::size_t row = 0; row < count; ++row) {
     const std::size_t example = order.empty() ? begin + row : order[begin + row];
@@ -41,6 +50,7 @@ SparseBatch gather_examples(const SparseDataset& data, const std::vector<std::ui
       const auto& field = data.id_fields[f];
       batch.fields[f].add_example(field.bag(example), field.length(example));
     }
+    batch.numbers.insert(batch.numbers.end(), data.number_row(example), data.number_row(example) + data.number_width());
     batch.targets(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(data.labels[example])) = 1.0f;
   }
   return batch;

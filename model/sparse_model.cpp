@@ -1,9 +1,11 @@
 #include "model/sparse_model.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace psgrad {
 
@@ -23,19 +25,26 @@ LayerChain with_tap(LayerChain chain, std::size_t width, InputGradientTap*& tap)
   return chain;
 }
 
+// Column names for a one-line message.
+std::string listed(const std::vector<std::string>& names) {
+  return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
+}
+
 }  // namespace
 
-SparseModel::SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture)
+SparseModel::SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture,
+                         std::vector<std::string> number_names)
     : front_(std::move(front)),
+      number_names_(std::move(number_names)),
       embedded_width_(total_width(front_)),
-      dense_(with_tap(std::move(dense_chain), embedded_width_, tap_), std::move(architecture)) {
+      dense_(with_tap(std::move(dense_chain), embedded_width_ + number_names_.size(), tap_), std::move(architecture)) {
   if (front_.fields.empty()) throw std::invalid_argument("a sparse model needs at least one field");
-  if (dense_.input_width() != embedded_width_)
-    throw std::invalid_argument("the dense chain's input width must be the embeddings' total width");
+  if (dense_.input_width() != input_width())
+    throw std::invalid_argument("the dense chain's input width must be the embeddings' total width plus the numbers");
 }
 
 Result<SparseModel> SparseModel::build(const std::string& architecture, const Settings& settings,
-                                       std::size_t output_width) {
+                                       std::size_t output_width, std::vector<std::string> number_names) {
   const auto entry = find_sparse_architecture(architecture);
   if (!entry) return Error{fmt::format("unknown sparse architecture '{}'", architecture)};
   Settings filled = settings;
@@ -46,11 +55,31 @@ Result<SparseModel> SparseModel::build(const std::string& architecture, const Se
       return Error{fmt::format("architecture '{}': {}: expected {}", architecture, spec.name, *expected)};
   auto front = entry->front(filled);
   if (!front) return Error{fmt::format("architecture '{}': {}", architecture, front.error())};
-  const std::size_t width = total_width(*front);
-  return SparseModel(std::move(*front), entry->build_dense(filled, width, output_width), architecture);
+  const std::size_t width = total_width(*front) + number_names.size();
+  return SparseModel(std::move(*front), entry->build_dense(filled, width, output_width), architecture,
+                     std::move(number_names));
 }
 
-Result<BatchLookup> SparseModel::look_up(const std::vector<RaggedIds>& batch) const {
+Result<SparseModel> SparseModel::build_for_data(const std::string& architecture, const Settings& settings,
+                                                const SparseDataset& data, const std::string& data_name) {
+  auto model = build(architecture, settings, data.num_classes(), data.number_names);
+  if (!model) return model;
+  if (auto checked = model->check_inputs(data, data_name); !checked) return Error{checked.error()};
+  return model;
+}
+
+Status SparseModel::check_inputs(const SparseDataset& data, const std::string& data_name) const {
+  if (front_.fields.size() != data.id_fields.size())
+    return Error{fmt::format("the model '{}' has {} id fields, the {} {}", architecture(), front_.fields.size(),
+                             data_name, data.id_fields.size())};
+  if (number_names_ != data.number_names)
+    return Error{fmt::format("the model '{}' reads {} number columns ({}), the {} has {} ({})", architecture(),
+                             number_names_.size(), listed(number_names_), data_name, data.number_names.size(),
+                             listed(data.number_names))};
+  return success();
+}
+
+Result<BatchLookup> SparseModel::look_up(const std::vector<RaggedIds>& batch, const std::vector<float>& numbers) const {
   if (batch.size() != front_.fields.size())
     return Error{fmt::format("a batch of {} fields for a model of {} fields", batch.size(), front_.fields.size())};
   BatchLookup lookup;
@@ -64,6 +93,12 @@ Result<BatchLookup> SparseModel::look_up(const std::vector<RaggedIds>& batch) co
                                lookup.examples)};
     lookup.fields.push_back(psgrad::look_up(field, ids));
   }
+  if (numbers.size() != lookup.examples * number_width())
+    return Error{fmt::format("{} numbers for {} examples of {} number columns each", numbers.size(), lookup.examples,
+                             number_width())};
+  // Scaled once here: the evaluator looks its dev set up once and scores it many times.
+  lookup.numbers.reserve(numbers.size());
+  for (const float value : numbers) lookup.numbers.push_back(scale_number(front_.numbers, value));
   return lookup;
 }
 
@@ -72,18 +107,24 @@ ConstMatrixMap SparseModel::embed(const BatchLookup& lookup, const std::vector<S
     throw std::invalid_argument(fmt::format("embed: {} row sets and {} field lookups for a model of {} fields",
                                             rows.size(), lookup.fields.size(), front_.fields.size()));
   const std::size_t n = lookup.examples;
-  if (embedded_.size() < n * embedded_width_) embedded_.resize(n * embedded_width_);
+  const std::size_t width = input_width();
+  if (lookup.numbers.size() != n * number_width())
+    throw std::invalid_argument(fmt::format("embed: {} numbers for {} examples of {} number columns",
+                                            lookup.numbers.size(), n, number_width()));
+  if (embedded_.size() < n * width) embedded_.resize(n * width);
   std::size_t column = 0;
   for (std::size_t f = 0; f < front_.fields.size(); ++f) {
     const auto& field = front_.fields[f];
     const auto& field_lookup = lookup.fields[f];
     id_vectors_.resize(field_lookup.id_count() * field.width);
     embed_ids(field, field_lookup, rows[f], id_vectors_.data());
-    pool(front_.pooling, id_vectors_.data(), field_lookup.offsets, field.width, embedded_.data() + column,
-         embedded_width_);
+    pool(front_.pooling, id_vectors_.data(), field_lookup.offsets, field.width, embedded_.data() + column, width);
     column += field.width;
   }
-  return ConstMatrixMap(embedded_.data(), static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(embedded_width_));
+  const std::size_t numbers = number_width();
+  for (std::size_t e = 0; e < n && numbers > 0; ++e)
+    std::copy_n(lookup.numbers.data() + e * numbers, numbers, embedded_.data() + e * width + embedded_width_);
+  return ConstMatrixMap(embedded_.data(), static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(width));
 }
 
 void SparseModel::backpropagate_front(const BatchLookup& lookup, std::vector<SparseRows>& row_gradients) {
@@ -94,7 +135,8 @@ void SparseModel::backpropagate_front(const BatchLookup& lookup, std::vector<Spa
     const auto& field = front_.fields[f];
     const auto& field_lookup = lookup.fields[f];
     id_vectors_.resize(field_lookup.id_count() * field.width);
-    pool_backward(front_.pooling, d_embedded.data() + column, embedded_width_, field_lookup.offsets, field.width,
+    // The numbers' columns, after the embeddings', have no parameters in front of them.
+    pool_backward(front_.pooling, d_embedded.data() + column, input_width(), field_lookup.offsets, field.width,
                   id_vectors_.data());
     row_gradients[f] = embedding_gradient(field, field_lookup, id_vectors_.data());
     column += field.width;

@@ -1,6 +1,6 @@
-// A model over bags of ids: an embedding front (one HashEmbed per field, pooled, concatenated) whose
-// tables live elsewhere — a batch's rows are handed in, their gradients handed back — and a dense Model
-// behind it on one weight buffer, as every dense model.
+// A model over bags of ids and numeric columns: an embedding front (one HashEmbed per field, pooled,
+// concatenated, then the numbers) whose tables live elsewhere — a batch's rows are handed in, their
+// gradients handed back — and a dense Model behind it on one weight buffer, as every dense model.
 #pragma once
 
 #include <cstddef>
@@ -13,36 +13,54 @@
 #include "model/model.hpp"
 #include "model/pooling.hpp"
 #include "model/ragged_ids.hpp"
+#include "model/sparse_dataset.hpp"
 #include "model/sparse_registry.hpp"
 #include "model/sparse_rows.hpp"
 
 namespace psgrad {
 
-// Which table rows one batch touches: per field, its pull list and where each id's rows are in it.
+// Which table rows one batch touches: per field, its pull list and where each id's rows are in it; and
+// the batch's numbers, scaled as the model takes them.
 struct BatchLookup {
   std::size_t examples = 0;
   std::vector<FieldLookup> fields;
+  std::vector<float> numbers;  // examples x the model's number columns, row-major
 };
 
 class SparseModel {
  public:
-  SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture);
+  // number_names: the numeric columns it reads after the embeddings, in their order within a row.
+  SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture,
+              std::vector<std::string> number_names = {});
 
   // Builds a registered sparse architecture from settings; unknown names and bad settings are errors.
   static Result<SparseModel> build(const std::string& architecture, const Settings& settings,
-                                   std::size_t output_width);
+                                   std::size_t output_width, std::vector<std::string> number_names = {});
+  // Built for a data set's layout: its classes and number columns; refused in one line when the settings
+  // declare other id fields than it has. data_name says which set in that line ("training data").
+  static Result<SparseModel> build_for_data(const std::string& architecture, const Settings& settings,
+                                            const SparseDataset& data, const std::string& data_name);
+
+  // Whether data has the inputs this model reads: as many id fields, the same number columns in the same
+  // order. The refusal is one line naming data_name and both layouts.
+  Status check_inputs(const SparseDataset& data, const std::string& data_name) const;
 
   const std::string& architecture() const { return dense_.architecture(); }
   const std::vector<HashEmbedSpec>& fields() const { return front_.fields; }
   Pooling pooling() const { return front_.pooling; }
-  std::size_t embedded_width() const { return embedded_width_; }  // the dense chain's input width
+  NumberScaling number_scaling() const { return front_.numbers; }
+  const std::vector<std::string>& number_names() const { return number_names_; }
+  std::size_t number_width() const { return number_names_.size(); }
+  std::size_t embedded_width() const { return embedded_width_; }  // the pooled embeddings, concatenated
+  std::size_t input_width() const { return embedded_width_ + number_names_.size(); }  // the dense chain's
   std::size_t output_width() const { return dense_.output_width(); }
   // The dense part: its weights, layout, initialize() and gradient buffer.
   Model& dense() { return dense_; }
   const Model& dense() const { return dense_; }
 
-  // The rows a batch needs: batch holds one RaggedIds per field, all with the same examples.
-  Result<BatchLookup> look_up(const std::vector<RaggedIds>& batch) const;
+  // The rows a batch needs: batch holds one RaggedIds per field, all with the same examples; numbers
+  // holds their number columns (examples x number_width(), row-major), none for a model without them.
+  Result<BatchLookup> look_up(const std::vector<RaggedIds>& batch, const std::vector<float>& numbers = {}) const;
 
   // Forward with dropout, loss gradient (probs - targets) / n, backward. rows holds per field the rows
   // of lookup.fields[f].keys. Writes the dense gradient into the dense model's gradient buffer, and
@@ -64,11 +82,13 @@ class SparseModel {
                       const ConstMatrixMap& targets, std::size_t batch_size);
 
  private:
-  // The pooled, concatenated embeddings of a batch (examples x embedded_width).
+  // The dense chain's input for a batch (examples x input_width): the pooled, concatenated embeddings,
+  // then the numbers.
   ConstMatrixMap embed(const BatchLookup& lookup, const std::vector<SparseRows>& rows);
   void backpropagate_front(const BatchLookup& lookup, std::vector<SparseRows>& row_gradients);
 
   EmbeddingFront front_;
+  std::vector<std::string> number_names_;
   std::size_t embedded_width_ = 0;
   // The dense chain's first layer, owned by dense_; declared first because dense_'s construction sets it.
   InputGradientTap* tap_ = nullptr;

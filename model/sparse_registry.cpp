@@ -25,6 +25,7 @@ Result<EmbeddingFront> hashembed_front(const Settings& settings) {
                              max_seed - (widths.size() - 1), widths.size(), first_seed)};
   EmbeddingFront front;
   front.pooling = *pooling_named(get_text(settings, "pooling"));
+  front.numbers = *number_scaling_named(get_text(settings, "numbers"));
   for (std::size_t i = 0; i < widths.size(); ++i) {
     HashEmbedSpec field;
     field.width = static_cast<std::size_t>(widths[i]);
@@ -40,8 +41,8 @@ SparseArchitecture hashembed_mlp() {
   SparseArchitecture entry;
   entry.name = "hashembed_mlp.v1";
   entry.description =
-      "One HashEmbed per field, pooled by reduce_sum or reduce_mean and concatenated, then "
-      "Relu(hidden_width, dropout) >> Relu(hidden_width, dropout) >> Softmax.";
+      "One HashEmbed per field, pooled by reduce_sum or reduce_mean and concatenated, followed by the "
+      "numeric columns, then Relu(hidden_width, dropout) >> Relu(hidden_width, dropout) >> Softmax.";
   entry.settings = {
       {"embedding_widths", SettingKind::integer_list, SettingValue{std::vector<std::int64_t>{64}},
        "Each field's embedding width (HashEmbed's nO), one entry per field.", 1.0, max_width},
@@ -53,6 +54,10 @@ SparseArchitecture hashembed_mlp() {
       {"pooling", SettingKind::text, SettingValue{std::string("mean")},
        "How a field's bag of id vectors becomes one row: reduce_sum or reduce_mean.", std::nullopt, std::nullopt,
        false, false, {"sum", "mean"}},
+      {"numbers", SettingKind::text, SettingValue{std::string("as_is")},
+       "How the numeric columns enter the first Relu after the embeddings: as_is, or log1p "
+       "(sign(x) * log(1 + |x|), for counts).",
+       std::nullopt, std::nullopt, false, false, {"as_is", "log1p"}},
       {"hidden_width", SettingKind::integer, SettingValue{std::int64_t{128}}, "Width of both hidden Relu layers.",
        1.0, max_width},
       {"dropout", SettingKind::number, SettingValue{0.2},

@@ -1,5 +1,6 @@
 // Named architectures whose inputs are bags of ids per field rather than dense features: an embedding
-// front (one HashEmbed per field, pooled, concatenated) and the dense chain behind it. They are kept
+// front (one HashEmbed per field, pooled, concatenated, then the numeric columns) and the dense chain
+// behind it. They are kept
 // apart from the dense registry, whose every entry a dense job may build from feature columns.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "model/hashembed.hpp"
+#include "model/number_scaling.hpp"
 #include "model/pooling.hpp"
 #include "model/registry.hpp"
 #include "model/result.hpp"
@@ -19,6 +21,7 @@ namespace psgrad {
 struct EmbeddingFront {
   std::vector<HashEmbedSpec> fields;  // fields[i].column == i
   Pooling pooling = Pooling::mean;
+  NumberScaling numbers = NumberScaling::as_is;  // how the numeric columns enter, after the embeddings
 };
 
 struct SparseArchitecture {
@@ -27,7 +30,8 @@ struct SparseArchitecture {
   std::vector<SettingSpec> settings;
   // The front validated settings describe, or why they describe none (lists of different lengths).
   std::function<Result<EmbeddingFront>(const Settings&)> front;
-  // The dense chain for input_width concatenated features and output_width classes.
+  // The dense chain for input_width concatenated features (embeddings, then numbers) and output_width
+  // classes.
   std::function<LayerChain(const Settings&, std::size_t input_width, std::size_t output_width)> build_dense;
 };
 

@@ -33,11 +33,11 @@ main_packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-de
 # openssh-server carry `psgrad launch` between its hosts; slurm-client (scontrol) expands Slurm node
 # lists; slurmctld, slurmd and munge run the single-host Slurm of the srun test. The daemons are
 # installed, not started: the tests start their own, with their own configs and keys. python3-pytest
-# tests the Python package; python3-thinc runs Thinc's own HashEmbed, pooling and config reader next to
-# psgrad's.
+# tests the Python package (python3-pandas its records as a DataFrame); python3-thinc runs Thinc's own
+# HashEmbed, pooling and config reader next to psgrad's.
 test_packages=(openssl gnuplot-nox dataset-fashion-mnist procps clang libclang-rt-14-dev iproute2 iptables
                libnetfilter-queue-dev openssh-client openssh-server slurm-client slurmctld slurmd munge
-               python3-pytest python3-thinc)
+               python3-pytest python3-pandas python3-thinc)
 # The bench's peers (bench/peers): PyTorch with OpenBLAS rather than the reference BLAS, and Thinc.
 peer_packages=(python3-torch libopenblas0-pthread python3-thinc)
 

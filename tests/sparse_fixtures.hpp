@@ -1,6 +1,8 @@
 // Sparse data sets and jobs the sparse actor tests share: a learnable rule over token ids, built in memory.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,6 +43,43 @@ inline std::shared_ptr<const SparseDataset> colour_task(std::size_t count, std::
     distractor.ids.push_back(rng.below(10));
     distractor.offsets.push_back(distractor.ids.size());
     data->labels.push_back(static_cast<std::uint32_t>(colour));
+  }
+  return data;
+}
+
+// data with two number columns added, unrelated to the class: "count", a whole number from 0 to 999 with
+// a long tail as click logs' counts have, and "offset", uniform in [-1, 1).
+inline std::shared_ptr<const SparseDataset> with_numbers(std::shared_ptr<const SparseDataset> data,
+                                                         std::uint64_t seed) {
+  auto numbered = std::make_shared<SparseDataset>(*data);
+  numbered->number_names = {"count", "offset"};
+  Random rng(seed);
+  for (std::size_t e = 0; e < numbered->count; ++e) {
+    numbered->numbers.push_back(static_cast<float>(rng.below(10) * rng.below(10) * rng.below(10)));
+    numbered->numbers.push_back(static_cast<float>(2.0 * rng.uniform() - 1.0));
+  }
+  return numbered;
+}
+
+// A class that only a number tells: "level" is uniform in [0, 3) and the class is its whole part. A
+// decoy number ("decoy", uniform in [0, 3)) and an id field of ids drawn apart from the class carry
+// nothing, so a model that ignores the numbers is left with the majority class.
+inline std::shared_ptr<const SparseDataset> level_task(std::size_t count, std::uint64_t seed) {
+  auto data = std::make_shared<SparseDataset>();
+  data->count = count;
+  data->id_fields.resize(1);
+  data->id_fields[0].name = "noise";
+  data->number_names = {"decoy", "level"};
+  data->class_names = {"0", "1", "2"};
+  data->origin = "memory";
+  Random rng(seed);
+  for (std::size_t e = 0; e < count; ++e) {
+    data->id_fields[0].ids.push_back(rng.below(20));
+    data->id_fields[0].offsets.push_back(data->id_fields[0].ids.size());
+    const double level = 3.0 * rng.uniform();
+    data->numbers.push_back(static_cast<float>(3.0 * rng.uniform()));
+    data->numbers.push_back(static_cast<float>(level));
+    data->labels.push_back(static_cast<std::uint32_t>(std::min(2.0, std::floor(level))));
   }
   return data;
 }

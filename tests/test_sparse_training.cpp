@@ -63,7 +63,7 @@ using AfterStep = std::function<void(std::uint64_t, const AlignedFloats&, const 
 
 PlainRun plain_sync_loop(const TrainingJob& job, std::shared_ptr<const SparseDataset> data,
                          const AfterStep& after_step = nullptr) {
-  auto model = SparseModel::build(job.model.architecture, job.model.settings, data->num_classes()).value();
+  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *data, "data").value();
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   AlignedFloats weights(model.dense().weights().begin(), model.dense().weights().end());
   auto optimizer = std::move(build_optimizer(job, model.dense().layout()).value());
@@ -88,7 +88,7 @@ PlainRun plain_sync_loop(const TrainingJob& job, std::shared_ptr<const SparseDat
     std::vector<std::vector<SparseRows>> row_gradients(job.cluster.num_workers);
     for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
       const auto batch = batches[k].next();
-      const auto lookup = model.look_up(batch.fields).value();
+      const auto lookup = model.look_up(batch.fields, batch.numbers).value();
       std::vector<SparseRows> rows;
       for (std::size_t f = 0; f < run.tables.size(); ++f)
         rows.push_back(run.tables[f].pull(lookup.fields[f].keys).value());
@@ -138,6 +138,30 @@ TEST_CASE("sync sparse runs are one plain loop's steps, bit for bit, on 1, 2 and
       REQUIRE(summary.tables.size() == plain.tables.size());
       for (std::size_t f = 0; f < plain.tables.size(); ++f) {
         CAPTURE(f);
+        const auto expected = rows_of(plain.tables[f]);
+        CHECK(summary.tables[f].keys == expected.keys);
+        CHECK(same_bits(summary.tables[f].values, expected.values));
+      }
+    }
+  }
+}
+
+TEST_CASE("sync sparse runs with number columns are one plain loop's steps, bit for bit, on 1, 2 and 4 shards") {
+  for (const std::string numbers : {"as_is", "log1p"}) {
+    CAPTURE(numbers);
+    const auto data = with_numbers(colour_task(200, 11), 12);
+    auto job = sparse_job(TrainingMode::sync, 2, 1, 8);
+    job.model.settings["numbers"] = numbers;
+    job.optimizer.settings["grad_clip"] = 0.01;
+    job.evaluation.frequency = 4;
+    const auto plain = plain_sync_loop(job, data);
+    for (std::size_t shards : {1, 2, 4}) {
+      CAPTURE(shards);
+      job.cluster.servers = shards;
+      const auto summary = train_sparse(job, data, data, 2);
+      CHECK(same_bits(floats_of(summary.run.final_weights.values), plain.dense));
+      REQUIRE(summary.tables.size() == plain.tables.size());
+      for (std::size_t f = 0; f < plain.tables.size(); ++f) {
         const auto expected = rows_of(plain.tables[f]);
         CHECK(summary.tables[f].keys == expected.keys);
         CHECK(same_bits(summary.tables[f].values, expected.values));

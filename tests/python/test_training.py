@@ -185,3 +185,15 @@ def test_the_tutorials_config_string_pasted_unchanged_trains_as_the_command_line
     printed = run_command_line("train", "--config", SOURCE_DIR / "configs" / "mnist.toml", "--set",
                                f'data.path="{folder}"', "--no-metrics").stdout
     assert result.weights_hash == printed_weights_hash(printed)
+
+
+def test_frame_holds_one_row_per_evaluation_with_the_records_values(float_digits):
+    pandas = pytest.importorskip("pandas", reason="pandas is not installed (Debian: python3-pandas)")
+    x, y, x_dev, y_dev = float_digits
+    result = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev))
+    frame = result.frame()
+    assert isinstance(frame, pandas.DataFrame)
+    assert len(frame) == len(result.records)
+    assert list(frame["iteration"]) == [record["iteration"] for record in result.records]
+    assert list(frame["dev_accuracy"]) == [record["dev_accuracy"] for record in result.records]
+    assert bool(frame["final"].iloc[-1]) and not frame["final"].iloc[:-1].any()

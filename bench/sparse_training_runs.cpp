@@ -1,0 +1,142 @@
+// Each repeat runs every mode and shard count once, one after another, as section 3 alternates its
+// runs, so that load drifting over the section reaches every series alike. Iterations are sized from a
+// short first run so that each run trains for about effort.seconds_per_run.
+#include "bench/sparse_training_runs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "actors/actor_config.hpp"
+#include "actors/local_training.hpp"
+#include "actors/sparse_training.hpp"
+#include "bench/machine_load.hpp"
+#include "bench/peer_scripts.hpp"
+#include "bench/sparse_data.hpp"
+#include "caf/actor_system.hpp"
+
+namespace psgrad::bench {
+
+namespace {
+
+constexpr const char* kSection = "9 sparse";
+constexpr std::size_t kWidth = 32;
+constexpr std::uint64_t kTableRows = std::uint64_t{1} << 16;
+constexpr std::size_t kShardCounts[] = {1, 2, 4};
+
+struct ClickSplit {
+  std::shared_ptr<const SparseDataset> train, dev;
+};
+
+// samples / training_seconds of one run; throws when the run fails.
+double run_rate(TrainingJob job, const ClickSplit& data) {
+  ActorConfig config(0);
+  prepare_local_run(config, job.cluster.num_workers);
+  caf::actor_system system{config};
+  auto summary = train_sparse_in_process(system, job, data.train, data.dev, nullptr);
+  if (!summary) throw std::runtime_error("sparse local run failed: " + summary.error());
+  return static_cast<double>(summary->run.samples) / summary->run.training_seconds;
+}
+
+std::string series_key(std::size_t shards, TrainingMode mode) {
+  return fmt::format("sparse.samples_per_s.local_{}_shards.{}", shards, mode_name(mode));
+}
+
+// Every local series; returns psgrad async's best shard count's rates, for the ratio to PyTorch.
+Stats measure_local(const SparseEffort& effort, const ClickSplit& data, Report& report) {
+  auto job = click_job(kWidth, kTableRows);
+  job.cluster.mode = TrainingMode::sync;
+  job.training.iterations = 20;
+  const double probe_rate = run_rate(job, data);
+  const double per_iteration = static_cast<double>(job.training.batch_size * job.cluster.num_workers);
+  const auto iterations =
+      std::max<std::uint64_t>(10, static_cast<std::uint64_t>(std::ceil(effort.seconds_per_run * probe_rate / per_iteration)));
+  std::map<std::string, std::vector<double>> rates, other_cores;
+  for (std::size_t r = 0; r < effort.repeats; ++r) {
+    // Once a repeat, not before every run: six runs each waiting would outlast the section's minute.
+    wait_for_quiet_machine(effort.quiet_wait_seconds);
+    for (const auto mode : {TrainingMode::sync, TrainingMode::async})
+      for (const auto shards : kShardCounts) {
+        job.cluster.mode = mode;
+        job.cluster.servers = shards;
+        job.training.iterations = iterations;
+        const CpuMeter meter;
+        rates[series_key(shards, mode)].push_back(run_rate(job, data));
+        other_cores[series_key(shards, mode)].push_back(meter.other_cores());
+      }
+  }
+  Stats best_async;
+  for (const auto mode : {TrainingMode::sync, TrainingMode::async})
+    for (const auto shards : kShardCounts) {
+      const auto key = series_key(shards, mode);
+      const auto stats = summarize(rates[key]);
+      const auto& others = other_cores[key];
+      report.add({key, kSection, fmt::format("{} 2 workers, {} table shard{}: samples/s", mode_name(mode), shards,
+                                             shards == 1 ? "" : "s"),
+                  stats, "samples/s",
+                  fmt::format("{} iterations; other processes {:.2f} cores", iterations,
+                              *std::max_element(others.begin(), others.end()))});
+      if (mode == TrainingMode::async && stats.median > best_async.median) best_async = stats;
+    }
+  return best_async;
+}
+
+// The click model's keys for sparse_torch.py, which times its training on 1 and then 2 threads.
+void measure_torch(const BenchContext& context, const SparseEffort& effort, const ClickSplit& data,
+                   const Stats& psgrad_async, Report& report) {
+  const auto job = click_job(kWidth, kTableRows);
+  const auto model = SparseModel::build(job.model.architecture, job.model.settings, data.train->num_classes()).value();
+  ScratchFolder folder;
+  auto description = peer_model(job, model);
+  description["train"] = write_peer_keys(folder.path(), "train", model, *data.train);
+  const auto keys_path = folder.path() + "/keys.json";
+  std::ofstream(keys_path) << description.dump() << "\n";
+  wait_for_quiet_machine(effort.quiet_wait_seconds);
+  const auto run = run_peer_script(
+      context, "sparse_torch.py",
+      {"--keys", keys_path, "--threads", "1,2", "--seconds", fmt::format("{}", effort.seconds_per_run),
+       "--warmup-seconds", context.options.quick ? "0.05" : "0.5", "--repeats", std::to_string(effort.repeats)},
+      std::chrono::seconds(context.options.quick ? 120 : 300));
+  const std::string best_name = "PyTorch EmbeddingBag + MLP, best of 1 and 2 threads: samples/s";
+  const std::string ratio_name = "  psgrad async (best shard count) ÷ it";
+  if (run.skipped) {
+    report.details("sparse")["torch"] = {{"status", kTorchSkipped}, {"reason", run.reason}};
+    report.add({"sparse.torch_samples_per_s", kSection, best_name, Stats{}, "samples/s", kTorchSkipped});
+    report.add({"sparse.psgrad_async_vs_torch", kSection, ratio_name, Stats{}, "ratio", kTorchSkipped});
+    return;
+  }
+  report.details("sparse")["torch"] = run.result;
+  const auto& runs = run.result.at("runs");
+  const auto note = fmt::format("torch {}, BLAS: {}", run.result.value("torch_version", "?"),
+                                run.result.value("blas_kind", "?"));
+  for (const auto& [threads, samples] : runs.items())
+    report.add({fmt::format("sparse.torch_samples_per_s.t{}", threads), kSection,
+                fmt::format("PyTorch EmbeddingBag + MLP, {} thread{}: samples/s", threads, threads == "1" ? "" : "s"),
+                summarize(samples.get<std::vector<double>>()), "samples/s", note});
+  const auto best_threads = std::to_string(run.result.at("best_threads").get<int>());
+  const auto best = summarize(runs.at(best_threads).get<std::vector<double>>());
+  report.add({"sparse.torch_samples_per_s", kSection, best_name, best, "samples/s",
+              fmt::format("{} thread(s); other processes {:.2f} cores", best_threads, run.other_cores)});
+  const bool reference_blas = on_reference_blas(run.result);
+  report.add({"sparse.psgrad_async_vs_torch", kSection, ratio_name, reference_blas ? Stats{} : ratio(psgrad_async, best),
+              "ratio", reference_blas ? "no ratio: torch runs on the reference BLAS" : "target >= 2"});
+}
+
+}  // namespace
+
+void measure_sparse_training_runs(const BenchContext& context, const SparseEffort& effort, Report& report) {
+  const ClickSplit data{click_dataset(effort.click_train_rows, 10), click_dataset(effort.click_dev_rows, 11)};
+  const auto psgrad_async = measure_local(effort, data, report);
+  const std::string not_measured = "not measured: sparse models do not run in shard and work processes yet";
+  report.add({"sparse.samples_per_s.loopback_3_processes", kSection,
+              "psgrad shard + 2 psgrad work processes, loopback: samples/s", Stats{}, "samples/s", not_measured});
+  report.details("sparse")["samples_per_s"]["loopback_3_processes"] = {{"value", nullptr},
+                                                                        {"not_measured", not_measured}};
+  measure_torch(context, effort, data, psgrad_async, report);
+}
+
+}  // namespace psgrad::bench
