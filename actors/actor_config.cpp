@@ -8,6 +8,7 @@
 #include "actors/interfaces.hpp"
 #include "actors/sparse_interfaces.hpp"
 #include "payloads/messages.hpp"
+#include "payloads/table_state_messages.hpp"
 #include "runtime/polling_scheduler.hpp"
 #include "runtime/tls_error_queue.hpp"
 
@@ -39,6 +40,7 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<PulledRows>("psgrad::PulledRows");
   add_message_type<RowPush>("psgrad::RowPush");
   add_message_type<TableSquares>("psgrad::TableSquares");
+  add_message_type<ShardTablesState>("psgrad::ShardTablesState");
   add_message_type<EmbeddingShardActor>("psgrad::EmbeddingShardActor");
   add_message_type<TableShardPeer>("psgrad::TableShardPeer");
   load<caf::io::middleman>();

@@ -79,6 +79,21 @@ class EmbeddingShard : public EmbeddingShardActor::base {
           waiting_dumps_.emplace_back(version, promise);
           return promise;
         },
+        [this](table_state_atom, std::uint64_t version) -> caf::result<ShardTablesState> {
+          if (fault_) return refuse(*fault_);
+          if (sync() && version < version_)
+            return refuse(fmt::format("checkpoint of the tables at version {}, but this shard has taken the steps "
+                                      "up to version {} and keeps no older state",
+                                      version, version_));
+          if (version <= version_) {
+            auto state = state_for_checkpoint();
+            if (sync()) advance();  // the step it held back may go now
+            return state;
+          }
+          auto promise = make_response_promise<ShardTablesState>();
+          waiting_states_.emplace_back(version, promise);
+          return promise;
+        },
     };
   }
 
@@ -87,6 +102,7 @@ class EmbeddingShard : public EmbeddingShardActor::base {
     peers_.clear();
     waiting_pulls_.clear();
     waiting_dumps_.clear();
+    waiting_states_.clear();
   }
 
   bool sync() const { return setup_.mode == TrainingMode::sync; }
@@ -124,6 +140,7 @@ class EmbeddingShard : public EmbeddingShardActor::base {
           if (i != setup_.index) send(peers_[i], table_squares_atom::value, *told);
       if (!steps_.complete(version_)) return;
       if (setup_.holds.at(version_) && evaluated_.count(version_) == 0) return;
+      if (setup_.checkpoint_holds.at(version_) && checkpointed_ != version_) return;
       const auto step = steps_.take(version_);
       for (std::size_t t = 0; t < step.gradients.size(); ++t) {
         if (step.gradients[t].keys.empty()) continue;  // no worker touched the table's keys here
@@ -153,6 +170,20 @@ class EmbeddingShard : public EmbeddingShardActor::base {
       it->second.deliver(tables_.all_rows(version_));
       it = waiting_dumps_.erase(it);
     }
+    for (auto it = waiting_states_.begin(); it != waiting_states_.end();) {
+      if (it->first > version_) {
+        ++it;
+        continue;
+      }
+      it->second.deliver(state_for_checkpoint());
+      it = waiting_states_.erase(it);
+    }
+  }
+
+  // The tables as they are now; the step held back for this checkpoint (sync) may go once it is read.
+  ShardTablesState state_for_checkpoint() {
+    checkpointed_ = version_;
+    return tables_.state(version_);
   }
 
   // A fault makes every later request fail with it, and those waiting now.
@@ -160,8 +191,10 @@ class EmbeddingShard : public EmbeddingShardActor::base {
     fault_ = std::move(why);
     for (auto& waiting : waiting_pulls_) waiting.second.deliver(refuse(*fault_));
     for (auto& waiting : waiting_dumps_) waiting.second.deliver(refuse(*fault_));
+    for (auto& waiting : waiting_states_) waiting.second.deliver(refuse(*fault_));
     waiting_pulls_.clear();
     waiting_dumps_.clear();
+    waiting_states_.clear();
   }
 
   EmbeddingShardSetup setup_;
@@ -172,6 +205,8 @@ class EmbeddingShard : public EmbeddingShardActor::base {
   std::set<std::uint64_t> evaluated_;  // sync: versions the evaluator has pulled
   std::vector<std::pair<RowPull, caf::typed_response_promise<PulledRows>>> waiting_pulls_;
   std::vector<std::pair<std::uint64_t, caf::typed_response_promise<PulledRows>>> waiting_dumps_;
+  std::vector<std::pair<std::uint64_t, caf::typed_response_promise<ShardTablesState>>> waiting_states_;
+  std::optional<std::uint64_t> checkpointed_;  // the last version whose state a checkpoint read
   std::optional<std::string> fault_;
 };
 
@@ -181,6 +216,9 @@ Result<EmbeddingShardActor> spawn_embedding_shard(caf::actor_system& system, con
   if (setup.workers == 0) return Error{"table shards need at least one worker"};
   auto tables = ShardTables::make(setup.index, setup.count, setup.tables, setup.optimizer, setup.run_optimizer);
   if (!tables) return Error{tables.error()};
+  if (!setup.restore.empty())
+    if (auto restored = tables->restore(setup.restore); !restored)
+      return Error{fmt::format("table shard {}: checkpoint: {}", setup.index, restored.error())};
   return system.spawn<EmbeddingShard>(setup, std::move(tables).value());
 }
 

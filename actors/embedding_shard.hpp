@@ -12,6 +12,7 @@
 #include "actors/sparse_interfaces.hpp"
 #include "model/embedding_table.hpp"
 #include "model/job.hpp"
+#include "model/table_state.hpp"
 #include "model/result.hpp"
 #include "model/table_optimizer.hpp"
 #include "model/training_mode.hpp"
@@ -48,6 +49,11 @@ struct EmbeddingShardSetup {
   std::uint32_t workers = 1;  // sync: each step sums the pushes of workers 0 .. workers - 1
   std::uint64_t version = 0;  // steps taken before this run
   EvaluationHolds holds;      // sync
+  // Sync: the versions whose step waits until a checkpoint has read this shard's state at that version
+  // (table_state_atom), the driver's checkpoint points; `start` is never one.
+  EvaluationHolds checkpoint_holds;
+  // A resumed run's rows and row state: this shard's keys of each table, in field order; empty: none.
+  std::vector<TableState> restore;
 };
 
 // Fails when the tables' optimizer cannot be built from the run's settings.

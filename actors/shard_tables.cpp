@@ -95,6 +95,23 @@ PulledRows ShardTables::all_rows(std::uint64_t version) const {
   return rows(everything, version);
 }
 
+ShardTablesState ShardTables::state(std::uint64_t version) const {
+  ShardTablesState state{index_, count_, version, {}};
+  for (std::size_t t = 0; t < tables_.size(); ++t) state.tables.push_back(read_table_state(tables_[t], *optimizers_[t]));
+  return state;
+}
+
+Status ShardTables::restore(const std::vector<TableState>& tables) {
+  if (tables.size() != tables_.size())
+    return Error{fmt::format("the checkpoint has {} tables, the model {}", tables.size(), tables_.size())};
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    if (auto problem = check_keys(static_cast<std::uint32_t>(t), tables[t].keys)) return Error{*problem};
+    if (auto restored = restore_table_state(tables_[t], *optimizers_[t], tables[t]); !restored)
+      return Error{fmt::format("table {}: {}", t, restored.error())};
+  }
+  return success();
+}
+
 Status ShardTables::apply(std::uint32_t table, const SparseRows& gradient, double total_squares) {
   return tables_.at(table).apply(gradient, *optimizers_.at(table), total_squares);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/embedding_table.hpp"
+#include "model/sparse_checkpoint.hpp"
 #include "model/result.hpp"
 #include "model/row_optimizer.hpp"
 #include "model/table_optimizer.hpp"
@@ -23,6 +24,12 @@ class ShardTables {
   static Result<ShardTables> make(std::uint32_t index, std::uint32_t count,
                                   const std::vector<EmbeddingTableSettings>& tables,
                                   const TableOptimizerChoice& choice, const OptimizerSection& run_optimizer);
+
+  // This shard's part of every table with their row optimizers' state, for a checkpoint.
+  ShardTablesState state(std::uint64_t version) const;
+  // Restores a checkpoint's rows (this shard's keys of each table, in table order) into the empty tables;
+  // an error names the table that does not fit.
+  Status restore(const std::vector<TableState>& tables);
 
   std::size_t table_count() const { return tables_.size(); }
   double grad_clip() const { return grad_clip_; }

@@ -7,9 +7,12 @@
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/row_router.hpp"
+#include "actors/sparse_checkpoint_collector.hpp"
 #include "actors/sparse_evaluator.hpp"
+#include "actors/sparse_resume.hpp"
 #include "actors/sparse_worker.hpp"
 #include "model/sparse_batcher.hpp"
+#include "model/sparse_data_fingerprint.hpp"
 #include "model/sparse_model.hpp"
 #include "runtime/error_text.hpp"
 
@@ -23,7 +26,9 @@ Status check_run(const TrainingJob& job, const SparseDataset* train, const Spars
   if (job.cluster.servers == 0) return Error{"cluster.servers: at least one table shard is needed"};
   if (job.cluster.pipeline) return Error{"cluster.pipeline is not offered for sparse models yet"};
   if (job.cluster.backup_workers > 0) return Error{"cluster.backup_workers is not offered for sparse models yet"};
-  if (hooks.on_checkpoint) return Error{"checkpoints of sparse models are not offered yet"};
+  if (hooks.on_checkpoint)
+    return Error{"a sparse run's checkpoints hold its tables too: they come through SparseCheckpointing, not "
+                 "hooks.on_checkpoint"};
   if (!train) return Error{"no training data"};
   if (auto problem = sparse_dataset_problem(*train)) return Error{"training data: " + *problem};
   if (!dev) return Error{"no dev data to evaluate on"};
@@ -34,9 +39,10 @@ Status check_run(const TrainingJob& job, const SparseDataset* train, const Spars
   return success();
 }
 
-// The dense part's server: the model's dense weights, initialized from the run's seed, and its optimizer.
+// The dense part's server: the model's dense weights, initialized from the run's seed, and its optimizer;
+// or the checkpoint's weights, optimizer state and version.
 Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
-                                                SparseModel& model) {
+                                                SparseModel& model, const std::optional<SparseCheckpoint>& resume) {
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   auto state = std::make_shared<ParameterServerState>();
   state->layout = model.dense().layout();
@@ -44,6 +50,12 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
   auto optimizer = build_optimizer(job, state->layout);
   if (!optimizer) return Error{optimizer.error()};
   state->optimizer = std::move(optimizer).value();
+  if (resume) {
+    if (!state->optimizer->set_state(resume->dense.optimizer))
+      return Error{fmt::format("checkpoint's optimizer state does not fit {}", job.optimizer.name)};
+    state->weights = resume->dense.weights;
+    state->version = resume->dense.version;
+  }
   state->mode = job.cluster.mode;
   state->wire = job.cluster.wire;
   state->ordered_answers = job.cluster.ordered_answers;
@@ -53,7 +65,8 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
 Result<std::vector<EmbeddingShardActor>> spawn_table_shards(caf::actor_system& system, const TrainingJob& job,
                                                             const SparseModel& model,
                                                             const TableOptimizerChoice& optimizer,
-                                                            std::uint64_t start_iteration) {
+                                                            std::uint64_t start_iteration, bool checkpoints,
+                                                            const std::optional<SparseCheckpoint>& resume) {
   EmbeddingShardSetup setup;
   setup.count = static_cast<std::uint32_t>(job.cluster.servers);
   for (std::size_t f = 0; f < model.fields().size(); ++f) {
@@ -66,12 +79,24 @@ Result<std::vector<EmbeddingShardActor>> spawn_table_shards(caf::actor_system& s
   setup.run_optimizer = job.optimizer;
   setup.mode = job.cluster.mode;
   setup.workers = static_cast<std::uint32_t>(job.cluster.num_workers);
-  if (job.cluster.mode == TrainingMode::sync)
-    setup.holds =
-        EvaluationHolds{start_iteration == 0, job.evaluation.frequency, 0, start_iteration, job.training.iterations};
+  // A version is the run's iteration plus the steps a resumed checkpoint had taken beyond its iterations.
+  const std::uint64_t offset = resume ? resume->dense.version - std::min(resume->dense.version, start_iteration) : 0;
+  setup.version = resume ? resume->dense.version : 0;
+  if (job.cluster.mode == TrainingMode::sync) {
+    setup.holds = EvaluationHolds{start_iteration == 0, job.evaluation.frequency, offset, start_iteration,
+                                  job.training.iterations};
+    if (checkpoints)
+      setup.checkpoint_holds =
+          EvaluationHolds{false, job.training.checkpoint_every, offset, start_iteration, job.training.iterations};
+  }
   std::vector<EmbeddingShardActor> shards;
   for (std::uint32_t i = 0; i < setup.count; ++i) {
     setup.index = i;
+    if (resume) {
+      auto part = tables_for_shard(*resume, i, setup.count);
+      if (!part) return Error{fmt::format("checkpoint does not fit this run: {}", part.error())};
+      setup.restore = std::move(part).value();
+    }
     auto shard = spawn_embedding_shard(system, setup);
     if (!shard) return Error{shard.error()};
     shards.push_back(std::move(shard).value());
@@ -115,15 +140,26 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
                                                       std::shared_ptr<const SparseDataset> train,
                                                       std::shared_ptr<const SparseDataset> dev,
                                                       ReportCallback on_report, const TableOptimizerChoice& tables,
-                                                      DriverHooks hooks) {
+                                                      DriverHooks hooks, SparseCheckpointing checkpointing) {
   if (auto checked = check_run(job, train.get(), dev.get(), hooks); !checked) return Error{checked.error()};
   auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *train, "data");
   if (!model) return Error{model.error()};
   // The dense weights are laid out for the training data's number columns: the dev set must have them.
   if (auto checked = model->check_inputs(*dev, "dev data"); !checked) return Error{checked.error()};
-  auto server = spawn_dense_server(system, job, *model);
+  // The row optimizer's name, for the checkpoints (a table of width 1 builds as any other).
+  auto row_optimizer = build_row_optimizer(tables, job.optimizer, 1);
+  if (!row_optimizer) return Error{row_optimizer.error()};
+  const auto row_optimizer_name = (*row_optimizer)->name();
+  const auto& resume = checkpointing.resume;
+  if (resume) {
+    if (auto fits = check_sparse_resume(*resume, job, *model, *train, row_optimizer_name); !fits)
+      return Error{fits.error()};
+    hooks.start_iteration = resume->dense.iteration;
+  }
+  auto server = spawn_dense_server(system, job, *model, resume);
   if (!server) return Error{server.error()};
-  auto shards = spawn_table_shards(system, job, *model, tables, hooks.start_iteration);
+  const bool checkpoints = static_cast<bool>(checkpointing.on_checkpoint);
+  auto shards = spawn_table_shards(system, job, *model, tables, hooks.start_iteration, checkpoints, resume);
   std::vector<caf::actor> spawned{caf::actor_cast<caf::actor>(*server)};
   const auto end_all = [&spawned] {
     // Local actors would otherwise live on until the system shuts down.
@@ -136,7 +172,11 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
   for (const auto& shard : *shards) spawned.push_back(caf::actor_cast<caf::actor>(shard));
   std::vector<DataWorkerActor> workers;
   for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
-    auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, k, train, *shards});
+    std::optional<WorkerStreamState> stream;
+    if (resume)
+      for (const auto& saved : resume->dense.workers)
+        if (saved.worker == k) stream = saved;
+    auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, k, train, *shards, stream});
     if (!worker) {
       end_all();
       return Error{worker.error()};
@@ -153,11 +193,23 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
   // The driver sees one parameter server: the tables' shards are the workers' and the evaluator's business.
   TrainingJob dense_job = job;
   dense_job.cluster.servers = 1;
+  std::optional<SparseCheckpointCollector> collector;
+  if (checkpoints) {
+    collector.emplace(system, SparseCheckpointSetup{*shards, job.cluster.request_timeout, job.cluster.mode,
+                                                    row_optimizer_name, fingerprint_of(*train, train->origin),
+                                                    std::move(checkpointing.config),
+                                                    std::move(checkpointing.on_checkpoint)});
+    hooks.on_checkpoint = collector->hook();
+  }
   auto driver = spawn_training_driver(system, dense_job, *server, workers, *evaluator, std::move(hooks));
   auto run = run_driver(system, driver);
+  // Every checkpoint taken is written before the shards go.
+  const auto collected = collector ? collector->wait() : success();
   Result<SparseTrainingSummary> outcome = Error{""};
   if (!run) {
     outcome = Error{run.error()};
+  } else if (!collected) {
+    outcome = Error{collected.error()};
   } else {
     auto rows = collect_tables(system, job, *shards, *model, run->final_weights.version);
     if (!rows) outcome = Error{rows.error()};

@@ -32,7 +32,12 @@ class SparseWorker : public DataWorkerActor::base {
         dropout_rng_(worker_dropout_seed(setup_->job.training.seed, setup_->worker_index)),
         pool_(model_.dense().layout().total_size()),
         wire_(setup_->job.cluster.wire, model_.dense().layout(), setup_->job.cluster.topk_fraction),
-        delay_(worker_delay(setup_->job, setup_->worker_index)) {}
+        delay_(worker_delay(setup_->job, setup_->worker_index)) {
+    if (setup_->resume) {
+      batches_.restore(setup_->resume->data);
+      dropout_rng_.set_state(setup_->resume->dropout);
+    }
+  }
 
   behavior_type make_behavior() override {
     return {

@@ -7,12 +7,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "caf/actor_system.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/sparse_interfaces.hpp"
 #include "actors/training_job.hpp"
+#include "model/checkpoint.hpp"
 #include "model/sparse_dataset.hpp"
 
 namespace psgrad {
@@ -22,6 +24,7 @@ struct SparseWorkerSetup {
   std::size_t worker_index = 0;
   std::shared_ptr<const SparseDataset> train;
   std::vector<EmbeddingShardActor> shards;  // in index order
+  std::optional<WorkerStreamState> resume;  // a checkpoint's stream position and dropout generator
 };
 
 // Fails when the model cannot be built, or its fields are not the data's.

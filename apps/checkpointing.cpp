@@ -55,8 +55,6 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
   };
 }
 
-namespace {
-
 // A checkpoint continues the run that wrote it: its data streams and dropout follow that run's seed,
 // and its iteration counts that run's unit (loop iterations in sync, optimizer steps in async/ssp).
 Status same_seed_and_mode(const std::string& path, const TrainingCheckpoint& checkpoint, const Config& config) {
@@ -75,8 +73,6 @@ Status same_seed_and_mode(const std::string& path, const TrainingCheckpoint& che
                              mode_name(written->cluster.mode))};
   return success();
 }
-
-}  // namespace
 
 Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run) {
   if (path.empty()) return std::optional<TrainingCheckpoint>{};

@@ -22,6 +22,10 @@ std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedR
 // run's metrics file (runs/<run>-interrupted.ckpt).
 std::string interrupted_checkpoint_path(const PreparedRun& run);
 
+// That the checkpoint at path was written by a run of config's training.seed and cluster.mode, which its
+// streams and iteration count follow; else an error saying how to resume it.
+Status same_seed_and_mode(const std::string& path, const TrainingCheckpoint& checkpoint, const Config& config);
+
 // Nothing when path is empty; else the checkpoint, checked to belong to this run's model and, when it
 // says which (format version 3 on), to this run's training data.
 Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run);

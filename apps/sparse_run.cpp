@@ -8,15 +8,19 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/sparse_training.hpp"
+#include "apps/checkpointing.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/local_run.hpp"
 #include "apps/run_config.hpp"
 #include "apps/run_outputs_check.hpp"
+#include "apps/run_setup.hpp"
 #include "apps/signal_watch.hpp"
+#include "apps/sparse_checkpointing.hpp"
 #include "apps/sparse_data.hpp"
 #include "apps/table_memory_check.hpp"
 #include "apps/trace_output.hpp"
 #include "apps/weights_file.hpp"
+#include "io/sparse_checkpoint_file.hpp"
 #include "io/sparse_model_file.hpp"
 #include "io/user_text.hpp"
 #include "model/embedding_table.hpp"
@@ -41,8 +45,6 @@ Status check_offered(const TrainOptions& options, const Config& config) {
     return Error{fmt::format("{}: {} is not offered for models with embedding tables yet", config.source, what)};
   };
   if (options.processes) return refuse("--processes (train them in one process)");
-  if (!options.resume.empty()) return refuse("--resume (they write no checkpoints)");
-  if (!config.training.checkpoint_path.empty()) return refuse("training.checkpoint_path (checkpoints)");
   if (config.training.patience > 0) return refuse("training.patience");
   if (config.training.save_best) return refuse("training.save_best");
   if (config.cluster.pipeline) return refuse("cluster.pipeline");
@@ -54,10 +56,12 @@ Status check_offered(const TrainOptions& options, const Config& config) {
 struct SparseRun {
   PreparedRun run;
   SparseDataSplit data;
+  std::optional<SparseCheckpoint> resume;  // --resume's checkpoint, checked against the run
+  std::uint64_t table_floats = 0;          // every table's nV x width
 };
 
 Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
-  auto config = load_config(options.config_path, options.overrides, run_flags(options));
+  auto config = load_run_config(options.config_path, options.resume, options.overrides, run_flags(options));
   if (!config) return Error{config.error()};
   if (options.verbosity >= Verbosity::normal)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
@@ -87,7 +91,9 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
   auto layout = model->dense().layout();
   PreparedRun run{std::move(config).value(), std::move(config_text), std::move(described), std::move(layout),
                   std::move(output).value(), std::move(trace), nullptr};
-  return SparseRun{std::move(run), std::move(data).value()};
+  auto resume = load_sparse_resume(options.resume, run, *model, *data->train);
+  if (!resume) return Error{resume.error()};
+  return SparseRun{std::move(run), std::move(data).value(), std::move(resume).value(), table_floats(*model)};
 }
 
 Status save_sparse_model(const std::string& path, const SparseRun& sparse, const SparseTrainingSummary& summary) {
@@ -107,7 +113,7 @@ Status save_sparse_model(const std::string& path, const SparseRun& sparse, const
   return write_sparse_model_file(path, file);
 }
 
-// The dense runs' ending (finish_run), without their checkpoints and best weights.
+// The dense runs' ending (finish_run), without their best weights.
 int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const SparseRun& sparse,
                       const TrainOptions& options) {
   const auto& run = sparse.run;
@@ -124,10 +130,21 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
   if (!outcome) {
     output.fail(outcome.error());
     fmt::print(stderr, "psgrad: training failed: {}\n", cut_long_words(outcome.error()));
+    // The last checkpoint this run wrote continues it.
+    if (const auto iteration = output.last_checkpoint_written(); iteration && !run.config.training.checkpoint_path.empty())
+      fmt::print(stderr, "psgrad: the checkpoint of iteration {} is in {}; resume with: {} --resume {}\n", *iteration,
+                 run.config.training.checkpoint_path, resume_command(options, "psgrad train"),
+                 run.config.training.checkpoint_path);
     return 1;
   }
   const auto& summary = outcome->run;
-  if (summary.interrupted_by != 0) output.interrupted(strsignal(summary.interrupted_by), summary.steps, "");
+  if (summary.interrupted_by != 0) {
+    // The checkpoint writer put it there.
+    const auto checkpoint = interrupted_checkpoint_path(run);
+    output.interrupted(strsignal(summary.interrupted_by), summary.steps, checkpoint);
+    fmt::print(stderr, "psgrad: interrupted; resume with: {} --resume {}\n", resume_command(options, "psgrad train"),
+               checkpoint);
+  }
   output.print_line(summary_line(summary, run.job().cluster.num_workers));
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary.final_weights.version,
                                 weights_hash(summary.final_weights.values)));
@@ -155,8 +172,9 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
 
 }  // namespace
 
-bool names_sparse_model(const RunOptions& options) {
-  if (options.config_path.empty()) return false;
+bool names_sparse_model(const TrainOptions& options) {
+  // Without --config, a sparse run's checkpoint names its run.
+  if (options.config_path.empty()) return !options.resume.empty() && is_sparse_checkpoint(options.resume);
   auto config = load_config(options.config_path, options.overrides, run_flags(options));
   return config && is_sparse_model(*config);
 }
@@ -174,10 +192,14 @@ int run_sparse_train(const TrainOptions& options) {
   hooks.on_event = run.output->event_printer("psgrad train");
   hooks.interrupt = signals.flag();
   hooks.trace = run.trace;
+  SparseCheckpointing checkpointing;
+  checkpointing.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
+  checkpointing.config = run.config_text;
+  checkpointing.resume = std::move(sparse.resume);
   signals.training_started();
   const auto outcome = train_sparse_in_process(system, run.job(), sparse.data.train, sparse.data.dev,
                                                run.output->callback(), table_optimizer_choice(run.config.tables),
-                                               std::move(hooks));
+                                               std::move(hooks), std::move(checkpointing));
   return finish_sparse_run(outcome, sparse, options);
 }
 

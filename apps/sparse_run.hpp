@@ -6,12 +6,13 @@
 
 namespace psgrad {
 
-// Whether the options' config names a model with embedding tables. A config that does not load is not
-// one: the dense path then reports why.
-bool names_sparse_model(const RunOptions& options);
+// Whether the options' config names a model with embedding tables, or, without --config, --resume names
+// a sparse run's checkpoint. A config that does not load is not one: the dense path then reports why.
+bool names_sparse_model(const TrainOptions& options);
 
-// Runs it and returns the process exit code; what sparse runs do not offer yet (--processes, --resume,
-// checkpoints, the pipeline, backup workers, patience) is refused in one line before training.
+// Runs it and returns the process exit code; what sparse runs do not offer yet (--processes, the
+// pipeline, backup workers, patience) is refused in one line before training. training.checkpoint_path
+// and --resume work as for dense runs (apps/sparse_checkpointing.hpp).
 int run_sparse_train(const TrainOptions& options);
 
 }  // namespace psgrad

@@ -9,6 +9,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/bounded_file.hpp"
+#include "io/host_order_record.hpp"
 #include "model/fnv1a.hpp"
 
 namespace psgrad {
@@ -30,81 +31,10 @@ constexpr std::uint64_t max_file_bytes = 2 * max_floats * sizeof(float) + (std::
                                          max_items * (sizeof(std::uint64_t) + 128) + 4096;
 constexpr std::size_t checksum_bytes = sizeof(std::uint64_t);
 
-class Writer {
- public:
-  template <class T>
-  void number(T x) {
-    static_assert(std::is_arithmetic<T>::value, "numbers only");
-    const auto* bytes = reinterpret_cast<const char*>(&x);
-    data_.insert(data_.end(), bytes, bytes + sizeof x);
-  }
-  void text(const std::string& s) {
-    number<std::uint64_t>(s.size());
-    data_.insert(data_.end(), s.begin(), s.end());
-  }
-  void floats(const std::vector<float>& values) {
-    number<std::uint64_t>(values.size());
-    const auto* bytes = reinterpret_cast<const char*>(values.data());
-    data_.insert(data_.end(), bytes, bytes + values.size() * sizeof(float));
-  }
-  void state(const Random::State& s) {
-    for (auto word : s) number(word);
-  }
-  const std::vector<char>& data() const { return data_; }
-  void raw(const char* p, std::size_t n) { data_.insert(data_.end(), p, p + n); }
-
- private:
-  std::vector<char> data_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view data) : data_(data) {}
-  template <class T>
-  bool number(T& x) {
-    if (data_.size() - position_ < sizeof x) return false;
-    std::memcpy(&x, data_.data() + position_, sizeof x);
-    position_ += sizeof x;
-    return true;
-  }
-  bool text(std::string& s) {
-    std::uint64_t n = 0;
-    if (!number(n) || n > data_.size() - position_) return false;
-    s.assign(data_.data() + position_, n);
-    position_ += n;
-    return true;
-  }
-  bool floats(std::vector<float>& values) {
-    std::uint64_t n = 0;
-    if (!number(n) || n > max_floats || n * sizeof(float) > data_.size() - position_) return false;
-    values.resize(n);
-    // An empty vector's data() may be null, and memcpy from or to null is undefined even for 0 bytes.
-    if (n > 0) std::memcpy(values.data(), data_.data() + position_, n * sizeof(float));
-    position_ += n * sizeof(float);
-    return true;
-  }
-  bool state(Random::State& s) {
-    for (auto& word : s)
-      if (!number(word)) return false;
-    return true;
-  }
-  bool raw(char* p, std::size_t n) {
-    if (data_.size() - position_ < n) return false;
-    std::memcpy(p, data_.data() + position_, n);
-    position_ += n;
-    return true;
-  }
-  bool at_end() const { return position_ == data_.size(); }
-
- private:
-  std::string_view data_;
-  std::size_t position_ = 0;
-};
-
 }  // namespace
 
-Status write_checkpoint(const std::string& path, const TrainingCheckpoint& checkpoint) {
-  Writer out;
+std::string encode_checkpoint(const TrainingCheckpoint& checkpoint) {
+  HostOrderWriter out;
   out.raw(magic, sizeof magic);
   out.number(format_version);
   out.text(checkpoint.config);
@@ -133,15 +63,21 @@ Status write_checkpoint(const std::string& path, const TrainingCheckpoint& check
     out.number(data->labels_hash);
   }
   out.number(fnv1a(out.data().data(), out.data().size()));
-  const auto& bytes = out.data();
-  return write_file_atomically(path, "checkpoint", std::string_view(bytes.data(), bytes.size()));
+  return std::string(out.view());
+}
+
+Status write_checkpoint(const std::string& path, const TrainingCheckpoint& checkpoint) {
+  return write_file_atomically(path, "checkpoint", encode_checkpoint(checkpoint));
 }
 
 Result<TrainingCheckpoint> read_checkpoint(const std::string& path) {
   auto file = read_checked_file(path, "checkpoint", max_file_bytes);
   if (!file) return Error{file.error()};
-  const std::string& whole = *file;
-  Reader header(whole);
+  return decode_checkpoint(*file, path);
+}
+
+Result<TrainingCheckpoint> decode_checkpoint(std::string_view whole, const std::string& path) {
+  HostOrderReader header(whole, max_floats);
   char found_magic[sizeof magic] = {};
   if (!header.raw(found_magic, sizeof magic) || std::memcmp(found_magic, magic, sizeof magic) != 0)
     return Error{fmt::format("{}: not a psgrad checkpoint (wrong magic)", path)};
@@ -158,7 +94,7 @@ Result<TrainingCheckpoint> read_checkpoint(const std::string& path) {
   std::memcpy(&stored_checksum, whole.data() + body.size(), checksum_bytes);
   if (stored_checksum != fnv1a(body.data(), body.size()))
     return Error{fmt::format("{}: checkpoint is truncated or corrupt: checksum mismatch", path)};
-  Reader in(body);
+  HostOrderReader in(body, max_floats);
   in.raw(found_magic, sizeof magic);
   in.number(version);
   TrainingCheckpoint checkpoint;

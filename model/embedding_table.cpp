@@ -77,6 +77,13 @@ std::size_t EmbeddingTable::slot_for(std::uint64_t key) {
   return it->second;
 }
 
+Result<std::size_t> EmbeddingTable::restore_row(std::uint64_t key, const float* values) {
+  if (contains(key)) return Error{fmt::format("restore: key {} has a row already", key)};
+  const std::size_t slot = slot_for(key);
+  std::copy(values, values + settings_.width, rows_.data() + slot * settings_.width);
+  return slot;
+}
+
 Result<SparseRows> EmbeddingTable::pull(const std::vector<std::uint64_t>& keys) {
   if (auto problem = unsorted_key(keys)) return Error{"pull: " + *problem};
   SparseRows rows(keys, settings_.width);

@@ -56,6 +56,10 @@ class EmbeddingTable {
   // of a table's gradient), else by its own norm.
   Status apply(const SparseRows& gradient, RowOptimizer& optimizer, std::optional<double> total_squares = {});
 
+  // Makes key's row with the given values (a checkpoint's) and returns its slot; an error when the key
+  // has a row already.
+  Result<std::size_t> restore_row(std::uint64_t key, const float* values);
+
  private:
   std::size_t slot_for(std::uint64_t key);  // makes the row when new
 

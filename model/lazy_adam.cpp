@@ -15,14 +15,34 @@ const float* LazyAdam::second_moment(std::size_t slot) const {
   return row_steps(slot) > 0 ? second_moment_.data() + slot * width_ : nullptr;
 }
 
-void LazyAdam::update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) {
-  if (slot >= steps_.size()) {
-    // Slots grow in first-touch order; doubling keeps growth amortised.
-    const std::size_t slots = std::max(slot + 1, 2 * steps_.size());
-    steps_.resize(slots, 0);
-    first_moment_.resize(slots * width_, 0.0f);
-    second_moment_.resize(slots * width_, 0.0f);
+void LazyAdam::grow(std::size_t slot) {
+  if (slot < steps_.size()) return;
+  // Slots grow in first-touch order; doubling keeps growth amortised.
+  const std::size_t slots = std::max(slot + 1, 2 * steps_.size());
+  steps_.resize(slots, 0);
+  first_moment_.resize(slots * width_, 0.0f);
+  second_moment_.resize(slots * width_, 0.0f);
+}
+
+std::uint64_t LazyAdam::read_row_state(std::size_t slot, float* out) const {
+  if (row_steps(slot) == 0) {
+    std::fill(out, out + 2 * width_, 0.0f);
+    return 0;
   }
+  std::copy(first_moment(slot), first_moment(slot) + width_, out);
+  std::copy(second_moment(slot), second_moment(slot) + width_, out + width_);
+  return steps_[slot];
+}
+
+void LazyAdam::restore_row_state(std::size_t slot, const float* state, std::uint64_t steps) {
+  grow(slot);
+  std::copy(state, state + width_, first_moment_.data() + slot * width_);
+  std::copy(state + width_, state + 2 * width_, second_moment_.data() + slot * width_);
+  steps_[slot] = steps;
+}
+
+void LazyAdam::update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) {
+  grow(slot);
   const auto t = static_cast<double>(++steps_[slot]);
   // Thinc folds the bias correction into the learning rate and adds eps to the uncorrected sqrt(v).
   const auto learn_rate = static_cast<float>(settings_.learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /

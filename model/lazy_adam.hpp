@@ -27,6 +27,10 @@ class LazyAdam final : public RowOptimizer {
   std::size_t width() const override { return width_; }
   double grad_clip() const override { return settings_.grad_clip; }
   void update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) override;
+  // The first moments, then the second; the count is the row's own step count, its bias correction's t.
+  std::size_t state_width() const override { return 2 * width_; }
+  std::uint64_t read_row_state(std::size_t slot, float* out) const override;
+  void restore_row_state(std::size_t slot, const float* state, std::uint64_t steps) override;
 
   // A slot's steps so far (0 for one never stepped) and its moments (null for one never stepped).
   std::uint64_t row_steps(std::size_t slot) const { return slot < steps_.size() ? steps_[slot] : 0; }
@@ -34,6 +38,8 @@ class LazyAdam final : public RowOptimizer {
   const float* second_moment(std::size_t slot) const;
 
  private:
+  void grow(std::size_t slot);
+
   LazyAdamSettings settings_;
   std::size_t width_;
   std::vector<float> first_moment_, second_moment_;  // width floats per slot

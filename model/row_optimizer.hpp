@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace psgrad {
@@ -20,6 +21,14 @@ class RowOptimizer {
   // Steps one row in place from gradient * gradient_scale. slot is the row's place in its table, stable
   // for the table's life; the state of a slot is created on its first update and read only by its own.
   virtual void update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) = 0;
+
+  // A row's state, for checkpoints: state_width() floats and a step count per slot. A slot never stepped
+  // reads as the state its first update would start from, so restoring it changes nothing.
+  virtual std::size_t state_width() const = 0;
+  // Writes slot's state_width() floats to out and returns its step count.
+  virtual std::uint64_t read_row_state(std::size_t slot, float* out) const = 0;
+  // Gives slot the state read_row_state read out (of the same optimizer kind and width).
+  virtual void restore_row_state(std::size_t slot, const float* state, std::uint64_t steps) = 0;
 };
 
 }  // namespace psgrad

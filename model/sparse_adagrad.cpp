@@ -12,12 +12,27 @@ const float* SparseAdagrad::accumulator(std::size_t slot) const {
   return slot < stepped_.size() && stepped_[slot] ? accumulators_.data() + slot * width_ : nullptr;
 }
 
+void SparseAdagrad::grow(std::size_t slot) {
+  if (slot < stepped_.size()) return;
+  const std::size_t slots = std::max(slot + 1, 2 * stepped_.size());
+  stepped_.resize(slots, false);
+  accumulators_.resize(slots * width_, static_cast<float>(settings_.initial_accumulator));
+}
+
+std::uint64_t SparseAdagrad::read_row_state(std::size_t slot, float* out) const {
+  if (const float* sum = accumulator(slot)) std::copy(sum, sum + width_, out);
+  else std::fill(out, out + width_, static_cast<float>(settings_.initial_accumulator));
+  return 0;
+}
+
+void SparseAdagrad::restore_row_state(std::size_t slot, const float* state, std::uint64_t) {
+  grow(slot);
+  std::copy(state, state + width_, accumulators_.data() + slot * width_);
+  stepped_[slot] = true;
+}
+
 void SparseAdagrad::update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) {
-  if (slot >= stepped_.size()) {
-    const std::size_t slots = std::max(slot + 1, 2 * stepped_.size());
-    stepped_.resize(slots, false);
-    accumulators_.resize(slots * width_, static_cast<float>(settings_.initial_accumulator));
-  }
+  grow(slot);
   stepped_[slot] = true;
   const auto learn_rate = static_cast<float>(settings_.learn_rate);
   const auto eps = static_cast<float>(settings_.eps);

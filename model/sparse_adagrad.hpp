@@ -3,6 +3,7 @@
 // with a gradient are read or written.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "model/row_optimizer.hpp"
@@ -24,11 +25,17 @@ class SparseAdagrad final : public RowOptimizer {
   std::size_t width() const override { return width_; }
   double grad_clip() const override { return settings_.grad_clip; }
   void update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) override;
+  // The accumulator; Adagrad keeps no step count, so the count read is 0.
+  std::size_t state_width() const override { return width_; }
+  std::uint64_t read_row_state(std::size_t slot, float* out) const override;
+  void restore_row_state(std::size_t slot, const float* state, std::uint64_t steps) override;
 
   // A slot's sum of squared gradients (null for one never stepped).
   const float* accumulator(std::size_t slot) const;
 
  private:
+  void grow(std::size_t slot);
+
   AdagradSettings settings_;
   std::size_t width_;
   std::vector<float> accumulators_;  // width floats per slot

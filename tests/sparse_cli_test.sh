@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end scenarios of `psgrad train` with a model with embedding tables on a generated file: Ctrl-C
-# stops it at a step, prints the summary, saves the model and exits 130, without a resume hint.
+# stops it at a step, prints the summary, saves the model, writes a checkpoint with a resume hint and exits
+# 130.
 # Usage: sparse_cli_test.sh PSGRAD_BINARY SCENARIO
 set -uo pipefail
 psgrad=$(realpath "$1")
@@ -62,12 +63,19 @@ case "$scenario" in
     [ "$rc" -eq 130 ] || fail "exit code $rc, expected 130"
     grep -q "stopping after the current step" run.err || fail "no notice of the signal"
     grep -q "sync summary: workers 2" run.out || fail "no summary line"
-    grep -q -- "--resume" run.err && fail "a resume hint, but sparse runs write no checkpoints"
+    grep -q -- "resume with: psgrad train --resume run-interrupted.ckpt" run.err || fail "no resume hint"
+    [ -f run-interrupted.ckpt ] || fail "no checkpoint of the interrupted run beside its metrics"
     grep -q '"type":"interrupted"' run.jsonl || fail "no interrupted metrics record"
     tail -n1 run.jsonl | grep -q '^{"type":"summary"' || fail "the metrics file does not end with the summary"
     "$psgrad" predict --model model.psg colours.jsonl >predicted.out 2>predicted.err || fail "predict exited with $?"
     [ "$(wc -l <predicted.out)" -eq 400 ] || fail "predict printed $(wc -l <predicted.out) lines for 400 examples"
     grep -qvP '^[0-9]+\t(blue|green|red)\t' predicted.out && fail "a prediction line without a class name"
+    # The hint's command continues it, here for 3 more iterations.
+    stopped=$(grep -oP 'checkpoint at iteration \K[0-9]+' run.err | tail -n1)
+    [ -n "$stopped" ] || fail "no note of the checkpoint's iteration"
+    "$psgrad" train --resume run-interrupted.ckpt --no-metrics --set training.iterations=$((stopped + 3)) \
+      >resumed.out 2>resumed.err || fail "the resumed run exited with $?"
+    grep -q "final weights: version $((stopped + 3))," resumed.out || fail "the resumed run did not end at step $((stopped + 3))"
     ;;
   *) fail "unknown scenario $scenario" ;;
 esac
