@@ -181,3 +181,52 @@ TEST_CASE("sparse runs refuse in one line, before training, what they do not off
   CHECK(contains(refused.output, "data.columns: named columns feed embedding tables, but model.@layers "
                                  "\"relu_relu_softmax.v1\" has none"));
 }
+
+TEST_CASE("a saved model that reads number columns scores its dev split as the run did, and predicts every row") {
+  TempFolder folder{"sparse-cli-numbers"};
+  const auto data = folder.file("clicks.jsonl");
+  const auto config = folder.file("clicks.toml");
+  const auto made = run_psgrad("data click-logs --rows 1500 --out " + data);
+  INFO(made.output);
+  REQUIRE(made.exit_code == 0);
+  write_file_bytes(config, fmt::format(R"([training]
+iterations = 30
+batch_size = 64
+seed = 2
+[evaluation]
+batch_size = 128
+frequency = 10
+[model]
+"@layers" = "hashembed_mlp.v1"
+embedding_widths = [8, 8]
+embedding_rows = [512, 512]
+numbers = "log1p"
+hidden_width = 16
+[optimizer]
+"@optimizers" = "Adam.v1"
+[data]
+path = "{}"
+label = "label"
+dev_fraction = 0.2
+[data.columns]
+C1 = "ids"
+C2 = "ids"
+I1 = "number"
+I2 = "number"
+[cluster]
+num_workers = 2
+servers = 2
+)",
+                                       data));
+  const auto model = folder.file("clicks.psg");
+  const auto trained = run_psgrad("train --config " + config + " --no-metrics --save " + model);
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const auto evaluated = run_psgrad("eval --model " + model);
+  INFO(evaluated.output);
+  REQUIRE(evaluated.exit_code == 0);
+  CHECK(captured(evaluated.output, "\naccuracy: ([0-9.]+)") == captured(trained.output, "final accuracy ([0-9.]+)"));
+  const auto predicted = run_psgrad("predict --model " + model + " " + data);
+  REQUIRE(predicted.exit_code == 0);
+  CHECK(std::count(predicted.output.begin(), predicted.output.end(), '\n') == 1500);
+}
