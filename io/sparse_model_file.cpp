@@ -65,6 +65,10 @@ bool plausible(ByteReader& in, std::uint64_t count, std::uint64_t limit, const c
 }  // namespace
 
 bool is_sparse_model_file(const std::string& path) {
+  // Only a regular file is opened here: a FIFO or a device would block or never end, and the dense
+  // reader that gets everything else refuses those in one line.
+  std::error_code status_error;
+  if (!std::filesystem::is_regular_file(path, status_error)) return false;
   std::ifstream in(path, std::ios::binary);
   char magic[sizeof sparse_model_file_magic] = {};
   if (!in.read(magic, sizeof magic)) return false;
