@@ -38,7 +38,8 @@ struct SparseProcessesOptions {
   std::function<TrainingJob(const TrainingJob&, std::size_t)> shard_job;
   std::function<TrainingJob(const TrainingJob&, std::size_t)> worker_job;
   std::optional<std::uint64_t> shard_machine_bytes;  // as a shard process sees its machine
-  std::chrono::milliseconds join_timeout{60000};  // the server's wait for every worker and shard
+  std::chrono::milliseconds join_timeout{60000};
+  std::optional<std::size_t> lost_shard;  // this shard's actor is killed 0.5 s after it joined  // the server's wait for every worker and shard
 };
 
 inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
@@ -77,6 +78,7 @@ inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shar
   const auto port = port_known.get();
   RetryPolicy retry;
   std::vector<std::thread> roles;
+  std::thread lost;
   run.shards.assign(options.shards, Error{"not run"});
   run.workers.assign(job.cluster.num_workers, Error{"not run"});
   for (std::size_t i = 0; i < options.shards; ++i) {
@@ -95,6 +97,13 @@ inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shar
       shard.name = "shard-thread-" + std::to_string(i);
       shard.machine_bytes = options.shard_machine_bytes;
       shard.say = say(shard.name);
+      if (options.lost_shard == i)
+        shard.on_joined = [&lost](const EmbeddingShardActor& actor) {
+          lost = std::thread([actor] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            caf::anon_send_exit(actor, caf::exit_reason::kill);
+          });
+        };
       run.shards[i] = serve_table_shard(self, *connection, shard);
       say(shard.name)("ended: " + (run.shards[i] ? std::string("ok") : run.shards[i].error()));
     });
@@ -120,6 +129,7 @@ inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shar
     });
   }
   for (auto& role : roles) role.join();
+  if (lost.joinable()) lost.join();
   server.join();
   return run;
 }

@@ -133,3 +133,22 @@ TEST_CASE("a table shard refuses before allocating a share of the tables its mac
     CHECK(run.shards[i].error().find("this machine has 1000.0 B") != std::string::npos);
   }
 }
+
+TEST_CASE("a lost table shard ends the run in one line naming it, and every worker and shard with it") {
+  auto train = colour_task(300, 1);
+  auto dev = colour_task(60, 2);
+  const auto job = sparse_job(TrainingMode::sync, 2, 2, 1000000);  // ends only by the loss
+  SparseProcessesOptions options{2};
+  options.lost_shard = 1;
+  const auto run = run_sparse_processes(job, train, dev, options);
+  REQUIRE(!run.server.ok());
+  CHECK(run.server.error().find("table shard 1 lost: ") == 0);
+  CHECK(run.server.error().find('\n') == std::string::npos);
+  for (const auto& worker : run.workers) {
+    REQUIRE(worker.ok());
+    CHECK(worker->outcome == RunEnding::Outcome::failed_on_server);
+    CHECK_MESSAGE(worker->failure.find("table shard 1") != std::string::npos, worker->failure);
+  }
+  REQUIRE(run.shards[0].ok());
+  CHECK(run.shards[0]->outcome == RunEnding::Outcome::failed_on_server);
+}

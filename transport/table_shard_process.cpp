@@ -78,6 +78,7 @@ Result<RunEnding> serve_table_shard(caf::scoped_actor& self, const ServerConnect
   if (setup.say)
     setup.say(fmt::format("holding table shard {} of {}; workers reach it at {}:{}", setup.index, job.cluster.servers,
                           port->host(), port->port()));
+  if (setup.on_joined) setup.on_joined(*shard);
   return serve_until_stopped(self, connection.coordinator, shard->address(), std::chrono::seconds(2));
 }
 

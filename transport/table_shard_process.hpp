@@ -9,6 +9,7 @@
 #include <string>
 
 #include "caf/scoped_actor.hpp"
+#include "actors/sparse_interfaces.hpp"
 #include "actors/training_job.hpp"
 #include "model/result.hpp"
 #include "model/table_optimizer.hpp"
@@ -25,6 +26,7 @@ struct TableShardProcessSetup {
   std::string name;         // this process, for the server's messages (host and pid)
   std::optional<std::uint64_t> machine_bytes;  // this machine's memory; nothing: not checked
   std::function<void(const std::string&)> say;
+  std::function<void(const EmbeddingShardActor&)> on_joined;  // told the shard once the server took it
 };
 
 // The share of the tables this shard would hold with every key it owns touched, or the one-line
