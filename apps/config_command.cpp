@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "apps/error_exit.hpp"
+#include "apps/sparse_data.hpp"
+#include "apps/table_memory_check.hpp"
 #include "apps/resource_check.hpp"
 #include "apps/run_plan_check.hpp"
 #include "io/config.hpp"
@@ -53,6 +55,13 @@ int run_config_command(const ConfigOptions& options) {
   if (options.action == "show") {
     std::fputs(render_config(*config, config_format_named(options.format).value_or(ConfigFormat::toml)).c_str(),
                stdout);
+    return 0;
+  }
+  if (auto fits = check_model_fits_data(*config); !fits) return error.refused(fits.error());
+  if (is_sparse_model(*config)) {
+    if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits)
+      return error.refused(fits.error());
+    fmt::print("{}: ok\n", options.config_path);
     return 0;
   }
   // A config that cannot run on this machine is not ok: say so before `train` would find out.

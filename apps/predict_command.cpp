@@ -15,6 +15,8 @@
 #include "io/saved_model.hpp"
 #include "apps/cli_checks.hpp"
 #include "apps/error_exit.hpp"
+#include "apps/sparse_scoring.hpp"
+#include "io/sparse_model_file.hpp"
 
 namespace psgrad {
 
@@ -72,6 +74,7 @@ Command add_predict_command(CLI::App& app) {
 }
 
 int run_predict_command(const PredictOptions& options) {
+  if (is_sparse_model_file(options.model_path)) return run_sparse_predict(options);
   const ErrorExit error{"psgrad predict"};
   auto loaded = load_saved_model(options.model_path);
   if (!loaded) return error.refused(loaded.error());

@@ -21,6 +21,7 @@
 #include "apps/run_config.hpp"
 #include "apps/run_outputs_check.hpp"
 #include "apps/run_plan_check.hpp"
+#include "apps/sparse_data.hpp"
 #include "apps/weights_file.hpp"
 #include "io/data_source.hpp"
 #include "io/user_text.hpp"
@@ -31,6 +32,28 @@ namespace psgrad {
 namespace {
 
 constexpr const char* kDefaultMetricsFolder = "runs";
+
+// What both ways into a run build once the config and data are there.
+Result<PreparedRun> build_prepared_run(const RunOptions& options, Config config, DataSplit data) {
+  if (auto plan = check_run_plan(config, data.train->width, data.train->num_classes); !plan)
+    return Error{plan.error()};
+  auto model = build_model(config, data.train->width, data.train->num_classes);
+  if (!model) return Error{model.error()};
+  auto config_text = render_config(config);
+  auto output = open_run_output(options, config_text, config, data.description);
+  if (!output) return Error{output.error()};
+  auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
+  std::shared_ptr<BestWeights> best;
+  if (config.training.patience > 0 || config.training.save_best)
+    best = std::make_shared<BestWeights>(static_cast<std::uint64_t>(config.training.patience),
+                                         config.training.save_best);
+  auto layout = model->layout();
+  return PreparedRun{std::move(config),     std::move(config_text), std::move(data),
+                     std::move(layout),     std::move(output).value(), std::move(trace),
+                     std::move(best)};
+}
+
+}  // namespace
 
 Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const std::string& config_text,
                                                    const TrainingJob& job, const std::string& data_description) {
@@ -83,28 +106,6 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
   return line;
 }
 
-// What both ways into a run build once the config and data are there.
-Result<PreparedRun> build_prepared_run(const RunOptions& options, Config config, DataSplit data) {
-  if (auto plan = check_run_plan(config, data.train->width, data.train->num_classes); !plan)
-    return Error{plan.error()};
-  auto model = build_model(config, data.train->width, data.train->num_classes);
-  if (!model) return Error{model.error()};
-  auto config_text = render_config(config);
-  auto output = open_run_output(options, config_text, config, data.description);
-  if (!output) return Error{output.error()};
-  auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
-  std::shared_ptr<BestWeights> best;
-  if (config.training.patience > 0 || config.training.save_best)
-    best = std::make_shared<BestWeights>(static_cast<std::uint64_t>(config.training.patience),
-                                         config.training.save_best);
-  auto layout = model->layout();
-  return PreparedRun{std::move(config),     std::move(config_text), std::move(data),
-                     std::move(layout),     std::move(output).value(), std::move(trace),
-                     std::move(best)};
-}
-
-}  // namespace
-
 Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& resume_path) {
   auto flags = options.flags;
   if (!options.mode.empty()) flags.push_back({"--mode", "cluster.mode", SettingValue{options.mode}});
@@ -114,6 +115,11 @@ Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& re
   if (!config) return Error{config.error()};
   if (options.verbosity >= Verbosity::normal)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
+  if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
+  if (is_sparse_model(*config))
+    return Error{fmt::format("{}: model.@layers: \"{}\" trains with `psgrad train` in one process; `psgrad {}` is "
+                             "not offered for models with embedding tables yet",
+                             config->source, config->model.architecture, options.command)};
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
   if (auto fits = check_fits_machine(*config, data_dir, process_role(options)); !fits) return Error{fits.error()};

@@ -66,6 +66,12 @@ Result<PreparedRun> prepare_run_with_data(const RunOptions& options, Config conf
 // (--data-dir): the config, --set overrides included, is in the checkpoint.
 std::string resume_command(const RunOptions& options, const std::string& entry);
 
+// The console and the metrics file (with its "run" line), the TensorBoard folder if asked for.
+Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const std::string& config_text,
+                                                   const TrainingJob& job, const std::string& data_description);
+// "<mode> summary: workers ..., steps ..., final accuracy ...": the line a run ends with.
+std::string summary_line(const TrainingSummary& summary, std::size_t workers);
+
 void print_run_header(const PreparedRun& run);
 // The weights a run keeps: with training.save_best the best evaluated ones, else the final ones.
 Weights kept_weights(const TrainingSummary& summary, const PreparedRun& run);

@@ -9,6 +9,7 @@
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
 #include "apps/serve_command.hpp"
+#include "apps/sparse_run.hpp"
 
 namespace psgrad {
 
@@ -23,6 +24,7 @@ Command add_train_command(CLI::App& app) {
 }
 
 int run_train_command(const TrainOptions& options) {
+  if (names_sparse_model(options)) return run_sparse_train(options);
   if (options.processes) {
     ServeOptions serve;
     static_cast<RunOptions&>(serve) = options;

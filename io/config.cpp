@@ -22,6 +22,8 @@
 #include "model/checked_count.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
+#include "model/sparse_registry.hpp"
+#include "model/table_optimizer.hpp"
 #include "model/training_mode.hpp"
 #include "model/wire_encoding.hpp"
 
@@ -39,8 +41,8 @@ constexpr const char* kSchedulesKey = "@schedules";
 
 // In the order they are validated (and rendered, in config_render.cpp).
 const std::vector<std::string>& section_names() {
-  static const std::vector<std::string> names = {"training", "evaluation", "model",
-                                                 "optimizer", "data",       "cluster"};
+  static const std::vector<std::string> names = {"training", "evaluation", "model", "optimizer",
+                                                 "tables",   "data",       "cluster"};
   return names;
 }
 
@@ -61,8 +63,18 @@ std::shared_ptr<const std::vector<SettingSpec>> settings_of(const std::shared_pt
   return std::shared_ptr<const std::vector<SettingSpec>>(entry, &entry->settings);  // aliases the entry
 }
 
-const RegistrySection model_section{"model", kLayersKey, "architecture", architecture_names,
-                                    [](const std::string& name) { return settings_of(find_architecture(name)); }};
+// [model] names a dense architecture or one with embedding tables; the two registries stay apart.
+std::vector<std::string> every_architecture_name() {
+  auto names = architecture_names();
+  for (auto& name : sparse_architecture_names()) names.push_back(std::move(name));
+  return names;
+}
+
+const RegistrySection model_section{"model", kLayersKey, "architecture", every_architecture_name,
+                                    [](const std::string& name) {
+                                      if (auto dense = settings_of(find_architecture(name))) return dense;
+                                      return settings_of(find_sparse_architecture(name));
+                                    }};
 const RegistrySection optimizer_section{"optimizer", kOptimizersKey, "optimizer", optimizer_names,
                                         [](const std::string& name) { return settings_of(find_optimizer(name)); }};
 
@@ -168,6 +180,31 @@ Status read_optimizer(const toml::table& document, const Validator& validator, O
   return read_schedule(*schedule_table, validator, out);
 }
 
+// [tables]: only for a model with embedding tables; Adagrad's keys only when it is chosen, and lazy Adam
+// only where [optimizer] is an Adam.v1 it can follow.
+Status read_tables_section(const toml::table& document, const Validator& validator, Config& config) {
+  if (auto read = read_section(document, validator, tables_table(), config.tables); !read) return read;
+  const auto* section = document.get_as<toml::table>(tables_table().name());
+  const bool sparse = find_sparse_architecture(config.model.architecture) != nullptr;
+  if (!sparse) {
+    if (section && !section->empty())
+      return validator.fail("tables", fmt::format("sets embedding tables' optimizer, but model.@layers \"{}\" has no "
+                                                  "embedding tables; remove [tables]",
+                                                  config.model.architecture));
+    return success();
+  }
+  if (config.tables.optimizer != "lazy_adam") return success();
+  if (section)
+    for (const auto& [key_node, node] : *section)
+      if (key_node.str() != "optimizer")
+        return validator.fail("tables." + std::string(key_node.str()),
+                              "is an adagrad setting, but tables.optimizer is \"lazy_adam\", which takes "
+                              "[optimizer]'s Adam.v1 settings; set tables.optimizer = \"adagrad\" or remove it");
+  if (auto adam = lazy_adam_settings(config.optimizer); !adam)
+    return validator.fail("tables.optimizer", adam.error() + "; or set tables.optimizer = \"adagrad\"");
+  return success();
+}
+
 // The run's optimizer steps, as the driver counts them: iterations in sync, iterations x workers in async
 // and ssp. Bounded (run_limits.hpp), so no count of steps wraps around to a small one.
 Result<std::uint64_t> run_steps(const Config& config, const Validator& validator) {
@@ -212,6 +249,7 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
     read = read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
                         config.model.settings, config.notes);
   if (read) read = read_optimizer(document, validator, config.optimizer, config.notes);
+  if (read) read = read_tables_section(document, validator, config);
   if (read) read = read_data_section(document, validator, config.data);
   if (read) read = read_section(document, validator, cluster_table(), config.cluster);
   if (!read) return Error{read.error()};
@@ -257,6 +295,7 @@ Result<ConfigDocument> read_document(const std::string& text, const std::string&
 
 const std::vector<SettingSpec>& training_settings() { return training_table().specs(); }
 const std::vector<SettingSpec>& evaluation_settings() { return evaluation_table().specs(); }
+const std::vector<SettingSpec>& tables_settings() { return tables_table().specs(); }
 const std::vector<SettingSpec>& data_settings() { return data_table().specs(); }
 const std::vector<SettingSpec>& cluster_settings() { return cluster_table().specs(); }
 

@@ -63,6 +63,7 @@ std::string render_config(const Config& config, ConfigFormat format = ConfigForm
 // The settings each fixed section accepts (for validation and the generated config reference).
 const std::vector<SettingSpec>& training_settings();
 const std::vector<SettingSpec>& evaluation_settings();
+const std::vector<SettingSpec>& tables_settings();
 const std::vector<SettingSpec>& data_settings();
 const std::vector<SettingSpec>& cluster_settings();
 

@@ -37,6 +37,23 @@ const SectionTable<EvaluationSection>& evaluation_table() {
   return table;
 }
 
+const SectionTable<TablesSection>& tables_table() {
+  using S = TablesSection;
+  static const SectionTable<S> table{"tables", {
+      key("optimizer", &S::optimizer,
+          "How embedding tables' rows step: lazy_adam (each row's own Adam.v1 moments, with [optimizer]'s "
+          "settings) or adagrad (with the keys below). Models with embedding tables only.",
+          one_of({"lazy_adam", "adagrad"})),
+      key("learn_rate", &S::learn_rate, "adagrad: the tables' learning rate.", above(0)),
+      key("initial_accumulator", &S::initial_accumulator,
+          "adagrad: each row's sum of squared gradients starts here.", at_least(0)),
+      key("eps", &S::eps, "adagrad: added to the square root of the sum before dividing.", above(0)),
+      key("grad_clip", &S::grad_clip, "adagrad: clip each table's gradient to this norm; 0 does not clip.",
+          at_least(0)),
+  }};
+  return table;
+}
+
 const SectionTable<DataSection>& data_table() {
   using S = DataSection;
   static const SectionTable<S> table{"data", {

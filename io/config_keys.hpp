@@ -7,6 +7,7 @@ namespace psgrad::config_table {
 
 const SectionTable<TrainingSection>& training_table();
 const SectionTable<EvaluationSection>& evaluation_table();
+const SectionTable<TablesSection>& tables_table();
 const SectionTable<DataSection>& data_table();
 const SectionTable<ClusterSection>& cluster_table();
 

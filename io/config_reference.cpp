@@ -7,6 +7,7 @@
 #include "io/toml_text.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
+#include "model/sparse_registry.hpp"
 
 namespace psgrad {
 
@@ -70,6 +71,13 @@ void add_descriptions(std::string& out, const char* what, const std::vector<std:
     if (const auto entry = find(name)) out += fmt::format("- `{}` ({}): {}\n", name, what, entry->description);
 }
 
+// [model] may name either registry's architectures; those with embedding tables get their rows after.
+std::vector<std::string> every_architecture_name() {
+  auto names = architecture_names();
+  for (auto& name : sparse_architecture_names()) names.push_back(std::move(name));
+  return names;
+}
+
 }  // namespace
 
 std::string config_reference_markdown() {
@@ -88,7 +96,10 @@ std::string config_reference_markdown() {
   add_registry_rows(out,
                     {"model", "@layers", "architecture", code("\"" + ModelSection{}.architecture + "\""),
                      "Which registered architecture to build."},
-                    architecture_names(), find_architecture);
+                    every_architecture_name(), find_architecture);
+  for (const auto& name : sparse_architecture_names())
+    if (const auto entry = find_sparse_architecture(name))
+      add_rows(out, fmt::format("model ({})", name), entry->settings);
   add_registry_rows(out,
                     {"optimizer", "@optimizers", "optimizer", code("\"" + OptimizerSection{}.name + "\""),
                      "Which registered optimizer updates the weights."},
@@ -98,12 +109,14 @@ std::string config_reference_markdown() {
                      "A table `[optimizer.learn_rate]` instead of a number: the learning rate of each server step "
                      "from one of Thinc's schedules, with Thinc's parameter names."},
                     schedule_names(), find_schedule);
+  add_rows(out, "tables", tables_settings());
   add_rows(out, "data", data_settings());
   out += fmt::format("| data | `{}` | {} | none | {} |\n", kDataColumnsKey, cell(data_columns_expected),
                      cell(data_columns_description));
   add_rows(out, "cluster", cluster_settings());
   out += "\n## Architectures and optimizers\n\n";
   add_descriptions(out, "architecture", architecture_names(), find_architecture);
+  add_descriptions(out, "architecture with embedding tables", sparse_architecture_names(), find_sparse_architecture);
   add_descriptions(out, "optimizer", optimizer_names(), find_optimizer);
   add_descriptions(out, "schedule", schedule_names(), find_schedule);
   return out;

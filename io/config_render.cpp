@@ -8,6 +8,7 @@
 #include "io/toml_text.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
+#include "model/sparse_registry.hpp"
 
 namespace psgrad {
 
@@ -81,6 +82,25 @@ void render_optimizer(std::ostringstream& out, const Spelling& spelling, const O
                 entry ? entry->settings : std::vector<SettingSpec>{}, optimizer.schedule_settings);
 }
 
+std::vector<SettingSpec> architecture_specs(const std::string& architecture) {
+  if (const auto dense = find_architecture(architecture)) return dense->settings;
+  return specs_of(find_sparse_architecture(architecture));
+}
+
+// Only a model with embedding tables has [tables]; lazy Adam's settings are [optimizer]'s, so its
+// section holds the choice alone (Adagrad's keys would be refused beside it).
+void render_tables(std::ostringstream& out, const Spelling& spelling, const Config& config) {
+  if (!find_sparse_architecture(config.model.architecture)) return;
+  const auto& table = tables_table();
+  if (config.tables.optimizer != "lazy_adam") {
+    render_section(out, spelling, table, config.tables);
+  } else {
+    out << "[" << table.name() << "]\n"
+        << spelling.key("optimizer") << " = " << spelling.value(SettingValue{config.tables.optimizer}) << "\n";
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 std::string render_config(const Config& config, ConfigFormat format) {
@@ -91,10 +111,11 @@ std::string render_config(const Config& config, ConfigFormat format) {
   render_section(out, spelling, evaluation_table(), config.evaluation);
   out << "\n";
   render_choice(out, spelling, "model", "@layers", config.model.architecture,
-                specs_of(find_architecture(config.model.architecture)), config.model.settings);
+                architecture_specs(config.model.architecture), config.model.settings);
   out << "\n";
   render_optimizer(out, spelling, config.optimizer);
   out << "\n";
+  render_tables(out, spelling, config);
   render_section(out, spelling, data_table(), config.data);
   out << render_data_columns(config.data.columns, format) << "\n";
   render_section(out, spelling, cluster_table(), config.cluster);

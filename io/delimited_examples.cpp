@@ -142,6 +142,7 @@ class DelimitedReading {
     for (std::size_t index = 0; index < found.size(); ++index) {
       if (found[index]) continue;
       const bool label = index + 1 == found.size();
+      if (label && builder_.layout().without_labels) continue;
       const auto& name = label ? builder_.layout().label : builder_.layout().columns[index].name;
       error_ = Error{fmt::format("{}:{}: the header has no column \"{}\" ({}); it has {} columns: {}", path_, line_,
                                  echoed(name, 40), label ? "data.label" : "declared in [data.columns]",

@@ -37,10 +37,21 @@ SparseExampleBuilder::SparseExampleBuilder(std::string path, SparseLayout layout
   given_.assign(layout_.columns.size() + 1, false);
   bag_size_.assign(layout_.columns.size(), 0);
   number_row_.assign(data_.number_names.size(), 0.0f);
+  for (std::size_t c = 0; c < layout_.known_classes.size(); ++c)
+    known_class_.emplace(layout_.known_classes[c], static_cast<std::uint32_t>(c));
+}
+
+Status SparseExampleBuilder::add_known_label(const std::string& name) {
+  const auto found = known_class_.find(name);
+  if (found == known_class_.end())
+    return fail(kLabel, fmt::format("label {} was not among the {} classes of the training data", shown(name),
+                                    layout_.known_classes.size()));
+  data_.labels.push_back(found->second);
+  return success();
 }
 
 std::optional<std::size_t> SparseExampleBuilder::target(std::string_view name) const {
-  if (name == layout_.label) return kLabel;
+  if (name == layout_.label) return layout_.without_labels ? std::nullopt : std::optional<std::size_t>(kLabel);
   // The columns are in name order (read_data_columns sorts them).
   const auto& columns = layout_.columns;
   const auto found = std::lower_bound(columns.begin(), columns.end(), name,
@@ -142,6 +153,7 @@ Status SparseExampleBuilder::set_integer_label(std::uint64_t value) {
   if (auto kind = check_label_kind(false); !kind) return kind;
   if (value >= kMaxSparseClasses)
     return fail(kLabel, fmt::format("label {}: expected a class from 0 to {}", value, kMaxSparseClasses - 1));
+  if (!known_class_.empty()) return add_known_label(std::to_string(value));
   largest_integer_label_ = std::max(largest_integer_label_, value);
   data_.labels.push_back(static_cast<std::uint32_t>(value));
   return success();
@@ -150,6 +162,7 @@ Status SparseExampleBuilder::set_integer_label(std::uint64_t value) {
 Status SparseExampleBuilder::set_string_label(std::string_view value) {
   if (auto kind = check_label_kind(true); !kind) return kind;
   const std::string name(value);
+  if (!known_class_.empty()) return add_known_label(name);
   auto found = first_seen_.find(name);
   if (found == first_seen_.end()) {
     if (names_seen_.size() == kMaxSparseClasses)
@@ -164,7 +177,7 @@ Status SparseExampleBuilder::set_string_label(std::string_view value) {
 Status SparseExampleBuilder::end_example() {
   for (std::size_t column = 0; column < layout_.columns.size(); ++column)
     if (!given_[column]) return fail(column, "missing");
-  if (!given_.back()) return fail(kLabel, "missing (the label, data.label)");
+  if (!given_.back() && !layout_.without_labels) return fail(kLabel, "missing (the label, data.label)");
   if (data_.count == kMaxExamples) return fail_line(fmt::format("more than {} examples", kMaxExamples));
   for (auto& field : data_.id_fields) field.offsets.push_back(field.ids.size());
   data_.numbers.insert(data_.numbers.end(), number_row_.begin(), number_row_.end());
@@ -174,7 +187,9 @@ Status SparseExampleBuilder::end_example() {
 
 Result<SparseDataset> SparseExampleBuilder::finish() {
   if (data_.count == 0) return Error{fmt::format("{}: holds no examples", path_)};
-  if (labels_are_strings_.value_or(false)) {
+  if (!known_class_.empty()) {
+    data_.class_names = layout_.known_classes;
+  } else if (labels_are_strings_.value_or(false)) {
     std::vector<std::uint32_t> order(names_seen_.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](auto a, auto b) { return names_seen_[a] < names_seen_[b]; });

@@ -22,6 +22,11 @@ struct SparseLayout {
   std::vector<DataColumn> columns;
   std::string label;
   std::uint64_t max_tokens = 1024;
+  // Non-empty: the classes a trained model knows, numbered in this order; a label not among them is
+  // refused at its line (a dev or eval file read against its training data's classes).
+  std::vector<std::string> known_classes;
+  // Examples to predict: the label's column is not read, and may be missing.
+  bool without_labels = false;
 };
 
 // String labels become classes; a data set has at most this many.
@@ -64,6 +69,7 @@ class SparseExampleBuilder {
  private:
   Status count_id(std::size_t column);
   Status check_label_kind(bool is_string);
+  Status add_known_label(const std::string& name);
 
   std::string path_;
   SparseLayout layout_;
@@ -78,6 +84,7 @@ class SparseExampleBuilder {
   std::unordered_map<std::string, std::uint32_t> first_seen_;  // string label -> its first-seen number
   std::vector<std::string> names_seen_;
   std::uint64_t largest_integer_label_ = 0;
+  std::unordered_map<std::string, std::uint32_t> known_class_;  // layout_.known_classes -> its number
 };
 
 }  // namespace psgrad

@@ -28,6 +28,16 @@ struct OptimizerSection {
   Settings schedule_settings;
 };
 
+// [tables]: how embedding tables' rows step (models with tables only). Lazy Adam follows [optimizer]'s
+// Adam.v1 settings; the other keys are Adagrad's.
+struct TablesSection {
+  std::string optimizer = "lazy_adam";  // or "adagrad"
+  double learn_rate = 0.01;
+  double initial_accumulator = 0.1;
+  double eps = 1e-7;
+  double grad_clip = 0.0;  // the table's gradient norm; 0 disables
+};
+
 struct TrainingSection {
   std::uint64_t iterations = 200;
   std::size_t batch_size = 128;
@@ -83,6 +93,7 @@ struct TrainingJob {
   EvaluationSection evaluation;
   ModelSection model;
   OptimizerSection optimizer;
+  TablesSection tables;
   ClusterSection cluster;
 };
 

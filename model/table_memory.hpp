@@ -1,24 +1,46 @@
-// How much memory embedding table rows take once touched, so that a process can refuse a share of the
-// tables its machine cannot hold before it allocates any of it.
+// The most memory embedding tables can take: every row a table's hash can reach, with its optimizer
+// state, split over the shards that hold them; a table grows to this as training touches its rows.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-
-#include "model/table_layout.hpp"
-#include "model/table_optimizer.hpp"
+#include <string>
+#include <vector>
 
 namespace psgrad {
 
-// How many of the keys 0 .. rows - 1 the shard `index` of `shards` holds (key % shards == index).
-std::uint64_t share_rows(std::uint64_t rows, std::uint32_t shards, std::uint32_t index);
+// Besides its floats, a row costs its hash-map node and bucket (key, slot, next pointer, allocation
+// header) and the optimizer's per-row step count or flag.
+inline constexpr double kTableRowOverheadBytes = 64;
 
-// The bytes one held row of `width` takes: its floats, its optimizer state, and its entry in the
-// table's key index.
-double row_bytes(std::uint64_t width, TableOptimizerKind optimizer);
+struct TableSize {
+  std::string field;      // the column it embeds
+  std::uint64_t rows = 0;  // nV
+  std::size_t width = 0;   // nO
+};
 
-// The bytes shard `index` of `shards` takes when every key it owns has been touched: the most it can
-// come to, since rows are made only by gradients and never freed during a run.
-double table_share_bytes(const TableLayout& layout, std::uint32_t shards, std::uint32_t index,
-                         TableOptimizerKind optimizer);
+// Floats each row value keeps besides itself: lazy Adam's two moments, Adagrad's one sum.
+inline std::size_t optimizer_state_per_value(bool adagrad) { return adagrad ? 1 : 2; }
+
+// The most bytes one table can take: rows x (width floats x (1 + state) + overhead). A double, so sizes
+// past 64 bits still compare.
+inline double table_bytes(const TableSize& table, std::size_t state_per_value) {
+  const double row = static_cast<double>(table.width) * 4.0 * static_cast<double>(1 + state_per_value) +
+                     kTableRowOverheadBytes;
+  return static_cast<double>(table.rows) * row;
+}
+
+// The most one of `shards` shards holds of every table: keys go to shard key % shards, so each holds
+// at most ceil(rows / shards) rows of each table.
+inline double shard_table_bytes(const std::vector<TableSize>& tables, std::size_t state_per_value,
+                                std::size_t shards) {
+  double bytes = 0;
+  for (const auto& table : tables) {
+    TableSize share = table;
+    share.rows = (table.rows + shards - 1) / shards;
+    bytes += table_bytes(share, state_per_value);
+  }
+  return bytes;
+}
 
 }  // namespace psgrad

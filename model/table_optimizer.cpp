@@ -7,6 +7,17 @@
 
 namespace psgrad {
 
+TableOptimizerChoice table_optimizer_choice(const TablesSection& tables) {
+  TableOptimizerChoice choice;
+  if (tables.optimizer != "adagrad") return choice;
+  choice.kind = TableOptimizerKind::adagrad;
+  choice.adagrad.learn_rate = tables.learn_rate;
+  choice.adagrad.initial_accumulator = tables.initial_accumulator;
+  choice.adagrad.eps = tables.eps;
+  choice.adagrad.grad_clip = tables.grad_clip;
+  return choice;
+}
+
 Result<LazyAdamSettings> lazy_adam_settings(const OptimizerSection& optimizer) {
   if (optimizer.name != "Adam.v1")
     return Error{fmt::format("embedding tables step with lazy Adam, which takes Adam.v1's settings, not {}'s",

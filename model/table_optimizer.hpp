@@ -20,6 +20,9 @@ struct TableOptimizerChoice {
   AdagradSettings adagrad;  // when kind is adagrad
 };
 
+// The choice [tables] makes (an optimizer it does not name is lazy Adam: the config has checked it).
+TableOptimizerChoice table_optimizer_choice(const TablesSection& tables);
+
 // Lazy Adam's settings from the run's optimizer section: Adam.v1's learn_rate, beta1, beta2, eps, grad_clip
 // and decoupled L2. An error names what lazy Adam cannot follow: another optimizer, coupled L2, weight
 // averages or a learning-rate schedule.

@@ -34,10 +34,14 @@ Status check_table_share_fits(const TableShardProcessSetup& setup, std::uint64_t
   if (!model) return Error{model.error()};
   const auto layout = table_layout(*model, setup.job.training.seed);
   const auto shards = static_cast<std::uint32_t>(setup.job.cluster.servers);
-  const double needed = table_share_bytes(layout, shards, setup.index, setup.optimizer.kind);
+  std::vector<TableSize> tables;
+  for (std::size_t f = 0; f < layout.tables.size(); ++f)
+    tables.push_back(TableSize{std::to_string(f), layout.tables[f].rows, layout.tables[f].width});
+  const double needed = shard_table_bytes(
+      tables, optimizer_state_per_value(setup.optimizer.kind == TableOptimizerKind::adagrad), shards);
   if (needed <= static_cast<double>(*setup.machine_bytes)) return success();
   std::uint64_t rows = 0;
-  for (const auto& table : layout.tables) rows += share_rows(table.rows, shards, setup.index);
+  for (const auto& table : layout.tables) rows += (table.rows + shards - 1) / shards;
   return Error{fmt::format("table shard {} of {}: its share of the tables needs {} when every row is touched ({} "
                            "rows of {} tables); this machine has {}; use more table shards (cluster.servers) or "
                            "fewer rows (embedding_rows)",

@@ -1,0 +1,40 @@
+// A saved model with embedding tables, ready to score examples: its config, the dense part with the
+// saved weights, and each field's rows, the saved ones or the initial rows a shard would answer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/config.hpp"
+#include "io/sparse_example_builder.hpp"
+#include "io/sparse_model_file.hpp"
+#include "model/model.hpp"
+#include "model/result.hpp"
+#include "model/sparse_dataset.hpp"
+#include "model/sparse_model.hpp"
+
+namespace psgrad {
+
+struct LoadedSparseModel {
+  SparseModelFile file;
+  Config config;      // file.config_text read back
+  SparseModel model;  // its dense weights are the file's
+};
+
+// Reads the file and checks it against the model its config builds: the dense weight count, one table
+// per field with the field's width. Errors are one line naming the file.
+Result<LoadedSparseModel> load_sparse_model(const std::string& path);
+
+// How the model's examples are read: its columns, label and token bound; with the model's classes
+// unless without_labels.
+SparseLayout model_layout(const SparseModelFile& file, bool without_labels);
+
+// Class probabilities (examples x classes, row-major) of every example, scored in batches of the
+// config's evaluation.batch_size.
+std::vector<float> predict_examples(LoadedSparseModel& loaded, const SparseDataset& examples);
+
+// Accuracy and mean cross-entropy of labelled examples, scored as the run's evaluator scores its dev set.
+Evaluation evaluate_examples(LoadedSparseModel& loaded, const SparseDataset& examples);
+
+}  // namespace psgrad

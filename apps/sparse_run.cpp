@@ -1,0 +1,180 @@
+// Trains a model with embedding tables in this process, printing and recording as dense runs do.
+#include "apps/sparse_run.hpp"
+
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "caf/actor_system.hpp"
+#include "actors/sparse_training.hpp"
+#include "apps/error_exit.hpp"
+#include "apps/local_run.hpp"
+#include "apps/run_config.hpp"
+#include "apps/run_outputs_check.hpp"
+#include "apps/signal_watch.hpp"
+#include "apps/sparse_data.hpp"
+#include "apps/table_memory_check.hpp"
+#include "apps/trace_output.hpp"
+#include "apps/weights_file.hpp"
+#include "io/sparse_model_file.hpp"
+#include "io/user_text.hpp"
+#include "model/embedding_table.hpp"
+#include "model/sparse_model.hpp"
+#include "model/table_optimizer.hpp"
+
+namespace psgrad {
+
+namespace {
+
+std::vector<FlagSetting> run_flags(const RunOptions& options) {
+  auto flags = options.flags;
+  if (!options.mode.empty()) flags.push_back({"--mode", "cluster.mode", SettingValue{options.mode}});
+  if (options.workers != 0)
+    flags.push_back({"--workers", "cluster.num_workers", SettingValue{std::int64_t{options.workers}}});
+  return flags;
+}
+
+// What dense runs offer and sparse ones do not yet, refused before any data is read.
+Status check_offered(const TrainOptions& options, const Config& config) {
+  const auto refuse = [&](const std::string& what) {
+    return Error{fmt::format("{}: {} is not offered for models with embedding tables yet", config.source, what)};
+  };
+  if (options.processes) return refuse("--processes (train them in one process)");
+  if (!options.resume.empty()) return refuse("--resume (they write no checkpoints)");
+  if (!config.training.checkpoint_path.empty()) return refuse("training.checkpoint_path (checkpoints)");
+  if (config.training.patience > 0) return refuse("training.patience");
+  if (config.training.save_best) return refuse("training.save_best");
+  if (config.cluster.pipeline) return refuse("cluster.pipeline");
+  if (config.cluster.backup_workers > 0) return refuse("cluster.backup_workers");
+  if (config.cluster.elastic) return refuse("cluster.elastic");
+  return success();
+}
+
+struct SparseRun {
+  PreparedRun run;
+  SparseDataSplit data;
+};
+
+Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
+  auto config = load_config(options.config_path, options.overrides, run_flags(options));
+  if (!config) return Error{config.error()};
+  if (options.verbosity >= Verbosity::normal)
+    for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
+  if (auto offered = check_offered(options, *config); !offered) return Error{offered.error()};
+  if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
+  if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
+  // Every shard is in this process.
+  if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits) return Error{fits.error()};
+  auto data = load_sparse_split(*config);
+  if (!data) return Error{data.error()};
+  auto model = SparseModel::build(config->model.architecture, config->model.settings, data->class_names.size());
+  if (!model) return Error{fmt::format("{}: model: {}", config->source, model.error())};
+  if (model->fields().size() != data->train->id_fields.size())
+    return Error{fmt::format("{}: model.embedding_widths has {} entries, but [data.columns] declares {} id or text "
+                             "columns; give one width and one row count per column",
+                             config->source, model->fields().size(), data->train->id_fields.size())};
+  auto config_text = render_config(*config);
+  auto output = open_run_output(options, config_text, *config, data->description);
+  if (!output) return Error{output.error()};
+  auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
+  DataSplit described;
+  described.description = data->description;
+  auto layout = model->dense().layout();
+  PreparedRun run{std::move(config).value(), std::move(config_text), std::move(described), std::move(layout),
+                  std::move(output).value(), std::move(trace), nullptr};
+  return SparseRun{std::move(run), std::move(data).value()};
+}
+
+Status save_sparse_model(const std::string& path, const SparseRun& sparse, const SparseTrainingSummary& summary) {
+  const auto& config = sparse.run.config;
+  SparseModelFile file;
+  file.weights_version = summary.run.final_weights.version;
+  file.architecture = config.model.architecture;
+  file.config_text = sparse.run.config_text;
+  file.label = config.data.label;
+  file.max_tokens = config.data.max_tokens;
+  file.columns = config.data.columns;
+  file.class_names = sparse.data.class_names;
+  const auto& weights = summary.run.final_weights.values;
+  file.dense_weights.assign(weights.data(), weights.data() + weights.size());
+  for (std::size_t f = 0; f < summary.tables.size(); ++f)
+    file.tables.push_back(SavedTable{embedding_init_seed(config.training.seed, f), summary.tables[f]});
+  return write_sparse_model_file(path, file);
+}
+
+// The dense runs' ending (finish_run), without their checkpoints and best weights.
+int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const SparseRun& sparse,
+                      const TrainOptions& options) {
+  const auto& run = sparse.run;
+  auto& output = *run.output;
+  int code = 0;
+  if (run.trace) {
+    if (auto written = write_trace_file(options.trace_path, *run.trace); written)
+      output.print_note("psgrad: trace in " + options.trace_path);
+    else {
+      fmt::print(stderr, "psgrad: {}\n", cut_long_words(written.error()));
+      code = 1;
+    }
+  }
+  if (!outcome) {
+    output.fail(outcome.error());
+    fmt::print(stderr, "psgrad: training failed: {}\n", cut_long_words(outcome.error()));
+    return 1;
+  }
+  const auto& summary = outcome->run;
+  if (summary.interrupted_by != 0) output.interrupted(strsignal(summary.interrupted_by), summary.steps, "");
+  output.print_line(summary_line(summary, run.job().cluster.num_workers));
+  output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary.final_weights.version,
+                                weights_hash(summary.final_weights.values)));
+  output.finish(summary);
+  if (output.interactive() && output.metrics()) output.print_note("psgrad: metrics in " + output.metrics()->path());
+  if (output.tensorboard()) output.print_note("psgrad: TensorBoard events in " + output.tensorboard()->path());
+  if (output.lost_output()) code = 1;
+  if (!options.save_weights.empty()) {
+    if (auto saved = write_weights_file(options.save_weights, summary.final_weights); !saved) {
+      fmt::print(stderr, "psgrad: {}\n", cut_long_words(saved.error()));
+      code = 1;
+    }
+  }
+  if (!options.save_model.empty()) {
+    if (auto saved = save_sparse_model(options.save_model, sparse, *outcome); saved)
+      output.print_note("psgrad: model saved to " + options.save_model);
+    else {
+      fmt::print(stderr, "psgrad: {}\n", cut_long_words(saved.error()));
+      code = 1;
+    }
+  }
+  if (code == 0 && summary.interrupted_by != 0) return exit_code_for_signal(summary.interrupted_by);
+  return code;
+}
+
+}  // namespace
+
+bool names_sparse_model(const RunOptions& options) {
+  if (options.config_path.empty()) return false;
+  auto config = load_config(options.config_path, options.overrides, run_flags(options));
+  return config && is_sparse_model(*config);
+}
+
+int run_sparse_train(const TrainOptions& options) {
+  SignalWatch signals;  // before the actor system, whose threads must not take the signals
+  auto prepared = prepare_sparse_run(options);
+  if (!prepared) return ErrorExit{"psgrad"}.refused(prepared.error());
+  auto& sparse = *prepared;
+  auto& run = sparse.run;
+  print_run_header(run);
+  auto actor_config = local_actor_config(run);  // the system keeps a reference to it
+  caf::actor_system system{actor_config};
+  DriverHooks hooks;
+  hooks.on_event = run.output->event_printer("psgrad train");
+  hooks.interrupt = signals.flag();
+  hooks.trace = run.trace;
+  signals.training_started();
+  const auto outcome = train_sparse_in_process(system, run.job(), sparse.data.train, sparse.data.dev,
+                                               run.output->callback(), table_optimizer_choice(run.config.tables),
+                                               std::move(hooks));
+  return finish_sparse_run(outcome, sparse, options);
+}
+
+}  // namespace psgrad

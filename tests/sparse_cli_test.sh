@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# End-to-end scenarios of `psgrad train` with a model with embedding tables on a generated file: Ctrl-C
+# stops it at a step, prints the summary, saves the model and exits 130, without a resume hint.
+# Usage: sparse_cli_test.sh PSGRAD_BINARY SCENARIO
+set -uo pipefail
+psgrad=$(realpath "$1")
+scenario=$2
+work_dir=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null; done; rm -rf "$work_dir"; }
+trap cleanup EXIT
+cd "$work_dir" || exit 1
+
+fail() { echo "FAIL: $*"; for f in "$work_dir"/*.out "$work_dir"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }; done; exit 1; }
+
+# Each line's words share one colour (a word's number mod 3), the label.
+write_colours() {  # path count
+  local names=(blue green red) i c
+  RANDOM=7
+  for ((i = 0; i < $2; i++)); do
+    c=$((RANDOM % 3))
+    printf '{"words":"w%d w%d","noise":[%d],"colour":"%s"}\n' $((3 * (RANDOM % 20) + c)) $((3 * (RANDOM % 20) + c)) \
+      $((RANDOM % 10)) "${names[$c]}"
+  done >"$1"
+}
+
+cat >colours.toml <<'TOML'
+[training]
+iterations = 1000000
+batch_size = 32
+
+[evaluation]
+frequency = 20
+
+[model]
+"@layers" = "hashembed_mlp.v1"
+embedding_widths = [4, 8]
+embedding_rows = [50, 500]
+hidden_width = 16
+
+[data]
+path = "colours.jsonl"
+label = "colour"
+dev_fraction = 0.25
+
+[data.columns]
+words = "text"
+noise = "ids"
+TOML
+
+case "$scenario" in
+  sigint)
+    write_colours colours.jsonl 400
+    "$psgrad" train --config colours.toml --metrics run.jsonl --save model.psg >run.out 2>run.err &
+    pid=$!
+    pids+=("$pid")
+    for _ in $(seq 300); do grep -qP '^20\taccuracy' run.out 2>/dev/null && break; sleep 0.1; done
+    grep -qP '^20\taccuracy' run.out || fail "no accuracy line of iteration 20"
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    [ "$rc" -eq 130 ] || fail "exit code $rc, expected 130"
+    grep -q "stopping after the current step" run.err || fail "no notice of the signal"
+    grep -q "sync summary: workers 2" run.out || fail "no summary line"
+    grep -q -- "--resume" run.err && fail "a resume hint, but sparse runs write no checkpoints"
+    grep -q '"type":"interrupted"' run.jsonl || fail "no interrupted metrics record"
+    tail -n1 run.jsonl | grep -q '^{"type":"summary"' || fail "the metrics file does not end with the summary"
+    "$psgrad" predict --model model.psg colours.jsonl >predicted.out 2>predicted.err || fail "predict exited with $?"
+    [ "$(wc -l <predicted.out)" -eq 400 ] || fail "predict printed $(wc -l <predicted.out) lines for 400 examples"
+    grep -qvP '^[0-9]+\t(blue|green|red)\t' predicted.out && fail "a prediction line without a class name"
+    ;;
+  *) fail "unknown scenario $scenario" ;;
+esac
+echo "ok: $scenario"
