@@ -51,12 +51,9 @@ Status check_offered(const TrainOptions& options, const Config& config) {
   return success();
 }
 
-struct SparseRun {
-  PreparedRun run;
-  SparseDataSplit data;
-};
+}  // namespace
 
-Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
+Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_here) {
   auto config = load_config(options.config_path, options.overrides, run_flags(options));
   if (!config) return Error{config.error()};
   if (options.verbosity >= Verbosity::normal)
@@ -64,8 +61,8 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
   if (auto offered = check_offered(options, *config); !offered) return Error{offered.error()};
   if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
-  // Every shard is in this process.
-  if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits) return Error{fits.error()};
+  if (tables_here)
+    if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits) return Error{fits.error()};
   auto data = load_sparse_split(*config);
   if (!data) return Error{data.error()};
   auto model = SparseModel::build(config->model.architecture, config->model.settings, data->class_names.size());
@@ -86,6 +83,8 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
   return SparseRun{std::move(run), std::move(data).value()};
 }
 
+namespace {
+
 Status save_sparse_model(const std::string& path, const SparseRun& sparse, const SparseTrainingSummary& summary) {
   const auto& config = sparse.run.config;
   SparseModelFile file;
@@ -103,7 +102,8 @@ Status save_sparse_model(const std::string& path, const SparseRun& sparse, const
   return write_sparse_model_file(path, file);
 }
 
-// The dense runs' ending (finish_run), without their checkpoints and best weights.
+}  // namespace
+
 int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const SparseRun& sparse,
                       const TrainOptions& options) {
   const auto& run = sparse.run;
@@ -149,7 +149,6 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
   return code;
 }
 
-}  // namespace
 
 bool names_sparse_model(const RunOptions& options) {
   if (options.config_path.empty()) return false;
@@ -159,7 +158,7 @@ bool names_sparse_model(const RunOptions& options) {
 
 int run_sparse_train(const TrainOptions& options) {
   SignalWatch signals;  // before the actor system, whose threads must not take the signals
-  auto prepared = prepare_sparse_run(options);
+  auto prepared = prepare_sparse_run(options, true);
   if (!prepared) return ErrorExit{"psgrad"}.refused(prepared.error());
   auto& sparse = *prepared;
   auto& run = sparse.run;

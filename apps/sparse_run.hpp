@@ -2,6 +2,9 @@
 // tables' memory check, train_sparse_in_process with the dense runs' output, signals and summary.
 #pragma once
 
+#include "actors/sparse_training.hpp"
+#include "apps/run_setup.hpp"
+#include "apps/sparse_data.hpp"
 #include "apps/train_command.hpp"
 
 namespace psgrad {
@@ -13,5 +16,17 @@ bool names_sparse_model(const RunOptions& options);
 // Runs it and returns the process exit code; what sparse runs do not offer yet (--processes, --resume,
 // checkpoints, the pipeline, backup workers, patience) is refused in one line before training.
 int run_sparse_train(const TrainOptions& options);
+
+// A sparse run's config, data and output, opened as for `train` (the refusals of what sparse runs do not
+// offer included); with tables_here, refused when every table shard could outgrow this machine.
+struct SparseRun {
+  PreparedRun run;
+  SparseDataSplit data;
+};
+Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_here);
+
+// The dense runs' ending (finish_run), without their checkpoints and best weights; the exit code.
+int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const SparseRun& sparse,
+                      const TrainOptions& options);
 
 }  // namespace psgrad
