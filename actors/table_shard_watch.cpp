@@ -8,8 +8,9 @@
 namespace psgrad {
 
 caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<EmbeddingShardActor> shards,
-                                   ParameterServerActor dense_server, std::shared_ptr<TableShardLoss> loss) {
-  return system.spawn([shards, dense_server, loss](caf::event_based_actor* self) -> caf::behavior {
+                                   ParameterServerActor dense_server, EvaluatorActor evaluator,
+                                   std::shared_ptr<TableShardLoss> loss) {
+  return system.spawn([shards, dense_server, evaluator, loss](caf::event_based_actor* self) -> caf::behavior {
     for (const auto& shard : shards) self->monitor(shard);
     self->set_down_handler([=](caf::scheduled_actor* watch, caf::down_msg& down) {
       for (std::size_t i = 0; i < shards.size(); ++i) {
@@ -19,6 +20,7 @@ caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<Embedd
                              : down.reason ? error_text(watch->system(), down.reason) : std::string("it stopped");
         const auto line = fmt::format("table shard {} lost: {}", i, why);
         loss->note(line);
+        watch->send_exit(evaluator, caf::make_error(caf::sec::runtime_error, line));
         watch->send_exit(dense_server, caf::make_error(caf::sec::runtime_error, line));
         watch->quit();
         return;

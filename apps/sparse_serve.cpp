@@ -63,6 +63,7 @@ int run_sparse_serve(const ServeOptions& options) {
   setup.on_event = run.output->event_printer("psgrad serve");
   setup.on_report = run.output->callback();
   setup.interrupt = signals.flag();
+  setup.collect_tables = !options.save_model.empty();
   std::vector<ChildProcess> children;
   setup.on_listening = [&](std::uint16_t port) {
     if (port_file)
@@ -79,6 +80,11 @@ int run_sparse_serve(const ServeOptions& options) {
   };
   signals.training_started();
   const auto outcome = serve_sparse_training(system, setup);
+  if (outcome && setup.collect_tables) {
+    std::size_t rows = 0;
+    for (const auto& table : outcome->tables) rows += table.keys.size();
+    fmt::print(stderr, "psgrad serve: the {} table shards held {} rows\n", setup.job.cluster.servers, rows);
+  }
   int code = finish_sparse_run(outcome, sparse, train);
   if (!outcome) stop_local_workers(children);
   const int child_failures = outcome ? wait_for_local_workers(children) : 0;

@@ -51,10 +51,8 @@ class SparseServingCleanup {
     actors_.push_back(caf::actor_cast<caf::actor>(actor));
   }
   void guarded_by(std::unique_ptr<ConnectionGate> gate) { gate_ = std::move(gate); }
-  void shards(std::vector<EmbeddingShardActor> shards, caf::actor watch) {
-    shards_ = std::move(shards);
-    watch_ = std::move(watch);
-  }
+  void table_shards(std::vector<EmbeddingShardActor> shards) { shards_ = std::move(shards); }
+  void watched_by(caf::actor watch) { watch_ = std::move(watch); }
   void run_failed(const std::string& why) { failure_ = why; }
 
  private:
@@ -171,8 +169,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
     return failed;
   });
   if (!gathered) return Error{gathered.error()};
-  const auto loss = std::make_shared<TableShardLoss>();
-  cleanup.shards(shards, spawn_table_shard_watch(system, shards, *dense_server, loss));
+  cleanup.table_shards(shards);
   if (auto introduced = introduce_table_shards(system, job, shards); !introduced) {
     cleanup.run_failed(introduced.error());
     return Error{introduced.error()};
@@ -180,6 +177,8 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   auto evaluator = spawn_sparse_evaluator(system, job, setup.dev, shards, setup.on_report);
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
+  const auto loss = std::make_shared<TableShardLoss>();
+  cleanup.watched_by(spawn_table_shard_watch(system, shards, *dense_server, *evaluator, loss));
 
   DriverHooks hooks;
   hooks.worker_names = names;
@@ -197,6 +196,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
     cleanup.run_failed(failure);
     return Error{failure};
   }
+  if (!setup.collect_tables) return SparseTrainingSummary{std::move(run).value(), {}};
   auto rows = collect_tables(system, job, shards, *model, run->final_weights.version);
   if (!rows) {
     cleanup.run_failed(rows.error());

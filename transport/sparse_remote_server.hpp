@@ -36,10 +36,13 @@ struct SparseServeSetup {
   std::function<void(const std::string&)> on_event;
   ReportCallback on_report;
   std::shared_ptr<const std::atomic<int>> interrupt;  // see DriverHooks::interrupt
+  // Read every row of every table into the summary at the end (to save the model, or compare): the
+  // tables then pass through this process once, which is what holding them elsewhere avoids.
+  bool collect_tables = true;
 };
 
-// Publishes, waits for the workers and every table shard, trains, reads every table's rows, stops
-// them all. A lost table shard ends the run with one line naming it.
+// Publishes, waits for the workers and every table shard, trains, reads every table's rows (when asked),
+// stops them all. A lost table shard ends the run with one line naming it.
 Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, const SparseServeSetup& setup);
 
 }  // namespace psgrad
