@@ -94,9 +94,8 @@ case "$scenario" in
     ;;
   kill-table-shard)
     # kill -9 of a table shard process ends the run in one line naming it; every process exits non-zero.
-    # The loss is noticed within cluster.request_timeout_ms (docs/sparse-training.md), shortened here.
     write_config "$work_dir/run.toml" 4096 100000000
-    start_server "$work_dir/run.toml" --set cluster.request_timeout_ms=4000
+    start_server "$work_dir/run.toml"
     "$psgrad" shard --tables --index 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
     "$psgrad" shard --tables --index 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
