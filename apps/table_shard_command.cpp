@@ -39,7 +39,7 @@ int run_table_shard_command(const ShardOptions& options, const ServerContact& co
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
   caf::actor_system system{actor_config};
   caf::scoped_actor self{system};
-  const auto index = static_cast<std::uint32_t>(options.index);
+  const auto index = static_cast<std::uint32_t>(options.table_index);
   auto say = [](const std::string& line) { fmt::print(stderr, "psgrad shard: {}\n", cut_long_words(line)); };
   auto connection =
       connect_as_table_shard(self, contact.address.host, contact.address.port, options.token, index, contact.retry, say);
