@@ -156,7 +156,6 @@ TEST_CASE("eval refuses a label the model never saw, naming the file, the line a
 TEST_CASE("sparse runs refuse in one line, before training, what they do not offer and tables too big") {
   ColourRun run;
   const std::pair<std::string, std::string> refusals[] = {
-      {"--processes", "--processes (train them in one process) is not offered for models with embedding tables"},
       {"--set training.checkpoint_path=c.ckpt", "training.checkpoint_path (checkpoints) is not offered"},
       {"--set cluster.pipeline=true", "cluster.pipeline is not offered"},
       {"--set cluster.backup_workers=1", "cluster.backup_workers is not offered"},
