@@ -148,4 +148,11 @@ std::string render_data_columns(const std::vector<DataColumn>& columns, ConfigFo
   return out + own_sections;
 }
 
+std::vector<std::string> number_column_names(const std::vector<DataColumn>& columns) {
+  std::vector<std::string> names;
+  for (const auto& column : columns)
+    if (column.kind == ColumnKind::number) names.push_back(column.name);
+  return names;
+}
+
 }  // namespace psgrad

@@ -50,6 +50,10 @@ extern const char* const data_columns_description;
 // "<source>: data.columns.<name>: expected ..., got ...".
 Status read_data_columns(const toml::table* data_section, const Validator& validator, DataSection& out);
 
+// The names of the number columns, in column order: the numbers a model with embedding tables reads
+// after its embeddings, as the readers lay them out.
+std::vector<std::string> number_column_names(const std::vector<DataColumn>& columns);
+
 // The [data.columns] table, to follow [data]'s keys; empty when there are no columns. Thinc's format has
 // no inline tables, so there a column with max_id gets a [data.columns.<name>] section of its own.
 std::string render_data_columns(const std::vector<DataColumn>& columns, ConfigFormat format);
