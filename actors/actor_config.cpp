@@ -43,6 +43,11 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<ShardTablesState>("psgrad::ShardTablesState");
   add_message_type<EmbeddingShardActor>("psgrad::EmbeddingShardActor");
   add_message_type<TableShardPeer>("psgrad::TableShardPeer");
+  add_message_type<TableShape>("psgrad::TableShape");
+  add_message_type<TableLayout>("psgrad::TableLayout");
+  add_message_type<TableShardAddress>("psgrad::TableShardAddress");
+  add_message_type<TableShardJoin>("psgrad::TableShardJoin");
+  add_message_type<TableShardRegistryActor>("psgrad::TableShardRegistryActor");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {
     // Without it, one TLS connection's error closes the next one CAF reads (see tls_error_queue.cpp).

@@ -88,6 +88,21 @@ class Coordinator : public CoordinatorActor::base {
           return waiting_;
         },
         [](ping_atom) { return pong_atom::value; },
+        // The table shards' registry answers for itself: this actor only is the run's published address.
+        [this](table_hello_atom atom, std::uint32_t protocol, const std::string& token,
+               std::uint32_t index) -> caf::result<JoinOffer> {
+          if (!setup_.tables) return no_tables();
+          return delegate(setup_.tables, atom, protocol, token, index);
+        },
+        [this](table_join_atom atom, const TableShardJoin& join) -> caf::result<std::uint32_t> {
+          if (!setup_.tables) return no_tables();
+          return delegate(setup_.tables, atom, join);
+        },
+        [this](table_shards_atom atom, const TableLayout& layout,
+               const std::string& who) -> caf::result<std::vector<TableShardAddress>> {
+          if (!setup_.tables) return no_tables();
+          return delegate(setup_.tables, atom, layout, who);
+        },
     };
   }
 
@@ -96,6 +111,10 @@ class Coordinator : public CoordinatorActor::base {
     if (setup_.tally) ++setup_.tally->refused;
     event(fmt::format("refused worker from {}: {}", host, reason));
     return caf::make_error(caf::sec::request_receiver_down, reason);
+  }
+
+  caf::error no_tables() {
+    return caf::make_error(caf::sec::request_receiver_down, "this run's model has no embedding tables");
   }
 
   caf::error refuse_shard(std::uint32_t shard, const std::string& reason) {

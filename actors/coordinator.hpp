@@ -38,6 +38,7 @@ struct CoordinatorSetup {
   DataFingerprint data;  // the server's training set; empty: not checked
   std::optional<ServerState> resume_server;  // a resumed run's whole server state, for shard processes
   std::string host_identity;  // the server process's, told to workers and shards; empty: no shared memory
+  TableShardRegistryActor tables;  // a sparse run's table shards; null: the run has no embedding tables
 };
 
 CoordinatorActor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);

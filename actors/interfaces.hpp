@@ -6,6 +6,7 @@
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 #include "payloads/messages.hpp"
+#include "actors/sparse_interfaces.hpp"
 #include "model/data_fingerprint.hpp"
 
 namespace psgrad {
@@ -137,6 +138,11 @@ using CoordinatorActor = caf::typed_actor<
     // For worker processes: how many shard processes the run has, and the addresses of those that
     // joined so far (a worker asks until it has them all, then dials each).
     caf::replies_to<shard_addresses_atom>::with<std::uint32_t, std::vector<ShardAddress>>,
+    // A sparse run's table shard processes and workers: TableShardRegistryActor's messages, passed on
+    // to the run's registry (refused when the run has no embedding tables).
+    caf::replies_to<table_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,
+    caf::replies_to<table_join_atom, TableShardJoin>::with<std::uint32_t>,
+    caf::replies_to<table_shards_atom, TableLayout, std::string>::with<std::vector<TableShardAddress>>,
     // A worker process asks every so often while it serves: a stopped or stalled server keeps its
     // connection open, and only a question it leaves unanswered tells (runtime/server_wait.hpp).
     caf::replies_to<ping_atom>::with<pong_atom>>;

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 #include "payloads/messages.hpp"
 #include "payloads/sparse_messages.hpp"
+#include "payloads/table_join_messages.hpp"
 #include "payloads/table_state_messages.hpp"
 
 namespace psgrad {
@@ -28,5 +30,45 @@ using EmbeddingShardActor = caf::typed_actor<caf::replies_to<pull_atom, RowPull>
                                              caf::replies_to<peers_atom, std::vector<TableShardPeer>>::with<bool>,
                                              caf::replies_to<tables_atom, std::uint64_t>::with<PulledRows>,
                                              caf::replies_to<table_state_atom, std::uint64_t>::with<ShardTablesState>>;
+
+// Where a table shard process listens for workers and holds its shard: each worker dials every table
+// shard itself, so rows travel between the worker and the shard alone.
+struct TableShardAddress {
+  std::uint32_t index = 0;
+  std::string host;
+  std::uint16_t port = 0;
+  EmbeddingShardActor shard;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TableShardAddress& x) {
+  return f(caf::meta::type_name("TableShardAddress"), x.index, x.host, x.port, x.shard);
+}
+
+// A table shard process's join: its index, the tables' layout it built from the run's config, its
+// shard, where workers reach it, and a name for messages (host and pid).
+struct TableShardJoin {
+  std::uint32_t index = 0;
+  TableLayout layout;
+  EmbeddingShardActor shard;
+  std::string host;
+  std::uint16_t port = 0;
+  std::string name;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TableShardJoin& x) {
+  return f(caf::meta::type_name("TableShardJoin"), x.index, x.layout, x.shard, x.host, x.port, x.name);
+}
+
+// Admits the table shard processes of a sparse run (actors/table_shard_registry.hpp): "tablehello"
+// (protocol version, join token, shard index) answers with the run's config; "tablejoin" registers a
+// shard after checking its tables' layout against the server's; "tshards" (a layout and who asks)
+// answers with every shard's address, in index order, once all have joined, to an asker whose layout
+// is the server's. Every refusal is one line naming the peer and what differs.
+using TableShardRegistryActor =
+    caf::typed_actor<caf::replies_to<table_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,
+                     caf::replies_to<table_join_atom, TableShardJoin>::with<std::uint32_t>,
+                     caf::replies_to<table_shards_atom, TableLayout, std::string>::with<std::vector<TableShardAddress>>>;
 
 }  // namespace psgrad

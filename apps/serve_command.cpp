@@ -21,6 +21,8 @@
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
 #include "apps/shutdown_deadline.hpp"
+#include "apps/sparse_run.hpp"
+#include "apps/sparse_serve.hpp"
 #include "payloads/shared_memory.hpp"
 #include "transport/remote_server.hpp"
 
@@ -88,6 +90,7 @@ Command add_serve_command(CLI::App& app) {
 }
 
 int run_serve_command(const ServeOptions& given) {
+  if (names_sparse_model(given, given.resume)) return run_sparse_serve(given);
   const ErrorExit error{"psgrad serve"};
   ServeOptions options = given;
   if (options.resume_command.empty())

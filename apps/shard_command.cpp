@@ -20,6 +20,7 @@
 #include "apps/error_exit.hpp"
 #include "apps/host_port.hpp"
 #include "apps/resource_check.hpp"
+#include "apps/table_shard_command.hpp"
 #include "io/config.hpp"
 #include "io/user_text.hpp"
 
@@ -28,9 +29,12 @@ namespace psgrad {
 Command add_shard_command(CLI::App& app) {
   auto options = std::make_shared<ShardOptions>();
   auto* command = app.add_subcommand("shard", "Hold one parameter-server shard for a `psgrad serve --remote-shards` run");
-  command->add_option("--index", options->index, "which shard to hold, 1..K-1 (the server holds shard 0)")
+  command->add_option("--index", options->index,
+                      "which shard to hold, 1..K-1 (the server holds shard 0); with --tables 0..K-1")
       ->required()
-      ->check(at_least_one());
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--tables", options->tables,
+                    "hold a shard of a sparse run's embedding tables (the server holds none of them)");
   command->add_option("--listen", options->listen,
                       "HOST[:PORT] where workers reach this shard (default: this machine's address toward the "
                       "server, a free port)");
@@ -72,8 +76,12 @@ int run_shard_command(const ShardOptions& given) {
   ShardOptions options = given;
   auto contact = server_contact(options);
   if (!contact) return error.refused(contact.error());
+  if (!options.tables && options.index == 0)
+    return error.refused("--index: 0 is the server's own shard; give 1..K-1 (or --tables for a table shard)");
   const auto listen = listen_address(options, contact->address);
   if (!listen) return error.refused(listen.error());
+  if (options.tables)
+    return run_table_shard_command(options, *contact, listen->bind.host, listen->bind.port, listen->advertised);
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), contact->network);
   actor_config.help_server_steps_from_a_thread();
   caf::actor_system system{actor_config};

@@ -8,6 +8,7 @@ namespace psgrad {
 
 struct ShardOptions : ConnectOptions {
   int index = 0;  // which shard, 1..K-1 (the server holds shard 0)
+  bool tables = false;  // hold table shard `index` (0..K-1) of a sparse run's embedding tables
   std::string listen;  // HOST[:PORT] workers dial; default: this machine's address toward the server, any port
 };
 

@@ -53,14 +53,9 @@ Status check_offered(const TrainOptions& options, const Config& config) {
   return success();
 }
 
-struct SparseRun {
-  PreparedRun run;
-  SparseDataSplit data;
-  std::optional<SparseCheckpoint> resume;  // --resume's checkpoint, checked against the run
-  std::uint64_t table_floats = 0;          // every table's nV x width
-};
+}  // namespace
 
-Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
+Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_here) {
   auto config = load_run_config(options.config_path, options.resume, options.overrides, run_flags(options));
   if (!config) return Error{config.error()};
   if (options.verbosity >= Verbosity::normal)
@@ -68,8 +63,8 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
   if (auto offered = check_offered(options, *config); !offered) return Error{offered.error()};
   if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
-  // Every shard is in this process.
-  if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits) return Error{fits.error()};
+  if (tables_here)
+    if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits) return Error{fits.error()};
   auto data = load_sparse_split(*config);
   if (!data) return Error{data.error()};
   auto declared = SparseModel::build(config->model.architecture, config->model.settings, data->class_names.size());
@@ -96,6 +91,8 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options) {
   return SparseRun{std::move(run), std::move(data).value(), std::move(resume).value(), table_floats(*model)};
 }
 
+namespace {
+
 Status save_sparse_model(const std::string& path, const SparseRun& sparse, const SparseTrainingSummary& summary) {
   const auto& config = sparse.run.config;
   SparseModelFile file;
@@ -113,7 +110,8 @@ Status save_sparse_model(const std::string& path, const SparseRun& sparse, const
   return write_sparse_model_file(path, file);
 }
 
-// The dense runs' ending (finish_run), without their best weights.
+}  // namespace
+
 int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const SparseRun& sparse,
                       const TrainOptions& options) {
   const auto& run = sparse.run;
@@ -170,18 +168,18 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
   return code;
 }
 
-}  // namespace
-
-bool names_sparse_model(const TrainOptions& options) {
+bool names_sparse_model(const RunOptions& options, const std::string& resume) {
   // Without --config, a sparse run's checkpoint names its run.
-  if (options.config_path.empty()) return !options.resume.empty() && is_sparse_checkpoint(options.resume);
+  if (options.config_path.empty()) return !resume.empty() && is_sparse_checkpoint(resume);
   auto config = load_config(options.config_path, options.overrides, run_flags(options));
   return config && is_sparse_model(*config);
 }
 
+bool names_sparse_model(const TrainOptions& options) { return names_sparse_model(options, options.resume); }
+
 int run_sparse_train(const TrainOptions& options) {
   SignalWatch signals;  // before the actor system, whose threads must not take the signals
-  auto prepared = prepare_sparse_run(options);
+  auto prepared = prepare_sparse_run(options, true);
   if (!prepared) return ErrorExit{"psgrad"}.refused(prepared.error());
   auto& sparse = *prepared;
   auto& run = sparse.run;

@@ -24,7 +24,7 @@ Command add_train_command(CLI::App& app) {
 }
 
 int run_train_command(const TrainOptions& options) {
-  if (names_sparse_model(options)) return run_sparse_train(options);
+  if (names_sparse_model(options) && !options.processes) return run_sparse_train(options);
   if (options.processes) {
     ServeOptions serve;
     static_cast<RunOptions&>(serve) = options;

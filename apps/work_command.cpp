@@ -24,6 +24,8 @@
 #include "apps/error_exit.hpp"
 #include "apps/host_port.hpp"
 #include "apps/resource_check.hpp"
+#include "apps/sparse_data.hpp"
+#include "apps/sparse_work.hpp"
 #include "io/config.hpp"
 #include "io/data_source.hpp"
 #include "model/checkpoint_fit.hpp"
@@ -89,6 +91,15 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   auto config =
       parse_config(offer.config, fmt::format("config from server {}", options.connect), {}, work_flags(options));
   if (!config) return {error.failed(config.error()), false};
+  if (is_sparse_model(*config)) {
+    auto done = serve_sparse_work(self, *connection, *config, options.token, retry.tls, host_name(), say);
+    if (!done) return {error.failed(done.error()), false};
+    if (done->outcome == RunEnding::Outcome::failed_on_server)
+      return {error.failed("the run failed on the server: " + done->failure), false};
+    if (done->outcome != RunEnding::Outcome::finished) return {error.failed(done->failure), false};
+    say("training finished");
+    return {0, false};
+  }
   auto data = load_worker_data(*config, options.data);
   if (!data) return {error.failed(data.error()), false};
   const DataShape shape{data->train->width, data->train->num_classes, data->train->count, data->dev->count};

@@ -122,6 +122,17 @@ Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::st
   });
 }
 
+Result<ServerConnection> connect_as_table_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
+                                                const std::string& token, std::uint32_t index,
+                                                const RetryPolicy& retry,
+                                                const std::function<void(const std::string&)>& on_retry) {
+  return connect_and_greet(self, host, port, token, retry, on_retry,
+                           [&](const CoordinatorActor& coordinator, const std::string& hello_token) {
+    return self->request(coordinator, std::chrono::seconds(5), table_hello_atom::value, protocol_version,
+                         hello_token, index);
+  });
+}
+
 Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinator, std::uint32_t shard,
                      const ParameterServerActor& server, std::uint64_t layout_hash, const std::string& host,
                      std::uint16_t port, const std::string& host_identity) {

@@ -43,6 +43,11 @@ Result<std::uint32_t> join_server(caf::scoped_actor& self, const CoordinatorActo
 Result<ServerConnection> connect_as_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
                                           const std::string& token, std::uint32_t shard, const RetryPolicy& retry,
                                           const std::function<void(const std::string&)>& on_retry);
+// A table shard process's hello (a sparse run): the run's config (in the offer) for table shard `index`.
+Result<ServerConnection> connect_as_table_shard(caf::scoped_actor& self, const std::string& host, std::uint16_t port,
+                                                const std::string& token, std::uint32_t index,
+                                                const RetryPolicy& retry,
+                                                const std::function<void(const std::string&)>& on_retry);
 // `host`:`port` is where the shard listens for workers (transport/shard_listener.hpp); `host_identity`
 // lets workers on its host use shared memory (empty: they never do).
 Status join_as_shard(caf::scoped_actor& self, const CoordinatorActor& coordinator, std::uint32_t shard,

@@ -1,0 +1,42 @@
+// The parts of a sparse run that a run in one process and a run across processes both build: the dense
+// part's server, the table shards' setup, introducing the shards to each other, and reading every row.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "caf/actor_system.hpp"
+#include "actors/embedding_shard.hpp"
+#include "actors/interfaces.hpp"
+#include "actors/training_job.hpp"
+#include "model/result.hpp"
+#include "model/sparse_checkpoint.hpp"
+#include "model/sparse_model.hpp"
+#include "model/sparse_rows.hpp"
+#include "model/table_optimizer.hpp"
+
+namespace psgrad {
+
+// The dense part's server: the model's dense weights, initialized from the run's seed, and its optimizer;
+// or the checkpoint's weights, optimizer state and version.
+Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
+                                                SparseModel& model, const std::optional<SparseCheckpoint>& resume);
+
+// Every table shard's setup but its index and restored rows: cluster.servers shards of every field's
+// table; `checkpoints` (sync) holds each checkpoint's step until the shard's state at it has been read.
+EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseModel& model,
+                                          const TableOptimizerChoice& optimizer, std::uint64_t start_iteration,
+                                          bool checkpoints, const std::optional<SparseCheckpoint>& resume);
+
+// Sync with several shards: each learns its peers before any push can reach it, to tell them its sums
+// of squares. An error names the shard that did not acknowledge.
+Status introduce_table_shards(caf::actor_system& system, const TrainingJob& job,
+                              const std::vector<EmbeddingShardActor>& shards);
+
+// Every row of every table once the shards have taken `version` steps, in key order per field.
+Result<std::vector<SparseRows>> collect_tables(caf::actor_system& system, const TrainingJob& job,
+                                               const std::vector<EmbeddingShardActor>& shards,
+                                               const SparseModel& model, std::uint64_t version);
+
+}  // namespace psgrad

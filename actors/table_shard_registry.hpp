@@ -1,0 +1,27 @@
+// The TableShardRegistry actor: the part of a sparse run's coordinator that admits embedding table shard
+// processes, checks every shard's and worker's tables' layout against the server's, and tells workers
+// (and the server) where every shard is once all have joined.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "caf/actor_system.hpp"
+#include "actors/sparse_interfaces.hpp"
+#include "model/table_layout.hpp"
+
+namespace psgrad {
+
+struct TableShardRegistrySetup {
+  std::uint32_t shards = 1;  // table shard processes, indices 0 .. shards - 1
+  TableLayout layout;        // the server's
+  std::string config;        // the resolved configuration (TOML) each shard builds from
+  std::uint64_t num_classes = 0;
+  std::string token;  // checked in the hello over TLS; empty: the gate checked it already
+  std::function<void(const std::string&)> on_event;  // one line per join or refusal
+};
+
+TableShardRegistryActor spawn_table_shard_registry(caf::actor_system& system, TableShardRegistrySetup setup);
+
+}  // namespace psgrad

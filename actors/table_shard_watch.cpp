@@ -1,0 +1,33 @@
+#include "actors/table_shard_watch.hpp"
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "runtime/error_text.hpp"
+
+namespace psgrad {
+
+caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<EmbeddingShardActor> shards,
+                                   ParameterServerActor dense_server, EvaluatorActor evaluator,
+                                   std::shared_ptr<TableShardLoss> loss) {
+  return system.spawn([shards, dense_server, evaluator, loss](caf::event_based_actor* self) -> caf::behavior {
+    for (const auto& shard : shards) self->monitor(shard);
+    self->set_down_handler([=](caf::scheduled_actor* watch, caf::down_msg& down) {
+      for (std::size_t i = 0; i < shards.size(); ++i) {
+        if (shards[i].address() != down.source) continue;
+        const auto why = down.reason == caf::exit_reason::remote_link_unreachable
+                             ? std::string("its connection dropped (the process died, froze or lost the network)")
+                             : down.reason ? error_text(watch->system(), down.reason) : std::string("it stopped");
+        const auto line = fmt::format("table shard {} lost: {}", i, why);
+        loss->note(line);
+        watch->send_exit(evaluator, caf::make_error(caf::sec::runtime_error, line));
+        watch->send_exit(dense_server, caf::make_error(caf::sec::runtime_error, line));
+        watch->quit();
+        return;
+      }
+    });
+    return {[](int) {}};  // it only watches
+  });
+}
+
+}  // namespace psgrad

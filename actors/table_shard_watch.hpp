@@ -1,0 +1,41 @@
+// Watches a sparse run's table shards held by other processes. A shard that goes away ends the run: the
+// watch stops the dense part's server and the evaluator with the loss as the reason, which the training
+// driver treats as every lost server (it fails the run and ends the workers with the failure) without
+// waiting for the evaluator's pulls from the lost shard to time out, and keeps the loss's one line for
+// the run's own error.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "caf/actor_system.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/interfaces.hpp"
+
+namespace psgrad {
+
+// The first table shard lost, in one line; empty while none is.
+class TableShardLoss {
+ public:
+  void note(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (line_.empty()) line_ = line;
+  }
+  std::string line() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return line_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::string line_;
+};
+
+// Stop it (an exit message) before the run ends its shards, or their ends count as losses.
+caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<EmbeddingShardActor> shards,
+                                   ParameterServerActor dense_server, EvaluatorActor evaluator,
+                                   std::shared_ptr<TableShardLoss> loss);
+
+}  // namespace psgrad

@@ -1,0 +1,98 @@
+#include "apps/sparse_serve.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "caf/actor_system.hpp"
+#include "apps/error_exit.hpp"
+#include "apps/join_token.hpp"
+#include "apps/local_run.hpp"
+#include "apps/local_table_shards.hpp"
+#include "apps/local_workers.hpp"
+#include "apps/port_file.hpp"
+#include "apps/signal_watch.hpp"
+#include "apps/sparse_run.hpp"
+#include "model/table_optimizer.hpp"
+#include "transport/sparse_remote_server.hpp"
+
+namespace psgrad {
+
+int run_sparse_serve(const ServeOptions& options) {
+  const ErrorExit error{"psgrad serve"};
+  SignalWatch signals;  // before the actor system, whose threads must not take the signals
+  if (!options.resume.empty()) return error.refused("--resume is not offered for models with embedding tables yet");
+  if (options.launched) return error.refused("psgrad launch is not offered for models with embedding tables yet");
+  TrainOptions train;
+  static_cast<RunOptions&>(train) = options;
+  if (!options.bind.empty()) train.flags.push_back({"--bind", "cluster.host", SettingValue{options.bind}});
+  if (options.port >= 0) train.flags.push_back({"--port", "cluster.port", SettingValue{std::int64_t{options.port}}});
+  if (options.spawn_local_workers)
+    train.flags.push_back({"--processes", "cluster.host", SettingValue{std::string("127.0.0.1")}});
+  // The tables are held by the shard processes: none of their rows lives here.
+  auto prepared = prepare_sparse_run(train, false);
+  if (!prepared) return ErrorExit{"psgrad"}.refused(prepared.error());
+  auto& sparse = *prepared;
+  auto& run = sparse.run;
+  if (!run.config.training.checkpoint_path.empty())
+    return error.refused(fmt::format("{}: training.checkpoint_path is not offered for models with embedding tables "
+                                     "across processes yet (train them in one process)",
+                                     run.config.source));
+  print_run_header(run);
+  std::optional<PortFile> port_file;
+  if (!options.port_file.empty()) {
+    auto created = PortFile::create(options.port_file);
+    if (!created) return error.refused("--port-file: " + created.error());
+    port_file.emplace(std::move(*created));
+  }
+  auto actor_config = run_actor_config(run);
+  caf::actor_system system{actor_config};
+  SparseServeSetup setup;
+  setup.job = run.job();
+  setup.config = run.config_text;
+  setup.dev = sparse.data.dev;
+  setup.tables = table_optimizer_choice(run.config.tables);
+  setup.host = run.config.cluster.host;
+  setup.port = static_cast<std::uint16_t>(run.config.cluster.port);
+  setup.tls = run.config.cluster.tls_ca.size() + run.config.cluster.tls_certificate.size() > 0;
+  setup.token = options.token.empty() ? run.config.cluster.join_token : options.token;
+  if (options.spawn_local_workers && setup.token.empty()) {
+    auto token = new_join_token();
+    if (!token) return error.failed(token.error());
+    setup.token = *token;
+  }
+  setup.join_timeout = run.config.cluster.join_timeout;
+  setup.on_event = run.output->event_printer("psgrad serve");
+  setup.on_report = run.output->callback();
+  setup.interrupt = signals.flag();
+  setup.collect_tables = !options.save_model.empty();
+  std::vector<ChildProcess> children;
+  setup.on_listening = [&](std::uint16_t port) {
+    if (port_file)
+      if (auto written = port_file->write({setup.host, port}); !written)
+        fmt::print(stderr, "psgrad serve: --port-file: {}\n", written.error());
+    fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers and {} table shards\n", setup.host,
+               port, setup.job.cluster.num_workers, setup.job.cluster.servers);
+    std::fflush(stderr);
+    if (options.spawn_local_workers) {
+      children = start_local_table_shards(setup.job.cluster.servers, port, setup.token);
+      auto workers = start_local_workers(setup.job.cluster.num_workers, port, options.data_dir, setup.token);
+      for (auto& worker : workers) children.push_back(std::move(worker));
+    }
+  };
+  signals.training_started();
+  const auto outcome = serve_sparse_training(system, setup);
+  if (outcome && setup.collect_tables) {
+    std::size_t rows = 0;
+    for (const auto& table : outcome->tables) rows += table.keys.size();
+    fmt::print(stderr, "psgrad serve: the {} table shards held {} rows\n", setup.job.cluster.servers, rows);
+  }
+  int code = finish_sparse_run(outcome, sparse, train);
+  if (!outcome) stop_local_workers(children);
+  const int child_failures = outcome ? wait_for_local_workers(children) : 0;
+  return code != 0 ? code : (child_failures ? 1 : 0);
+}
+
+}  // namespace psgrad

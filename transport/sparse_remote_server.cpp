@@ -1,0 +1,206 @@
+#include "transport/sparse_remote_server.hpp"
+
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "caf/io/all.hpp"
+#include "caf/openssl/all.hpp"
+#include "actors/coordinator.hpp"
+#include "actors/local_training.hpp"
+#include "actors/sparse_evaluator.hpp"
+#include "actors/sparse_parts.hpp"
+#include "actors/table_shard_registry.hpp"
+#include "actors/table_shard_watch.hpp"
+#include "actors/training_driver.hpp"
+#include "model/table_layout.hpp"
+#include "runtime/error_text.hpp"
+#include "transport/connection_gate.hpp"
+#include "transport/network_words.hpp"
+
+namespace psgrad {
+
+namespace {
+
+// Stops what serve_sparse_training started, whichever way it returns: the watch first (the shards' ends
+// are no losses), then each table shard process (with the run's failure as the reason when it failed,
+// waiting for each to go down so they exit before this process does), the port, the local actors.
+class SparseServingCleanup {
+ public:
+  explicit SparseServingCleanup(caf::actor_system& system) : system_(system) {}
+  SparseServingCleanup(const SparseServingCleanup&) = delete;
+  SparseServingCleanup& operator=(const SparseServingCleanup&) = delete;
+
+  ~SparseServingCleanup() {
+    if (watch_) caf::anon_send_exit(watch_, caf::exit_reason::user_shutdown);
+    caf::scoped_actor self{system_};
+    for (const auto& shard : shards_) {
+      self->monitor(shard);
+      self->send_exit(shard, failure_ ? caf::make_error(caf::sec::runtime_error, *failure_)
+                                      : caf::error{caf::exit_reason::user_shutdown});
+      self->receive([](const caf::down_msg&) {}, caf::after(std::chrono::seconds(5)) >> [] {});
+    }
+    gate_.reset();
+    for (const auto& actor : actors_) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+
+  template <class Handle>
+  void stop_on_exit(const Handle& actor) {
+    actors_.push_back(caf::actor_cast<caf::actor>(actor));
+  }
+  void guarded_by(std::unique_ptr<ConnectionGate> gate) { gate_ = std::move(gate); }
+  void table_shards(std::vector<EmbeddingShardActor> shards) { shards_ = std::move(shards); }
+  void watched_by(caf::actor watch) { watch_ = std::move(watch); }
+  void run_failed(const std::string& why) { failure_ = why; }
+
+ private:
+  caf::actor_system& system_;
+  std::unique_ptr<ConnectionGate> gate_;
+  std::vector<caf::actor> actors_;
+  std::vector<EmbeddingShardActor> shards_;
+  caf::actor watch_;
+  std::optional<std::string> failure_;
+};
+
+Result<std::uint16_t> publish(caf::actor_system& system, const CoordinatorActor& coordinator,
+                              const SparseServeSetup& setup, SparseServingCleanup& cleanup) {
+  if (setup.tls) {
+    auto port = caf::openssl::publish(coordinator, setup.port, setup.host.c_str(), true);
+    if (!port) return Error{listen_failure_text(system, port.error(), setup.host, setup.port)};
+    return *port;
+  }
+  auto opened = ConnectionGate::open(system, gate_publishing(system, coordinator, setup.host, setup.port, setup.token,
+                                                             protocol_version, setup.on_event));
+  if (!opened) return Error{opened.error()};
+  const auto port = (*opened)->port();
+  cleanup.guarded_by(std::move(opened).value());
+  return port;
+}
+
+// Asks `ask` (a slice's length -> the error of its answer, none when it came) in slices of 200 ms
+// until it answers, the join timeout passes or a signal comes.
+template <class Ask>
+Status wait_in_slices(caf::actor_system& system, const SparseServeSetup& setup, const std::string& what, Ask ask) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + setup.join_timeout;
+  for (;;) {
+    const caf::error error = ask(std::chrono::milliseconds(200));
+    if (!error) return success();
+    if (error != caf::sec::request_timeout)
+      return Error{fmt::format("waiting for {}: {}", what, error_text(system, error))};
+    if (setup.interrupt && setup.interrupt->load() != 0)
+      return Error{fmt::format("stopped by a signal while waiting for {}; nothing to save yet", what)};
+    if (setup.join_timeout.count() > 0 && Clock::now() >= deadline)
+      return Error{fmt::format("gave up waiting for {} after {:g} s (cluster.join_timeout_ms)", what,
+                               std::chrono::duration<double>(setup.join_timeout).count())};
+  }
+}
+
+}  // namespace
+
+Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, const SparseServeSetup& setup) {
+  const auto& job = setup.job;
+  if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
+  if (job.cluster.servers == 0) return Error{"cluster.servers: at least one table shard is needed"};
+  if (job.cluster.pipeline) return Error{"cluster.pipeline is not offered for sparse models yet"};
+  if (job.cluster.backup_workers > 0) return Error{"cluster.backup_workers is not offered for sparse models yet"};
+  if (job.cluster.elastic) return Error{"cluster.elastic is not offered for sparse models yet"};
+  if (!setup.dev) return Error{"no dev data to evaluate on"};
+  // The dense part reads the data's number columns too, after the embeddings.
+  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *setup.dev, "dev data");
+  if (!model) return Error{model.error()};
+  const auto layout = table_layout(*model, job.training.seed);
+  SparseServingCleanup cleanup(system);
+  auto dense_server = spawn_dense_server(system, job, *model, std::nullopt);
+  if (!dense_server) return Error{dense_server.error()};
+  cleanup.stop_on_exit(*dense_server);
+
+  // In plain mode the gate checks the token before CAF sees a byte, so the coordinator need not.
+  const auto hello_token = setup.tls ? setup.token : std::string();
+  const auto shard_count = static_cast<std::uint32_t>(job.cluster.servers);
+  auto registry = spawn_table_shard_registry(
+      system, TableShardRegistrySetup{shard_count, layout, setup.config, setup.dev->num_classes(), hello_token,
+                                      setup.on_event});
+  cleanup.stop_on_exit(registry);
+  CoordinatorSetup coordinator_setup;
+  coordinator_setup.config = setup.config;
+  coordinator_setup.num_workers = static_cast<std::uint32_t>(job.cluster.num_workers);
+  coordinator_setup.token = hello_token;
+  coordinator_setup.layout_hash = layout.hash();
+  coordinator_setup.input_width = setup.dev->id_fields.size();  // a sparse worker's "inputs": its id fields
+  coordinator_setup.num_classes = setup.dev->num_classes();
+  coordinator_setup.on_event = setup.on_event;
+  coordinator_setup.data = setup.train_data;
+  coordinator_setup.tables = registry;
+  auto coordinator = spawn_coordinator(system, std::move(coordinator_setup));
+  cleanup.stop_on_exit(coordinator);
+  auto port = publish(system, coordinator, setup, cleanup);
+  if (!port) return Error{port.error()};
+  if (setup.on_listening) setup.on_listening(*port);
+
+  caf::scoped_actor self{system};
+  std::vector<DataWorkerActor> workers;
+  std::vector<std::string> names;
+  auto joined = wait_in_slices(system, setup, fmt::format("{} workers", job.cluster.num_workers), [&](auto slice) {
+    caf::error failed;
+    self->request(coordinator, slice, wait_atom::value)
+        .receive(
+            [&](std::vector<DataWorkerActor>& w, std::vector<std::string>& n) {
+              workers = std::move(w);
+              names = std::move(n);
+            },
+            [&](caf::error& error) { failed = std::move(error); });
+    return failed;
+  });
+  if (!joined) return Error{joined.error()};
+  std::vector<EmbeddingShardActor> shards;
+  auto gathered = wait_in_slices(system, setup, fmt::format("{} table shards", shard_count), [&](auto slice) {
+    caf::error failed;
+    self->request(registry, slice, table_shards_atom::value, layout, std::string("the server"))
+        .receive(
+            [&](std::vector<TableShardAddress>& joined_shards) {
+              for (const auto& shard : joined_shards) shards.push_back(shard.shard);
+            },
+            [&](caf::error& error) { failed = std::move(error); });
+    return failed;
+  });
+  if (!gathered) return Error{gathered.error()};
+  cleanup.table_shards(shards);
+  if (auto introduced = introduce_table_shards(system, job, shards); !introduced) {
+    cleanup.run_failed(introduced.error());
+    return Error{introduced.error()};
+  }
+  auto evaluator = spawn_sparse_evaluator(system, job, setup.dev, shards, setup.on_report);
+  if (!evaluator) return Error{evaluator.error()};
+  cleanup.stop_on_exit(*evaluator);
+  const auto loss = std::make_shared<TableShardLoss>();
+  cleanup.watched_by(spawn_table_shard_watch(system, shards, *dense_server, *evaluator, loss));
+
+  DriverHooks hooks;
+  hooks.worker_names = names;
+  hooks.on_event = setup.on_event;
+  hooks.interrupt = setup.interrupt;
+  // The driver sees one parameter server: the tables' shards are the workers' and the evaluator's business.
+  TrainingJob dense_job = job;
+  dense_job.cluster.servers = 1;
+  auto driver = spawn_training_driver(system, dense_job, *dense_server, workers, *evaluator, std::move(hooks));
+  caf::anon_send(coordinator, driver_atom::value, driver);
+  auto run = run_driver(system, driver);
+  if (!run) {
+    const auto lost = loss->line();
+    const auto failure = lost.empty() ? run.error() : lost;
+    cleanup.run_failed(failure);
+    return Error{failure};
+  }
+  if (!setup.collect_tables) return SparseTrainingSummary{std::move(run).value(), {}};
+  auto rows = collect_tables(system, job, shards, *model, run->final_weights.version);
+  if (!rows) {
+    cleanup.run_failed(rows.error());
+    return Error{rows.error()};
+  }
+  return SparseTrainingSummary{std::move(run).value(), std::move(rows).value()};
+}
+
+}  // namespace psgrad

@@ -1,0 +1,48 @@
+// The server end of a sparse run across processes: the dense part, the driver and the evaluator here;
+// every embedding table shard in a process of its own (table shard processes 0 .. cluster.servers - 1);
+// the workers in worker processes.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "caf/actor_system.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/sparse_training.hpp"
+#include "actors/training_job.hpp"
+#include "model/data_fingerprint.hpp"
+#include "model/result.hpp"
+#include "model/sparse_dataset.hpp"
+#include "model/table_optimizer.hpp"
+
+namespace psgrad {
+
+struct SparseServeSetup {
+  TrainingJob job;     // model.architecture names a sparse architecture
+  std::string config;  // resolved TOML sent to every worker and table shard process
+  std::shared_ptr<const SparseDataset> dev;
+  DataFingerprint train_data;  // what a worker's training set must be to join; empty: not checked
+  TableOptimizerChoice tables;
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+  std::string token;
+  bool tls = false;
+  std::chrono::milliseconds join_timeout{600000};  // for every worker and table shard; 0: forever
+  std::function<void(std::uint16_t port)> on_listening;
+  std::function<void(const std::string&)> on_event;
+  ReportCallback on_report;
+  std::shared_ptr<const std::atomic<int>> interrupt;  // see DriverHooks::interrupt
+  // Read every row of every table into the summary at the end (to save the model, or compare): the
+  // tables then pass through this process once, which is what holding them elsewhere avoids.
+  bool collect_tables = true;
+};
+
+// Publishes, waits for the workers and every table shard, trains, reads every table's rows (when asked),
+// stops them all. A lost table shard ends the run with one line naming it.
+Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, const SparseServeSetup& setup);
+
+}  // namespace psgrad

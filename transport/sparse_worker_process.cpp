@@ -1,0 +1,76 @@
+#include "transport/sparse_worker_process.hpp"
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "actors/sparse_worker.hpp"
+#include "model/sparse_model.hpp"
+#include "model/table_layout.hpp"
+#include "runtime/error_text.hpp"
+#include "transport/table_shard_routes.hpp"
+
+namespace psgrad {
+
+Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConnection& connection,
+                                      const SparseWorkerProcessSetup& setup) {
+  auto& system = self->system();
+  const auto& job = setup.job;
+  const auto& offer = connection.offer;
+  if (!setup.train) return Error{"no training data"};
+  // Built as the server builds it: its dense part reads the data's number columns too.
+  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *setup.train,
+                                           "training data");
+  if (!model) return Error{model.error()};
+  const auto layout = table_layout(*model, job.training.seed);
+  // The server answers once every table shard has joined, and refuses a layout other than its own. Asked
+  // in slices: a server that goes away meanwhile is noticed by the next ask.
+  Result<std::vector<TableShardAddress>> shards = Error{"no answer"};
+  const auto asked = std::chrono::steady_clock::now();
+  self->monitor(connection.coordinator);
+  for (bool answered = false; !answered;) {
+    self->request(connection.coordinator, std::chrono::milliseconds(500), table_shards_atom::value, layout,
+                  fmt::format("worker {} from {}", offer.worker_index, setup.name))
+        .receive(
+            [&](std::vector<TableShardAddress>& joined) {
+              shards = std::move(joined);
+              answered = true;
+            },
+            [&](caf::error& error) {
+              if (error == caf::sec::request_timeout &&
+                  (job.cluster.join_timeout.count() == 0 ||
+                   std::chrono::steady_clock::now() - asked < job.cluster.join_timeout))
+                return;
+              shards = Error{"server refused this worker: " + error_text(system, error)};
+              answered = true;
+            });
+    if (!answered)
+      self->receive(
+          [&](const caf::down_msg& down) {
+            if (down.source != connection.coordinator.address()) return;
+            shards = Error{"lost the connection to the server before every table shard joined"};
+            answered = true;
+          },
+          caf::after(std::chrono::seconds(0)) >> [] {});
+  }
+  self->demonitor(connection.coordinator.address());
+  if (!shards) return Error{shards.error()};
+  if (auto dialled = dial_table_shards(system, *shards, setup.token, setup.tls, setup.say); !dialled)
+    return Error{dialled.error()};
+  std::vector<EmbeddingShardActor> handles;
+  for (const auto& shard : *shards) handles.push_back(shard.shard);
+  auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, offer.worker_index, setup.train, handles});
+  if (!worker) return Error{worker.error()};
+  JoinRequest request{offer.worker_index, *worker, layout.hash(), setup.train->id_fields.size(),
+                      setup.train->num_classes(), setup.train->count, setup.name, setup.train_fingerprint};
+  auto joined = join_server(self, connection.coordinator, request);
+  if (!joined) {
+    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
+    return Error{joined.error()};
+  }
+  if (setup.say)
+    setup.say(fmt::format("joined as worker {} of {}, with {} table shards", offer.worker_index, offer.num_workers,
+                          shards->size()));
+  return serve_until_stopped(self, connection.coordinator, worker->address(), std::chrono::seconds(2));
+}
+
+}  // namespace psgrad

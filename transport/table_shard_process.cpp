@@ -1,0 +1,89 @@
+#include "transport/table_shard_process.hpp"
+
+#include <fmt/format.h>
+
+#include "caf/all.hpp"
+#include "actors/embedding_shard.hpp"
+#include "actors/sparse_parts.hpp"
+#include "model/sparse_model.hpp"
+#include "model/table_layout.hpp"
+#include "model/table_memory.hpp"
+#include "runtime/error_text.hpp"
+#include "transport/table_shard_routes.hpp"
+
+namespace psgrad {
+
+namespace {
+
+// "1.5 GiB"-style sizes, here without io/'s helper: binary units with one decimal.
+std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  std::size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < std::size(units)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", bytes, units[unit]);
+}
+
+}  // namespace
+
+Status check_table_share_fits(const TableShardProcessSetup& setup, std::uint64_t num_classes) {
+  if (!setup.machine_bytes) return success();
+  auto model = SparseModel::build(setup.job.model.architecture, setup.job.model.settings, num_classes);
+  if (!model) return Error{model.error()};
+  const auto layout = table_layout(*model, setup.job.training.seed);
+  const auto shards = static_cast<std::uint32_t>(setup.job.cluster.servers);
+  std::vector<TableSize> tables;
+  for (std::size_t f = 0; f < layout.tables.size(); ++f)
+    tables.push_back(TableSize{std::to_string(f), layout.tables[f].rows, layout.tables[f].width});
+  const double needed = shard_table_bytes(
+      tables, optimizer_state_per_value(setup.optimizer.kind == TableOptimizerKind::adagrad), shards);
+  if (needed <= static_cast<double>(*setup.machine_bytes)) return success();
+  std::uint64_t rows = 0;
+  for (const auto& table : layout.tables) rows += (table.rows + shards - 1) / shards;
+  return Error{fmt::format("table shard {} of {}: its share of the tables needs {} when every row is touched ({} "
+                           "rows of {} tables); this machine has {}; use more table shards (cluster.servers) or "
+                           "fewer rows (embedding_rows)",
+                           setup.index, shards, bytes_text(needed), rows, layout.tables.size(),
+                           bytes_text(static_cast<double>(*setup.machine_bytes)))};
+}
+
+Result<RunEnding> serve_table_shard(caf::scoped_actor& self, const ServerConnection& connection,
+                                    const TableShardProcessSetup& setup) {
+  auto& system = self->system();
+  const auto& job = setup.job;
+  if (job.cluster.servers == 0 || setup.index >= job.cluster.servers)
+    return Error{fmt::format("the run has {} table shards, not a shard {}", job.cluster.servers, setup.index)};
+  // Before anything is allocated: a share the machine cannot hold is refused at once.
+  if (auto fits = check_table_share_fits(setup, connection.offer.num_classes); !fits) return Error{fits.error()};
+  auto model = SparseModel::build(job.model.architecture, job.model.settings, connection.offer.num_classes);
+  if (!model) return Error{model.error()};
+  auto shard_setup = embedding_shard_setup(job, *model, setup.optimizer, 0, false, std::nullopt);
+  shard_setup.index = setup.index;
+  auto shard = spawn_embedding_shard(system, shard_setup);
+  if (!shard) return Error{shard.error()};
+  const auto end_shard = [&] { caf::anon_send_exit(*shard, caf::exit_reason::user_shutdown); };
+  auto port = TableShardPort::open(system, *shard, setup.listen);
+  if (!port) {
+    end_shard();
+    return Error{"--listen: " + port.error()};
+  }
+  TableShardJoin join{setup.index, table_layout(*model, job.training.seed), *shard, port->host(), port->port(),
+                      setup.name};
+  Status joined = Error{"no answer"};
+  self->request(connection.coordinator, std::chrono::seconds(10), table_join_atom::value, join)
+      .receive([&](std::uint32_t) { joined = success(); },
+               [&](caf::error& error) { joined = Error{"server refused this shard: " + error_text(system, error)}; });
+  if (!joined) {
+    end_shard();
+    return Error{joined.error()};
+  }
+  if (setup.say)
+    setup.say(fmt::format("holding table shard {} of {}; workers reach it at {}:{}", setup.index, job.cluster.servers,
+                          port->host(), port->port()));
+  if (setup.on_joined) setup.on_joined(*shard);
+  return serve_until_stopped(self, connection.coordinator, shard->address(), std::chrono::seconds(2));
+}
+
+}  // namespace psgrad
