@@ -9,8 +9,8 @@ namespace psgrad {
 
 caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<EmbeddingShardActor> shards,
                                    ParameterServerActor dense_server, EvaluatorActor evaluator,
-                                   std::shared_ptr<TableShardLoss> loss) {
-  return system.spawn([shards, dense_server, evaluator, loss](caf::event_based_actor* self) -> caf::behavior {
+                                   std::vector<DataWorkerActor> workers, std::shared_ptr<TableShardLoss> loss) {
+  return system.spawn([shards, dense_server, evaluator, workers, loss](caf::event_based_actor* self) -> caf::behavior {
     for (const auto& shard : shards) self->monitor(shard);
     self->set_down_handler([=](caf::scheduled_actor* watch, caf::down_msg& down) {
       for (std::size_t i = 0; i < shards.size(); ++i) {
@@ -20,8 +20,10 @@ caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<Embedd
                              : down.reason ? error_text(watch->system(), down.reason) : std::string("it stopped");
         const auto line = fmt::format("table shard {} lost: {}", i, why);
         loss->note(line);
-        watch->send_exit(evaluator, caf::make_error(caf::sec::runtime_error, line));
-        watch->send_exit(dense_server, caf::make_error(caf::sec::runtime_error, line));
+        const auto reason = caf::make_error(caf::sec::runtime_error, line);
+        watch->send_exit(dense_server, reason);
+        watch->send_exit(evaluator, reason);
+        for (const auto& worker : workers) watch->send_exit(worker, reason);
         watch->quit();
         return;
       }

@@ -12,7 +12,7 @@ std::vector<ChildProcess> start_local_table_shards(std::size_t count, std::uint1
   std::vector<ChildProcess> shards;
   for (std::size_t i = 0; i < count; ++i) {
     ChildSpec spec;
-    spec.command = {"psgrad", "shard", "--tables", "--index", std::to_string(i), "--connect",
+    spec.command = {"psgrad", "shard", "--tables", std::to_string(i), "--connect",
                     fmt::format("127.0.0.1:{}", port), "--listen", "127.0.0.1"};
     spec.executable = "/proc/self/exe";
     // As for worker processes: the token in the environment, a process group of their own, default signals.

@@ -11,7 +11,7 @@
 
 namespace psgrad {
 
-// `psgrad shard --tables --index i --connect 127.0.0.1:port --listen 127.0.0.1` for i in 0 .. count - 1.
+// `psgrad shard --tables i --connect 127.0.0.1:port --listen 127.0.0.1` for i in 0 .. count - 1.
 // One that cannot start is named on stderr.
 std::vector<ChildProcess> start_local_table_shards(std::size_t count, std::uint16_t port, const std::string& token);
 

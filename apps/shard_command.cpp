@@ -2,6 +2,7 @@
 #include "apps/shard_command.hpp"
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -29,12 +30,13 @@ namespace psgrad {
 Command add_shard_command(CLI::App& app) {
   auto options = std::make_shared<ShardOptions>();
   auto* command = app.add_subcommand("shard", "Hold one parameter-server shard for a `psgrad serve --remote-shards` run");
-  command->add_option("--index", options->index,
-                      "which shard to hold, 1..K-1 (the server holds shard 0); with --tables 0..K-1")
-      ->required()
-      ->check(CLI::NonNegativeNumber);
-  command->add_flag("--tables", options->tables,
-                    "hold a shard of a sparse run's embedding tables (the server holds none of them)");
+  auto* index = command->add_option("--index", options->index, "which shard to hold, 1..K-1 (the server holds shard 0)")
+                    ->check(at_least_one());
+  // Table shards count from 0: the server of a sparse run holds none of them.
+  command->add_option("--tables", options->table_index,
+                      "hold table shard INDEX, 0..K-1, of a sparse run's embedding tables (instead of --index)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()))
+      ->excludes(index);
   command->add_option("--listen", options->listen,
                       "HOST[:PORT] where workers reach this shard (default: this machine's address toward the "
                       "server, a free port)");
@@ -76,11 +78,11 @@ int run_shard_command(const ShardOptions& given) {
   ShardOptions options = given;
   auto contact = server_contact(options);
   if (!contact) return error.refused(contact.error());
-  if (!options.tables && options.index == 0)
-    return error.refused("--index: 0 is the server's own shard; give 1..K-1 (or --tables for a table shard)");
+  if (options.table_index < 0 && options.index == 0)
+    return error.refused("--index is required (or --tables INDEX for a shard of a sparse run's tables)");
   const auto listen = listen_address(options, contact->address);
   if (!listen) return error.refused(listen.error());
-  if (options.tables)
+  if (options.table_index >= 0)
     return run_table_shard_command(options, *contact, listen->bind.host, listen->bind.port, listen->advertised);
   ActorConfig actor_config(static_cast<std::size_t>(options.threads), contact->network);
   actor_config.help_server_steps_from_a_thread();

@@ -8,7 +8,7 @@ namespace psgrad {
 
 struct ShardOptions : ConnectOptions {
   int index = 0;  // which shard, 1..K-1 (the server holds shard 0)
-  bool tables = false;  // hold table shard `index` (0..K-1) of a sparse run's embedding tables
+  int table_index = -1;  // --tables: the table shard (0..K-1) of a sparse run to hold; -1: a weights shard
   std::string listen;  // HOST[:PORT] workers dial; default: this machine's address toward the server, any port
 };
 

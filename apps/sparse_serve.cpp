@@ -31,8 +31,9 @@ int run_sparse_serve(const ServeOptions& options) {
   if (options.port >= 0) train.flags.push_back({"--port", "cluster.port", SettingValue{std::int64_t{options.port}}});
   if (options.spawn_local_workers)
     train.flags.push_back({"--processes", "cluster.host", SettingValue{std::string("127.0.0.1")}});
-  // The tables are held by the shard processes: none of their rows lives here.
-  auto prepared = prepare_sparse_run(train, false);
+  // The tables are held by the shard processes: none of their rows lives here, but with --processes every
+  // shard process runs on this machine.
+  auto prepared = prepare_sparse_run(train, options.spawn_local_workers);
   if (!prepared) return ErrorExit{"psgrad"}.refused(prepared.error());
   auto& sparse = *prepared;
   auto& run = sparse.run;

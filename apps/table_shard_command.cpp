@@ -32,10 +32,14 @@ std::string process_name() {
 int run_table_shard_command(const ShardOptions& options, const ServerContact& contact, const std::string& listen_host,
                             std::uint16_t listen_port, const std::string& advertised) {
   const ErrorExit error{"psgrad shard"};
-  ActorConfig actor_config(static_cast<std::size_t>(options.threads), contact.network);
+  // A server busy evaluating (its pulls of the dev set's rows are large) may send nothing for longer than
+  // CAF's default connection timeout; a server that is gone closes its connection, which CAF sees at once.
+  auto network = contact.network;
+  network.connection_timeout = std::chrono::milliseconds(0);
+  ActorConfig actor_config(static_cast<std::size_t>(options.threads), network);
   caf::actor_system system{actor_config};
   caf::scoped_actor self{system};
-  const auto index = static_cast<std::uint32_t>(options.index);
+  const auto index = static_cast<std::uint32_t>(options.table_index);
   auto say = [](const std::string& line) { fmt::print(stderr, "psgrad shard: {}\n", cut_long_words(line)); };
   auto connection =
       connect_as_table_shard(self, contact.address.host, contact.address.port, options.token, index, contact.retry, say);

@@ -1,4 +1,4 @@
-// `psgrad shard --tables --index i`: hold table shard i of a sparse run's embedding tables.
+// `psgrad shard --tables i`: hold table shard i of a sparse run's embedding tables.
 #pragma once
 
 #include <string>

@@ -94,11 +94,10 @@ case "$scenario" in
     ;;
   kill-table-shard)
     # kill -9 of a table shard process ends the run in one line naming it; every process exits non-zero.
-    # The loss is noticed within cluster.request_timeout_ms (docs/sparse-training.md), shortened here.
     write_config "$work_dir/run.toml" 4096 100000000
-    start_server "$work_dir/run.toml" --set cluster.request_timeout_ms=4000
-    "$psgrad" shard --tables --index 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
-    "$psgrad" shard --tables --index 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    start_server "$work_dir/run.toml"
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     for _ in $(seq 100); do grep -q "worker 1 joined\|worker 0 joined.*2 of 2" "$work_dir/serve.log" && break; sleep 0.1; done
@@ -109,15 +108,16 @@ case "$scenario" in
     grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/serve.log" ||
       fail "the server did not name the lost table shard"
     for pid in $s0 $w0 $w1; do wait $pid && fail "a process exited 0 after the run failed"; done
-    grep -q "the run failed on the server" "$work_dir/shard0.log" || fail "shard 0 did not say the run failed"
+    grep -q "the run failed on the server: table shard 1 lost" "$work_dir/shard0.log" || fail "shard 0 did not say why"
+    grep -q "the run failed on the server: table shard 1 lost" "$work_dir/work0.log" || fail "worker 0 did not say why"
     ;;
   worker-memory-flat)
     # A worker's peak memory does not grow with the tables (the shards hold the rows): nV 2^16 and 2^22.
     for rows in 65536 4194304; do
       write_config "$work_dir/run$rows.toml" $rows 30
       start_server "$work_dir/run$rows.toml" --save "$work_dir/model$rows.bin"
-      "$psgrad" shard --tables --index 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0-$rows.log" & s0=$!
-      "$psgrad" shard --tables --index 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1-$rows.log" & s1=$!
+      "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0-$rows.log" & s0=$!
+      "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1-$rows.log" & s1=$!
       "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0-$rows.log" & w0=$!
       follow_peak_memory $w0 "$work_dir/worker$rows.peak"
       "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1-$rows.log" & w1=$!

@@ -176,7 +176,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
   const auto loss = std::make_shared<TableShardLoss>();
-  cleanup.watched_by(spawn_table_shard_watch(system, shards, *dense_server, *evaluator, loss));
+  cleanup.watched_by(spawn_table_shard_watch(system, shards, *dense_server, *evaluator, workers, loss));
 
   DriverHooks hooks;
   hooks.worker_names = names;
