@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "io/click_log_file.hpp"
 #include "io/click_log_generator.hpp"
 #include "model/hashembed.hpp"
 
@@ -74,6 +75,11 @@ std::shared_ptr<const SparseDataset> click_dataset(std::size_t rows, std::uint64
     data->labels.push_back(row.clicked ? 1 : 0);
   }
   return data;
+}
+
+void write_click_file(const std::string& path, std::size_t rows, std::uint64_t row_seed) {
+  if (auto written = write_click_logs(path, rows, row_seed, kClickTruthSeed); !written)
+    throw std::runtime_error(written.error());
 }
 
 std::pair<std::shared_ptr<const SparseDataset>, std::shared_ptr<const SparseDataset>> split_last_of_each_class(

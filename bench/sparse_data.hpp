@@ -22,6 +22,10 @@ namespace psgrad::bench {
 // hashembed_mlp.v1 reads id fields only).
 std::shared_ptr<const SparseDataset> click_dataset(std::size_t rows, std::uint64_t row_seed);
 
+// The rows click_dataset(rows, row_seed) holds, as the JSON Lines file `psgrad data click-logs` writes
+// (the counts I1 ... I13 too, which a config's [data.columns] leaves out); throws when it cannot be written.
+void write_click_file(const std::string& path, std::size_t rows, std::uint64_t row_seed);
+
 // The first (1 - fraction) of each class in file order for training, the rest for dev, as psgrad splits
 // a file by data.dev_fraction.
 std::pair<std::shared_ptr<const SparseDataset>, std::shared_ptr<const SparseDataset>> split_last_of_each_class(

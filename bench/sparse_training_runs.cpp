@@ -1,6 +1,7 @@
 // Each repeat runs every mode and shard count once, one after another, as section 3 alternates its
 // runs, so that load drifting over the section reaches every series alike. Iterations are sized from a
-// short first run so that each run trains for about effort.seconds_per_run.
+// short first run so that each run trains for about effort.seconds_per_run. The run across processes is
+// divided by the same job in this process, run right before it, as section 4 pairs its runs.
 #include "bench/sparse_training_runs.hpp"
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "bench/machine_load.hpp"
 #include "bench/peer_scripts.hpp"
 #include "bench/sparse_data.hpp"
+#include "bench/sparse_loopback_run.hpp"
 #include "caf/actor_system.hpp"
 
 namespace psgrad::bench {
@@ -27,6 +29,8 @@ constexpr const char* kSection = "9 sparse";
 constexpr std::size_t kWidth = 32;
 constexpr std::uint64_t kTableRows = std::uint64_t{1} << 16;
 constexpr std::size_t kShardCounts[] = {1, 2, 4};
+constexpr std::uint64_t kTrainRowSeed = 10;
+constexpr std::uint64_t kDevRowSeed = 11;
 
 struct ClickSplit {
   std::shared_ptr<const SparseDataset> train, dev;
@@ -46,8 +50,13 @@ std::string series_key(std::size_t shards, TrainingMode mode) {
   return fmt::format("sparse.samples_per_s.local_{}_shards.{}", shards, mode_name(mode));
 }
 
-// Every local series; returns psgrad async's best shard count's rates, for the ratio to PyTorch.
-Stats measure_local(const SparseEffort& effort, const ClickSplit& data, Report& report) {
+struct LocalRates {
+  Stats best_async;  // psgrad async's best shard count's rates, for the ratio to PyTorch
+  std::uint64_t iterations = 0;
+};
+
+// Every local series.
+LocalRates measure_local(const SparseEffort& effort, const ClickSplit& data, Report& report) {
   auto job = click_job(kWidth, kTableRows);
   job.cluster.mode = TrainingMode::sync;
   job.training.iterations = 20;
@@ -82,7 +91,40 @@ Stats measure_local(const SparseEffort& effort, const ClickSplit& data, Report& 
                               *std::max_element(others.begin(), others.end()))});
       if (mode == TrainingMode::async && stats.median > best_async.median) best_async = stats;
     }
-  return best_async;
+  return {best_async, iterations};
+}
+
+// `psgrad train --processes`, async with one table shard, each run right after the same job in this
+// process on the same rows.
+void measure_loopback(const BenchContext& context, const SparseEffort& effort, const ClickSplit& data,
+                      std::uint64_t iterations, Report& report) {
+  auto job = click_job(kWidth, kTableRows);
+  job.cluster.mode = TrainingMode::async;
+  job.cluster.servers = 1;
+  job.training.iterations = iterations;
+  const SparseLoopbackRun loopback(context.options.psgrad_path, job, {effort.click_train_rows, kTrainRowSeed},
+                                   {effort.click_dev_rows, kDevRowSeed});
+  std::vector<double> rates, local_rates, other_cores;
+  for (std::size_t r = 0; r < effort.repeats; ++r) {
+    wait_for_quiet_machine(effort.quiet_wait_seconds);
+    local_rates.push_back(run_rate(job, data));
+    const CpuMeter meter;
+    rates.push_back(loopback.run(iterations));
+    other_cores.push_back(meter.other_cores());
+  }
+  const auto rate = summarize(rates);
+  const auto local = summarize(local_rates);
+  report.add({"sparse.samples_per_s.loopback_3_processes", kSection,
+              "async across processes (server, 1 table shard, 2 workers), loopback: samples/s", rate, "samples/s",
+              fmt::format("{} iterations; other processes {:.2f} cores", iterations,
+                          *std::max_element(other_cores.begin(), other_cores.end()))});
+  report.add({"sparse.loopback_vs_local", kSection, "  ÷ the same async run in one process, run right before",
+              paired_ratio(rate, local), "ratio", "target >= 0.7"});
+  report.details("sparse")["samples_per_s"]["loopback_3_processes"] = {
+      {"processes", "psgrad train --processes: the server, 1 psgrad shard --tables, 2 psgrad work"},
+      {"iterations", iterations},
+      {"loopback", rates},
+      {"local_async_1_shard", local_rates}};
 }
 
 // The click model's keys for sparse_torch.py, which times its training on 1 and then 2 threads.
@@ -129,14 +171,11 @@ void measure_torch(const BenchContext& context, const SparseEffort& effort, cons
 }  // namespace
 
 void measure_sparse_training_runs(const BenchContext& context, const SparseEffort& effort, Report& report) {
-  const ClickSplit data{click_dataset(effort.click_train_rows, 10), click_dataset(effort.click_dev_rows, 11)};
-  const auto psgrad_async = measure_local(effort, data, report);
-  const std::string not_measured = "not measured: sparse models do not run in shard and work processes yet";
-  report.add({"sparse.samples_per_s.loopback_3_processes", kSection,
-              "psgrad shard + 2 psgrad work processes, loopback: samples/s", Stats{}, "samples/s", not_measured});
-  report.details("sparse")["samples_per_s"]["loopback_3_processes"] = {{"value", nullptr},
-                                                                        {"not_measured", not_measured}};
-  measure_torch(context, effort, data, psgrad_async, report);
+  const ClickSplit data{click_dataset(effort.click_train_rows, kTrainRowSeed),
+                        click_dataset(effort.click_dev_rows, kDevRowSeed)};
+  const auto local = measure_local(effort, data, report);
+  measure_loopback(context, effort, data, local.iterations, report);
+  measure_torch(context, effort, data, local.best_async, report);
 }
 
 }  // namespace psgrad::bench

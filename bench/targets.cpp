@@ -37,6 +37,7 @@ void check_targets(Report& report) {
   // Sparse models (section 9): a shard's step against a plain loop over the same rows, and PyTorch.
   check(report, "table shard step / plain loop, per touched row", "sparse.server_vs_plain_loop", 2.0, true);
   check(report, "psgrad sparse async >= 2x PyTorch EmbeddingBag", "sparse.psgrad_async_vs_torch", 2.0);
+  check(report, "sparse async across processes / in one process", "sparse.loopback_vs_local", 0.7);
 }
 
 }  // namespace psgrad::bench

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # psgrad_bench's sparse section (9) on its own, without PyTorch: every key of bench/README.md is written,
-# psgrad's own figures are measured, the PyTorch rows are null with the skip note, and the process rate
-# is null with a "not measured" note. The accuracy rows need apt's package lists; without them they
+# psgrad's own figures are measured (the run across processes and its ratio to one process too), and the
+# PyTorch rows are null with the skip note. The accuracy rows need apt's package lists; without them they
 # must say why instead.
 # Usage: bench_sparse_section_test.sh BENCH_BINARY
 set -euo pipefail
@@ -24,6 +24,7 @@ measured = ["sparse.rows_pulled_per_s_per_shard", "sparse.rows_pushed_per_s_per_
             "sparse.table_2_24.bytes_per_step", "sparse.table_2_24.dense_equivalent_bytes_per_step",
             "sparse.table_2_24.unique_keys_per_step"]
 measured += [f"sparse.samples_per_s.local_{k}_shards.{mode}" for k in (1, 2, 4) for mode in ("sync", "async")]
+measured += ["sparse.samples_per_s.loopback_3_processes", "sparse.loopback_vs_local"]
 for key in measured:
     if key not in rows:
         problems.append(f"row {key} missing")
@@ -33,9 +34,13 @@ for key in ("sparse.torch_samples_per_s", "sparse.psgrad_async_vs_torch", "spars
     row = rows.get(key)
     if row is None or row["median"] is not None or "skipped" not in row.get("note", "") and "not measured" not in row.get("note", ""):
         problems.append(f"row {key} should be null with a reason: {row}")
-row = rows.get("sparse.samples_per_s.loopback_3_processes")
-if row is None or row["median"] is not None or not row.get("note", "").startswith("not measured"):
-    problems.append(f"the loopback row should be null and not measured: {row}")
+# The ratio divides the runs of each repeat: its median lies within the ratios of the rates' extremes.
+if not problems:
+    details = json.load(open(sys.argv[1]))["details"]["sparse"]["samples_per_s"]["loopback_3_processes"]
+    runs = list(zip(details["loopback"], details["local_async_1_shard"]))
+    ratio = rows["sparse.loopback_vs_local"]["median"]
+    if not runs or not min(a / b for a, b in runs) <= ratio <= max(a / b for a, b in runs):
+        problems.append(f"loopback ratio {ratio} is not within its runs' ratios {runs}")
 # Tables 256 times larger move the same keys: the whole-table figure grows with them, a step's bytes do not.
 if not problems:
     small, large = rows["sparse.bytes_per_step"]["median"], rows["sparse.table_2_24.bytes_per_step"]["median"]
