@@ -1,4 +1,4 @@
-// psgrad_bench: one invocation measures every section of the performance harness (issue 5), prints a
+// psgrad_bench: one invocation measures every section of the performance harness, prints a
 // table and writes bench/results/<date>-<commit>.json. --quick runs each section briefly, for CI.
 #include <algorithm>
 #include <cstdio>
