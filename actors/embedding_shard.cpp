@@ -58,6 +58,11 @@ class EmbeddingShard : public EmbeddingShardActor::base {
           if (fault_) return refuse(*fault_);
           return true;
         },
+        [this](worker_lost_atom, std::uint32_t worker) {
+          if (fault_ || !sync()) return;
+          steps_.drop_worker(worker);
+          advance();  // a step that waited only for it goes now
+        },
         [this](table_squares_atom, TableSquares& told) {
           if (fault_) return;
           const auto from = told.shard;

@@ -27,6 +27,7 @@ using TableShardPeer = caf::typed_actor<caf::reacts_to<table_squares_atom, Table
 using EmbeddingShardActor = caf::typed_actor<caf::replies_to<pull_atom, RowPull>::with<PulledRows>,
                                              caf::replies_to<push_rows_atom, RowPush>::with<bool>,
                                              caf::reacts_to<table_squares_atom, TableSquares>,
+                                             caf::reacts_to<worker_lost_atom, std::uint32_t>,
                                              caf::replies_to<peers_atom, std::vector<TableShardPeer>>::with<bool>,
                                              caf::replies_to<tables_atom, std::uint64_t>::with<PulledRows>,
                                              caf::replies_to<table_state_atom, std::uint64_t>::with<ShardTablesState>>;

@@ -96,4 +96,10 @@ Result<std::vector<SparseRows>> collect_tables(caf::actor_system& system, const 
   return join_tables(parts, widths);
 }
 
+std::function<void(std::size_t)> tell_shards_of_lost_workers(std::vector<EmbeddingShardActor> shards) {
+  return [shards = std::move(shards)](std::size_t worker) {
+    for (const auto& shard : shards) caf::anon_send(shard, worker_lost_atom::value, static_cast<std::uint32_t>(worker));
+  };
+}
+
 }  // namespace psgrad

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -35,6 +36,9 @@ EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseMo
 // of squares. An error names the shard that did not acknowledge.
 Status introduce_table_shards(caf::actor_system& system, const TrainingJob& job,
                               const std::vector<EmbeddingShardActor>& shards);
+
+// The driver's on_worker_lost for a sync run: every shard stops waiting for that worker's pushes.
+std::function<void(std::size_t)> tell_shards_of_lost_workers(std::vector<EmbeddingShardActor> shards);
 
 // Every row of every table once the shards have taken `version` steps, in key order per field.
 Result<std::vector<SparseRows>> collect_tables(caf::actor_system& system, const TrainingJob& job,

@@ -129,6 +129,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
                                                     std::move(checkpointing.on_checkpoint)});
     hooks.on_checkpoint = collector->hook();
   }
+  hooks.on_worker_lost = tell_shards_of_lost_workers(*shards);
   auto driver = spawn_training_driver(system, dense_job, *server, workers, *evaluator, std::move(hooks));
   auto run = run_driver(system, driver);
   // Every checkpoint taken is written before the shards go.

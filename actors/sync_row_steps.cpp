@@ -8,7 +8,18 @@ namespace psgrad {
 
 SyncRowSteps::SyncRowSteps(std::uint32_t workers, std::uint32_t shard, std::uint32_t shards, std::size_t tables,
                            bool exchange)
-    : workers_(workers), shard_(shard), shards_(shards), tables_(tables), exchange_(exchange && shards > 1) {}
+    : workers_(workers), shard_(shard), shards_(shards), tables_(tables), exchange_(exchange && shards > 1),
+      lost_(workers, false) {}
+
+void SyncRowSteps::drop_worker(std::uint32_t worker) {
+  if (worker < workers_) lost_[worker] = true;
+}
+
+bool SyncRowSteps::all_in(const Pending& step) const {
+  for (std::uint32_t w = 0; w < workers_; ++w)
+    if (!step.pushes[w] && !lost_[w]) return false;
+  return true;
+}
 
 SyncRowSteps::Pending& SyncRowSteps::pending(std::uint64_t version) {
   auto [at, made] = pending_.try_emplace(version);
@@ -25,6 +36,9 @@ std::optional<std::string> SyncRowSteps::add_push(RowPush push, std::uint64_t ve
                        push.worker, push.version, version);
   if (push.worker >= workers_)
     return fmt::format("a push from worker {}, but the run has {} workers", push.worker, workers_);
+  if (lost_[push.worker])
+    return fmt::format("worker {} pushed for the step from version {}, but the run went on without it", push.worker,
+                       push.version);
   auto& step = pending(push.version);
   if (step.summed || step.pushes[push.worker])
     return fmt::format("worker {} pushed twice for the step from version {}", push.worker, push.version);
@@ -59,20 +73,21 @@ std::optional<std::string> SyncRowSteps::add_squares(TableSquares told, std::uin
 
 bool SyncRowSteps::gathered(std::uint64_t version) const {
   const auto at = pending_.find(version);
-  return at != pending_.end() && at->second.pushed == workers_;
+  return at != pending_.end() && (at->second.summed || all_in(at->second));
 }
 
 std::optional<TableSquares> SyncRowSteps::sum(std::uint64_t version) {
   auto& step = pending(version);
-  if (step.summed || step.pushed < workers_) return std::nullopt;
+  if (step.summed || !all_in(step)) return std::nullopt;
   step.summed = true;
   step.step.gradients.resize(tables_);
   step.own.assign(tables_, ExactSquares());
   for (std::size_t t = 0; t < tables_; ++t) {
     std::vector<const SparseRows*> in_worker_order;
     for (const auto& push : step.pushes)
-      for (const auto& entry : push->tables)
-        if (entry.table == t) in_worker_order.push_back(&entry.rows);
+      if (push)
+        for (const auto& entry : push->tables)
+          if (entry.table == t) in_worker_order.push_back(&entry.rows);
     if (!in_worker_order.empty()) step.step.gradients[t] = sum_row_gradients(in_worker_order);
     const auto& gradient = step.step.gradients[t];
     step.own[t].add(gradient.values.data(), gradient.values.size());

@@ -28,7 +28,11 @@ class SyncRowSteps {
   // Keeps a peer's squares; returns why they are refused.
   std::optional<std::string> add_squares(TableSquares told, std::uint64_t version);
 
-  // Every worker's push for the step from `version` is in.
+  // The driver went on without this worker: no step waits for its pushes from now on (a push it made
+  // before is kept), and a later one is refused.
+  void drop_worker(std::uint32_t worker);
+
+  // Every worker's push for the step from `version` is in (a lost worker's, if it made one).
   bool gathered(std::uint64_t version) const;
   // Sums a gathered step's pushes (once): what to tell every other shard, when they exchange squares.
   std::optional<TableSquares> sum(std::uint64_t version);
@@ -53,12 +57,14 @@ class SyncRowSteps {
     std::size_t peers_heard = 0;
   };
   Pending& pending(std::uint64_t version);
+  bool all_in(const Pending& step) const;
 
   std::uint32_t workers_;
   std::uint32_t shard_;
   std::uint32_t shards_;
   std::size_t tables_;
   bool exchange_;
+  std::vector<bool> lost_;  // per worker
   std::map<std::uint64_t, Pending> pending_;  // by version: pushes and squares may come a step early
 };
 

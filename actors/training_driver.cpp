@@ -228,6 +228,7 @@ class TrainingDriver : public DriverBase {
                                        std::chrono::duration<double>(Clock::now() - start_).count()});
     slot.in_loop = false;
     if (schedule_) schedule_->lost(k);
+    if (hooks_.on_worker_lost) hooks_.on_worker_lost(k);
     if (slots_.alive_count() == 0) all_lost();
   }
 

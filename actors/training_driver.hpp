@@ -20,6 +20,8 @@ namespace psgrad {
 struct DriverHooks {
   std::vector<std::string> worker_names;              // labels in messages (e.g. hosts)
   std::function<void(const std::string&)> on_event;   // a worker lost or joined, a checkpoint taken
+  // Told the index of each worker the run goes on without (lost or dropped), once.
+  std::function<void(std::size_t)> on_worker_lost;
   // Receives each checkpoint (without its config text); empty: no checkpoints.
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;
   std::uint64_t start_iteration = 0;  // when resuming: loop iterations (sync) or steps (async) done

@@ -18,6 +18,8 @@ namespace psgrad {
 using pull_atom = caf::atom_constant<caf::atom("pull")>;
 using push_rows_atom = caf::atom_constant<caf::atom("pushrows")>;
 using table_squares_atom = caf::atom_constant<caf::atom("tsquares")>;
+// A sync table shard stops waiting for this worker's pushes: the driver went on without it.
+using worker_lost_atom = caf::atom_constant<caf::atom("wlost")>;
 using tables_atom = caf::atom_constant<caf::atom("tables")>;
 
 using RawKeys = RawVector<std::uint64_t>;

@@ -111,6 +111,25 @@ case "$scenario" in
     grep -q "the run failed on the server: table shard 1 lost" "$work_dir/shard0.log" || fail "shard 0 did not say why"
     grep -q "the run failed on the server: table shard 1 lost" "$work_dir/work0.log" || fail "worker 0 did not say why"
     ;;
+  kill-worker)
+    # kill -9 of a worker in a sync run: the server goes on with the other, and the table shards stop
+    # waiting for the lost worker's pushes, so the run ends with every step taken.
+    write_config "$work_dir/run.toml" 4096 5000
+    start_server "$work_dir/run.toml"
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 100); do grep -q "(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
+    sleep 1
+    grep -q "summary" "$work_dir/serve.out" && fail "the run ended before a worker could be killed"
+    kill -9 $w1
+    wait $server_pid || fail "the server failed after losing a worker"
+    grep -q "lost: its connection dropped" "$work_dir/serve.log" || fail "the server did not name the lost worker"
+    grep -q "sync summary: workers 2, steps 5000, .* 1 of 2 workers finished, 1 lost" "$work_dir/serve.out" ||
+      fail "the run did not take every step with the worker left: $(grep summary "$work_dir/serve.out")"
+    for pid in $s0 $s1 $w0; do wait $pid || fail "a process failed after the run finished"; done
+    ;;
   worker-memory-flat)
     # A worker's peak memory does not grow with the tables (the shards hold the rows): nV 2^16 and 2^22.
     for rows in 65536 4194304; do

@@ -181,6 +181,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   DriverHooks hooks;
   hooks.worker_names = names;
   hooks.on_event = setup.on_event;
+  hooks.on_worker_lost = tell_shards_of_lost_workers(shards);
   hooks.interrupt = setup.interrupt;
   // The driver sees one parameter server: the tables' shards are the workers' and the evaluator's business.
   TrainingJob dense_job = job;

@@ -1,0 +1,48 @@
+// Tests for SyncRowSteps, a sync table shard's books of each step's row pushes: a worker the run went
+// on without is no longer waited for.
+#include <doctest/doctest.h>
+
+#include "actors/sync_row_steps.hpp"
+
+using namespace psgrad;
+
+namespace {
+
+RowPush push_of(std::uint32_t worker, std::uint64_t version, float value) {
+  SparseRows rows({7}, 2);
+  rows.values = {value, value};
+  RowPush push;
+  push.version = version;
+  push.worker = worker;
+  push.tables.push_back(TableRows{0, std::move(rows)});
+  return push;
+}
+
+}  // namespace
+
+TEST_CASE("a sync step stops waiting for a lost worker and keeps the push it made before") {
+  SyncRowSteps steps(3, 0, 1, 1, false);
+  REQUIRE_FALSE(steps.add_push(push_of(0, 0, 1.0f), 0));
+  REQUIRE_FALSE(steps.add_push(push_of(2, 0, 4.0f), 0));
+  CHECK_FALSE(steps.gathered(0));  // worker 1 has not pushed
+  steps.drop_worker(1);
+  REQUIRE(steps.gathered(0));
+  steps.sum(0);  // one shard: no squares to tell
+  REQUIRE(steps.complete(0));
+  const auto step = steps.take(0);
+  CHECK(step.gradients[0].values == std::vector<float>{5.0f, 5.0f});
+
+  // The next step: worker 2 pushed before it was lost too, and its push still counts.
+  REQUIRE_FALSE(steps.add_push(push_of(2, 1, 2.0f), 1));
+  steps.drop_worker(2);
+  CHECK_FALSE(steps.gathered(1));  // worker 0 is alive and has not pushed
+  REQUIRE_FALSE(steps.add_push(push_of(0, 1, 1.0f), 1));
+  REQUIRE(steps.gathered(1));
+  steps.sum(1);
+  CHECK(steps.take(1).gradients[0].values == std::vector<float>{3.0f, 3.0f});
+
+  // A push from a lost worker is refused, naming it.
+  const auto refused = steps.add_push(push_of(1, 2, 1.0f), 2);
+  REQUIRE(refused);
+  CHECK(refused->find("worker 1") != std::string::npos);
+}
