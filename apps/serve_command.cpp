@@ -14,10 +14,10 @@
 #include "caf/actor_system.hpp"
 #include "apps/connect_options.hpp"
 #include "apps/error_exit.hpp"
-#include "apps/join_token.hpp"
 #include "apps/launched_role.hpp"
 #include "apps/local_workers.hpp"
 #include "apps/port_file.hpp"
+#include "apps/serve_gate.hpp"
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
 #include "apps/shutdown_deadline.hpp"
@@ -120,18 +120,8 @@ int run_serve_command(const ServeOptions& given) {
   setup.config = run.config_text;
   setup.dev = run.data.dev;
   setup.train_data = run.data.train_fingerprint;
-  setup.host = run.config.cluster.host;
-  setup.port = static_cast<std::uint16_t>(run.config.cluster.port);
-  setup.tls = run.config.cluster.tls_ca.size() + run.config.cluster.tls_certificate.size() > 0;
-  setup.token = options.token.empty() ? run.config.cluster.join_token : options.token;
-  // Worker processes of our own get a token nobody else knows, so nothing else on this machine can
-  // pass the gate of a `train --processes` run.
-  if (options.spawn_local_workers && setup.token.empty()) {
-    auto token = new_join_token();
-    if (!token) return error.failed(token.error());
-    setup.token = *token;
-  }
-  setup.join_timeout = run.config.cluster.join_timeout;
+  if (auto gate = set_serve_gate(setup, run.config, options.token, options.spawn_local_workers); !gate)
+    return error.failed(gate.error());
   setup.resume = session.resume();
   setup.remote_shards = options.remote_shards;
   session.attach(setup, "psgrad serve");

@@ -8,11 +8,11 @@
 
 #include "caf/actor_system.hpp"
 #include "apps/error_exit.hpp"
-#include "apps/join_token.hpp"
 #include "apps/local_run.hpp"
 #include "apps/local_table_shards.hpp"
 #include "apps/local_workers.hpp"
 #include "apps/port_file.hpp"
+#include "apps/serve_gate.hpp"
 #include "apps/signal_watch.hpp"
 #include "apps/sparse_run.hpp"
 #include "model/table_optimizer.hpp"
@@ -52,16 +52,8 @@ int run_sparse_serve(const ServeOptions& options) {
   setup.config = run.config_text;
   setup.dev = sparse.data.dev;
   setup.tables = table_optimizer_choice(run.config.tables);
-  setup.host = run.config.cluster.host;
-  setup.port = static_cast<std::uint16_t>(run.config.cluster.port);
-  setup.tls = run.config.cluster.tls_ca.size() + run.config.cluster.tls_certificate.size() > 0;
-  setup.token = options.token.empty() ? run.config.cluster.join_token : options.token;
-  if (options.spawn_local_workers && setup.token.empty()) {
-    auto token = new_join_token();
-    if (!token) return error.failed(token.error());
-    setup.token = *token;
-  }
-  setup.join_timeout = run.config.cluster.join_timeout;
+  if (auto gate = set_serve_gate(setup, run.config, options.token, options.spawn_local_workers); !gate)
+    return error.failed(gate.error());
   setup.on_event = run.output->event_printer("psgrad serve");
   setup.on_report = run.output->callback();
   setup.interrupt = signals.flag();
