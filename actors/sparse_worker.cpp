@@ -140,6 +140,8 @@ class SparseWorker : public DataWorkerActor::base {
       return end_loop(who(), caf::make_error(caf::sec::invalid_argument,
                                              fmt::format("weights do not fit the model layout ({})", *differs)));
     step->weights = std::move(weights);
+    // Its push feeds the next version from now on: a driver settling a stop asks while the rows are out.
+    fed_ = step->weights.version + 1;
     step->batch = batches_.next();
     auto lookup = model_.look_up(step->batch.fields, step->batch.numbers);
     if (!lookup) return end_loop(who(), caf::make_error(caf::sec::invalid_argument, lookup.error()));
@@ -186,7 +188,6 @@ class SparseWorker : public DataWorkerActor::base {
     for (std::size_t s = 0; s < shard_count(); ++s)
       request(setup_->shards[s], caf::infinite, push_rows_atom::value, std::move(pushes[s]))
           .then([](bool) {}, [this, s](caf::error& error) { end_loop(fmt::format("table shard {}", s), error); });
-    ++fed_;
     servers_->apply(
         this, caf::infinite,
         [this](Weights next) {

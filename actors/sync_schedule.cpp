@@ -248,7 +248,7 @@ class SyncSchedule final : public RunSchedule {
     ++iteration_;
     for (auto& other : slots()) other.last_progress = Clock::now();
     if (iteration_ >= until_) {
-      if (stop_ != Stop::settling) stop_point();  // else settle_pipelined_stop goes on from here
+      if (stop_ != Stop::settling) stop_point();  // else settle_stop goes on from here
       return true;
     }
     // Interrupted or stopped early: the workers stop after the step they are computing.
@@ -256,18 +256,18 @@ class SyncSchedule final : public RunSchedule {
       until_ = iteration_ + 1;
       for (auto& other : slots())
         if (other.alive && other.in_loop) driver_.self().send(other.handle, until_atom::value, until_ + driver_.version_offset());
-      if (job().cluster.pipeline) settle_pipelined_stop();
-      else stop_ = Stop::settled;
+      settle_stop();
     }
     return false;
   }
 
-  // Pipelined sync, stopped between stopping points: a worker may have sent a push for a step past the
-  // stop before it heard of it, and a push no step takes would leave its batch unserved on resume. So
-  // every worker is asked which step its last push feeds, and all push up to the furthest: each push is
+  // Stopped between stopping points: a worker may have started a step past the new stop before it
+  // heard of it (the stop was lowered; pipelined, its push may feed a step past it), and a push no step
+  // takes would leave the tables a step ahead of the weights, or its batch unserved on resume. So every
+  // worker is asked which step its last push feeds, and all push up to the furthest: each push is
   // applied, and the run ends at that step. A worker asked has heard of the stop (the driver's messages
   // to it keep their order), so it starts no push past it on its own.
-  void settle_pipelined_stop() {
+  void settle_stop() {
     stop_ = Stop::settling;
     ask_fed([this](const FedRange& fed) {
       stop_ = Stop::settled;
