@@ -4,6 +4,7 @@
 
 #include "caf/all.hpp"
 #include "caf/sec.hpp"
+#include "actors/pull_parts.hpp"
 #include "actors/row_router.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_model.hpp"
@@ -16,14 +17,15 @@ namespace {
 class SparseEvaluator : public EvaluatorActor::base {
  public:
   SparseEvaluator(caf::actor_config& config, SparseModel model, SparseBatch dev, BatchLookup lookup,
-                  std::vector<EmbeddingShardActor> shards, std::size_t batch_size, ReportCallback on_report,
-                  SnapshotCallback on_snapshot)
+                  std::vector<EmbeddingShardActor> shards, std::size_t batch_size, std::size_t keys_per_part,
+                  ReportCallback on_report, SnapshotCallback on_snapshot)
       : EvaluatorActor::base(config),
         model_(std::move(model)),
         dev_(std::move(dev)),
         lookup_(std::move(lookup)),
         shards_(std::move(shards)),
         batch_size_(batch_size),
+        keys_per_part_(keys_per_part),
         on_report_(std::move(on_report)),
         on_snapshot_(std::move(on_snapshot)) {}
 
@@ -35,26 +37,29 @@ class SparseEvaluator : public EvaluatorActor::base {
                                    fmt::format("evaluator: weights do not fit the model layout ({})", *differs));
           auto promise = make_response_promise<EvaluationReport>();
           auto pending = std::make_shared<Pending>(Pending{std::move(weights), std::move(progress), promise,
-                                                           std::vector<PulledRows>(shards_.size()), 0, false});
+                                                           std::vector<std::vector<PulledRows>>(shards_.size()), 0,
+                                                           false});
           // Every shard is asked, those holding none of the dev set's keys too: a sync shard holds the
-          // step from an evaluation point back until the evaluator has pulled at that version.
-          auto pulls = split_pull(lookup_, shards_.size(), pending->weights.version, true);
-          pending->missing = shards_.size();
+          // step from an evaluation point back until the evaluator has pulled at that version. The dev
+          // set's keys go in parts (pull_parts.hpp), so no answer is too big to cross a connection at once.
+          const auto pulls = split_pull(lookup_, shards_.size(), pending->weights.version, true);
+          std::vector<std::vector<RowPull>> parts;
+          for (std::size_t s = 0; s < shards_.size(); ++s) {
+            parts.push_back(cut_pull(pulls[s], keys_per_part_));
+            pending->answers[s].resize(parts.back().size());
+            pending->missing += parts.back().size();
+          }
           // Awaited: no other evaluation starts before this one has its rows, so reports keep their order.
           for (std::size_t s = 0; s < shards_.size(); ++s) {
-            request(shards_[s], caf::infinite, pull_atom::value, std::move(pulls[s]))
-                .await(
-                    [this, pending, s](PulledRows& rows) {
-                      pending->answers[s] = std::move(rows);
-                      if (--pending->missing == 0) report(*pending);
-                    },
-                    [this, pending, s](caf::error& error) {
-                      if (pending->failed) return;
-                      pending->failed = true;
-                      pending->promise.deliver(caf::make_error(
-                          caf::sec::runtime_error,
-                          fmt::format("evaluator: table shard {}: {}", s, error_text(system(), error))));
-                    });
+            for (std::size_t p = 0; p < parts[s].size(); ++p) {
+              request(shards_[s], caf::infinite, pull_atom::value, std::move(parts[s][p]))
+                  .await(
+                      [this, pending, s, p](PulledRows& rows) {
+                        pending->answers[s][p] = std::move(rows);
+                        if (--pending->missing == 0) report(*pending);
+                      },
+                      [this, pending, s](caf::error& error) { fail(*pending, s, error_text(system(), error)); });
+            }
           }
           return promise;
         },
@@ -66,16 +71,29 @@ class SparseEvaluator : public EvaluatorActor::base {
     Weights weights;
     TrainingProgress progress;
     caf::typed_response_promise<EvaluationReport> promise;
-    std::vector<PulledRows> answers;  // per shard
-    std::size_t missing = 0;
+    std::vector<std::vector<PulledRows>> answers;  // per shard, per part of its pull
+    std::size_t missing = 0;                        // parts still to be answered
     bool failed = false;
   };
 
   void on_exit() override { shards_.clear(); }
 
+  void fail(Pending& pending, std::size_t shard, const std::string& why) {
+    if (pending.failed) return;
+    pending.failed = true;
+    pending.promise.deliver(
+        caf::make_error(caf::sec::runtime_error, fmt::format("evaluator: table shard {}: {}", shard, why)));
+  }
+
   void report(Pending& pending) {
     if (pending.failed) return;
-    auto rows = join_pulled(lookup_, model_.fields(), pending.answers);
+    std::vector<PulledRows> answers;
+    for (std::size_t s = 0; s < pending.answers.size(); ++s) {
+      auto joined = join_pull_answers(std::move(pending.answers[s]));
+      if (!joined) return fail(pending, s, joined.error());
+      answers.push_back(std::move(joined).value());
+    }
+    auto rows = join_pulled(lookup_, model_.fields(), answers);
     if (!rows) {
       pending.promise.deliver(caf::make_error(caf::sec::invalid_argument, "evaluator: " + rows.error()));
       return;
@@ -95,6 +113,7 @@ class SparseEvaluator : public EvaluatorActor::base {
   BatchLookup lookup_;  // its keys, the same for every evaluation
   std::vector<EmbeddingShardActor> shards_;
   std::size_t batch_size_;
+  std::size_t keys_per_part_;
   ReportCallback on_report_;
   SnapshotCallback on_snapshot_;
 };
@@ -104,7 +123,7 @@ class SparseEvaluator : public EvaluatorActor::base {
 Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const TrainingJob& job,
                                               std::shared_ptr<const SparseDataset> dev,
                                               std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
-                                              SnapshotCallback on_snapshot) {
+                                              SnapshotCallback on_snapshot, std::size_t keys_per_part) {
   if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
   auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *dev, "dev data");
   if (!model) return Error{model.error()};
@@ -114,7 +133,7 @@ Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const T
   // Detached: its own thread, so a long evaluation never queues a worker behind it.
   return system.spawn<SparseEvaluator, caf::detached>(std::move(model).value(), std::move(batch),
                                                       std::move(lookup).value(), std::move(shards),
-                                                      job.evaluation.batch_size, std::move(on_report),
+                                                      job.evaluation.batch_size, keys_per_part, std::move(on_report),
                                                       std::move(on_snapshot));
 }
 

@@ -8,16 +8,19 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/evaluator.hpp"
+#include "actors/pull_parts.hpp"
 #include "actors/sparse_interfaces.hpp"
 #include "actors/training_job.hpp"
 #include "model/sparse_dataset.hpp"
 
 namespace psgrad {
 
-// on_snapshot, then on_report, run for every report before the evaluator answers, as for dense runs.
+// on_snapshot, then on_report, run for every report before the evaluator answers, as for dense runs. The
+// dev set's keys are pulled from each shard in parts of at most keys_per_part keys (pull_parts.hpp).
 Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const TrainingJob& job,
                                               std::shared_ptr<const SparseDataset> dev,
                                               std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
-                                              SnapshotCallback on_snapshot = {});
+                                              SnapshotCallback on_snapshot = {},
+                                              std::size_t keys_per_part = kKeysPerPullPart);
 
 }  // namespace psgrad

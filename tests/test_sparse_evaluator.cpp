@@ -1,0 +1,76 @@
+// The sparse evaluator against real table shards: the dev set pulled in parts scores as in one pull, and
+// a sync shard lets its held step go once the last part is answered.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <optional>
+
+#include "caf/all.hpp"
+#include "actors/actor_config.hpp"
+#include "actors/embedding_shard.hpp"
+#include "actors/sparse_evaluator.hpp"
+#include "actors/sparse_parts.hpp"
+#include "model/random.hpp"
+#include "model/sparse_model.hpp"
+#include "runtime/error_text.hpp"
+#include "tests/sparse_fixtures.hpp"
+
+using namespace psgrad;
+using namespace psgrad::testing;
+
+TEST_CASE("a dev set pulled from the shards in parts of 3 keys scores as in one pull, and lets the held step go") {
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  caf::scoped_actor self{system};
+  auto job = sparse_job(TrainingMode::sync, 1, 2, 4);
+  job.evaluation.frequency = 1;  // the shards hold every step until the evaluator has pulled
+  const auto train = colour_task(64, 1);
+  const auto dev = colour_task(50, 2);
+  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *train, "data");
+  REQUIRE(model.ok());
+  model->dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
+  auto setup = embedding_shard_setup(job, *model, TableOptimizerChoice{}, 0);
+  std::vector<EmbeddingShardActor> shards;
+  for (std::uint32_t s = 0; s < 2; ++s) {
+    setup.index = s;
+    shards.push_back(spawn_embedding_shard(system, setup).value());
+  }
+  REQUIRE(introduce_table_shards(system, job, shards).ok());
+  auto in_parts = spawn_sparse_evaluator(system, job, dev, shards, {}, {}, 3);
+  auto whole = spawn_sparse_evaluator(system, job, dev, shards, {});
+  REQUIRE(in_parts.ok());
+  REQUIRE(whole.ok());
+  // Every actor goes when the test does, a failed one too (the system waits for them on its way out).
+  const std::shared_ptr<void> end_all(nullptr, [&](void*) {
+    for (const auto& actor : {caf::actor_cast<caf::actor>(*in_parts), caf::actor_cast<caf::actor>(*whole),
+                              caf::actor_cast<caf::actor>(shards[0]), caf::actor_cast<caf::actor>(shards[1])})
+      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  });
+  const auto& dense = model->dense();
+  const Weights weights{0, dense.layout().hash(), FloatBuffer::copy_of(dense.weights().data(), dense.weights().size())};
+  auto evaluate = [&](const EvaluatorActor& evaluator) {
+    EvaluationReport report;
+    self->request(evaluator, std::chrono::seconds(10), evaluate_atom::value, weights, TrainingProgress{})
+        .receive([&](EvaluationReport& answer) { report = answer; },
+                 [&](caf::error& error) { FAIL(error_text(system, error)); });
+    return report;
+  };
+  const auto parted = evaluate(*in_parts);
+  const auto one_pull = evaluate(*whole);
+  CHECK(parted.accuracy == one_pull.accuracy);
+  CHECK(parted.loss == one_pull.loss);
+  CHECK(parted.loss > 0.0);
+
+  // Step 0 was held for the evaluation; with the worker's (empty) pushes in, each shard takes it, and a
+  // pull of version 1 is answered.
+  for (const auto& shard : shards)
+    self->request(shard, std::chrono::seconds(10), push_rows_atom::value, RowPush{0, 0, {}, {}})
+        .receive([&](bool) {}, [&](caf::error& error) { FAIL(error_text(system, error)); });
+  for (const auto& shard : shards) {
+    std::uint64_t version = 0;
+    self->request(shard, std::chrono::seconds(10), pull_atom::value, RowPull{1, false, {}})
+        .receive([&](PulledRows& rows) { version = rows.version; },
+                 [&](caf::error& error) { FAIL(error_text(system, error)); });
+    CHECK(version == 1);
+  }
+}
