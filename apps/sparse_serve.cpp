@@ -8,6 +8,7 @@
 
 #include "caf/actor_system.hpp"
 #include "apps/error_exit.hpp"
+#include "apps/launched_role.hpp"
 #include "apps/local_run.hpp"
 #include "apps/local_table_shards.hpp"
 #include "apps/local_workers.hpp"
@@ -22,10 +23,18 @@
 
 namespace psgrad {
 
-int run_sparse_serve(const ServeOptions& options) {
+int run_sparse_serve(const ServeOptions& given) {
   const ErrorExit error{"psgrad serve"};
+  ServeOptions options = given;
+  if (options.launched) {
+    auto token = take_launch_token(LaunchedAs::server);
+    if (!token) return error.refused(token.error());
+    options.token = *token;
+  }
   SignalWatch signals;  // before the actor system, whose threads must not take the signals
-  if (options.launched) return error.refused("psgrad launch is not offered for models with embedding tables yet");
+  if (options.remote_shards)
+    return error.refused("--remote-shards is for dense runs: the embedding tables are always held by `psgrad shard "
+                         "--tables` processes");
   TrainOptions train;
   static_cast<RunOptions&>(train) = options;
   train.processes = true;  // the run is across processes: what only one process offers is refused

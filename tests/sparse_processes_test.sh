@@ -233,6 +233,31 @@ case "$scenario" in
       fail "the resumed run exited with $?"
     grep -q "sync summary: workers 2, steps 3," "$work_dir/resumed.out" || fail "the resumed run did not take 3 more steps"
     ;;
+  launch-local)
+    # psgrad launch on localhost hostfile lines: a table shard process and a worker on each line; the run
+    # checkpointed at 10 of 20 steps, then launched again with --resume, ends with the final weights of
+    # the uninterrupted run in one process.
+    write_config "$work_dir/run.toml" 4096 20
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics >"$work_dir/whole.out" 2>"$work_dir/whole.log" ||
+      fail "the uninterrupted run"
+    expected=$(final_line "$work_dir/whole.out")
+    printf 'localhost workers=1 shards=1\n127.0.0.1 workers=1 shards=1\n' >"$work_dir/hosts"
+    ckpt="$work_dir/half.ckpt"
+    timeout 60 "$psgrad" launch --hostfile "$work_dir/hosts" --config "$work_dir/run.toml" --no-metrics \
+      --set training.iterations=10 --set training.checkpoint_path="$ckpt" \
+      >"$work_dir/launch.out" 2>"$work_dir/launch.log" || fail "launch exited with code $?"
+    grep -q "1 server, 2 table shard process(es), 2 worker(s)" "$work_dir/launch.log" || fail "not the roles planned"
+    grep -q "^\[127.0.0.1 table shard 1\] psgrad shard: holding table shard 1 of 2" "$work_dir/launch.log" ||
+      fail "no table shard 1, prefixed with host and role"
+    [ "$(grep -cP '^\[(localhost|127\.0\.0\.1) worker [01]\] psgrad work: joined as worker [01] of 2' \
+      "$work_dir/launch.log")" = 2 ] || fail "the workers are not labelled with their numbers"
+    grep -q "^\[localhost server\] psgrad: checkpoint at iteration 10 written to $ckpt" "$work_dir/launch.log" ||
+      fail "the server wrote no checkpoint"
+    timeout 60 "$psgrad" launch --hostfile "$work_dir/hosts" --config "$work_dir/run.toml" --no-metrics \
+      --resume "$ckpt" >"$work_dir/resumed.out" 2>"$work_dir/resumed.log" || fail "launch --resume exited with code $?"
+    got=$(sed -n 's/^\[localhost server\] \(final weights: .*\)/\1/p' "$work_dir/resumed.out")
+    [ "$got" = "$expected" ] || fail "launch --resume: '$got', uninterrupted: '$expected'"
+    ;;
   *) fail "unknown scenario $scenario" ;;
 esac
 echo "ok: $scenario"
