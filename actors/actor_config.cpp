@@ -47,6 +47,7 @@ ActorConfig::ActorConfig(std::size_t threads, NetworkSettings network) {
   add_message_type<TableLayout>("psgrad::TableLayout");
   add_message_type<TableShardAddress>("psgrad::TableShardAddress");
   add_message_type<TableShardJoin>("psgrad::TableShardJoin");
+  add_message_type<TableShardStart>("psgrad::TableShardStart");
   add_message_type<TableShardRegistryActor>("psgrad::TableShardRegistryActor");
   load<caf::io::middleman>();
   if (network.tls.enabled()) {

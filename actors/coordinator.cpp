@@ -103,6 +103,14 @@ class Coordinator : public CoordinatorActor::base {
           if (!setup_.tables) return no_tables();
           return delegate(setup_.tables, atom, layout, who);
         },
+        [this](table_start_atom atom, std::uint32_t index) -> caf::result<TableShardStart> {
+          if (!setup_.tables) return no_tables();
+          return delegate(setup_.tables, atom, index);
+        },
+        [this](table_rows_atom atom, std::uint32_t index, std::uint32_t piece) -> caf::result<ShardTablesState> {
+          if (!setup_.tables) return no_tables();
+          return delegate(setup_.tables, atom, index, piece);
+        },
     };
   }
 

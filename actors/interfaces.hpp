@@ -143,6 +143,8 @@ using CoordinatorActor = caf::typed_actor<
     caf::replies_to<table_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,
     caf::replies_to<table_join_atom, TableShardJoin>::with<std::uint32_t>,
     caf::replies_to<table_shards_atom, TableLayout, std::string>::with<std::vector<TableShardAddress>>,
+    caf::replies_to<table_start_atom, std::uint32_t>::with<TableShardStart>,
+    caf::replies_to<table_rows_atom, std::uint32_t, std::uint32_t>::with<ShardTablesState>,
     // A worker process asks every so often while it serves: a stopped or stalled server keeps its
     // connection open, and only a question it leaves unanswered tells (runtime/server_wait.hpp).
     caf::replies_to<ping_atom>::with<pong_atom>>;

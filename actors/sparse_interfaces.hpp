@@ -66,10 +66,14 @@ typename Inspector::result_type inspect(Inspector& f, TableShardJoin& x) {
 // (protocol version, join token, shard index) answers with the run's config; "tablejoin" registers a
 // shard after checking its tables' layout against the server's; "tshards" (a layout and who asks)
 // answers with every shard's address, in index order, once all have joined, to an asker whose layout
-// is the server's. Every refusal is one line naming the peer and what differs.
+// is the server's; "tablestart" (a shard index) answers with how that shard starts, and "tablerows" (a
+// shard index and a piece number, 0 .. pieces - 1) with each piece of its part of a resumed checkpoint's
+// rows. Every refusal is one line naming the peer and what differs.
 using TableShardRegistryActor =
     caf::typed_actor<caf::replies_to<table_hello_atom, std::uint32_t, std::string, std::uint32_t>::with<JoinOffer>,
                      caf::replies_to<table_join_atom, TableShardJoin>::with<std::uint32_t>,
-                     caf::replies_to<table_shards_atom, TableLayout, std::string>::with<std::vector<TableShardAddress>>>;
+                     caf::replies_to<table_shards_atom, TableLayout, std::string>::with<std::vector<TableShardAddress>>,
+                     caf::replies_to<table_start_atom, std::uint32_t>::with<TableShardStart>,
+                     caf::replies_to<table_rows_atom, std::uint32_t, std::uint32_t>::with<ShardTablesState>>;
 
 }  // namespace psgrad

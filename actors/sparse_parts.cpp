@@ -15,7 +15,7 @@
 namespace psgrad {
 
 Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
-                                                SparseModel& model, const std::optional<SparseCheckpoint>& resume) {
+                                                SparseModel& model, const TrainingCheckpoint* resume) {
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   auto state = std::make_shared<ParameterServerState>();
   state->layout = model.dense().layout();
@@ -24,10 +24,10 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
   if (!optimizer) return Error{optimizer.error()};
   state->optimizer = std::move(optimizer).value();
   if (resume) {
-    if (!state->optimizer->set_state(resume->dense.optimizer))
+    if (!state->optimizer->set_state(resume->optimizer))
       return Error{fmt::format("checkpoint's optimizer state does not fit {}", job.optimizer.name)};
-    state->weights = resume->dense.weights;
-    state->version = resume->dense.version;
+    state->weights = resume->weights;
+    state->version = resume->version;
   }
   state->mode = job.cluster.mode;
   state->wire = job.cluster.wire;
@@ -37,7 +37,7 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
 
 EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseModel& model,
                                           const TableOptimizerChoice& optimizer, std::uint64_t start_iteration,
-                                          bool checkpoints, const std::optional<SparseCheckpoint>& resume) {
+                                          bool checkpoints, std::optional<std::uint64_t> resumed_version) {
   EmbeddingShardSetup setup;
   setup.count = static_cast<std::uint32_t>(job.cluster.servers);
   for (std::size_t f = 0; f < model.fields().size(); ++f) {
@@ -51,8 +51,8 @@ EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseMo
   setup.mode = job.cluster.mode;
   setup.workers = static_cast<std::uint32_t>(job.cluster.num_workers);
   // A version is the run's iteration plus the steps a resumed checkpoint had taken beyond its iterations.
-  const std::uint64_t offset = resume ? resume->dense.version - std::min(resume->dense.version, start_iteration) : 0;
-  setup.version = resume ? resume->dense.version : 0;
+  const std::uint64_t offset = resumed_version ? *resumed_version - std::min(*resumed_version, start_iteration) : 0;
+  setup.version = resumed_version.value_or(0);
   if (job.cluster.mode == TrainingMode::sync) {
     setup.holds = EvaluationHolds{start_iteration == 0, job.evaluation.frequency, offset, start_iteration,
                                   job.training.iterations};

@@ -20,17 +20,17 @@
 namespace psgrad {
 
 // The dense part's server: the model's dense weights, initialized from the run's seed, and its optimizer;
-// or a checkpoint's weights, optimizer state and version.
+// or a checkpoint's weights, optimizer state and version (resume: a sparse checkpoint's dense part).
 Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
-                                                SparseModel& model,
-                                                const std::optional<SparseCheckpoint>& resume = std::nullopt);
+                                                SparseModel& model, const TrainingCheckpoint* resume = nullptr);
 
 // Every table shard's setup but its index and restored rows: cluster.servers shards of every field's
-// table, holding sync steps for evaluations (and checkpoints, when taken) from start_iteration on.
+// table, holding sync steps for evaluations (and checkpoints, when taken) from start_iteration on;
+// resumed_version: the steps a resumed checkpoint had taken.
 EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseModel& model,
                                           const TableOptimizerChoice& optimizer, std::uint64_t start_iteration,
                                           bool checkpoints = false,
-                                          const std::optional<SparseCheckpoint>& resume = std::nullopt);
+                                          std::optional<std::uint64_t> resumed_version = std::nullopt);
 
 // Sync with several shards: each learns its peers before any push can reach it, to tell them its sums
 // of squares. An error names the shard that did not acknowledge.

@@ -45,7 +45,8 @@ Result<std::vector<EmbeddingShardActor>> spawn_table_shards(caf::actor_system& s
                                                             const TableOptimizerChoice& optimizer,
                                                             std::uint64_t start_iteration, bool checkpoints,
                                                             const std::optional<SparseCheckpoint>& resume) {
-  auto setup = embedding_shard_setup(job, model, optimizer, start_iteration, checkpoints, resume);
+  auto setup = embedding_shard_setup(job, model, optimizer, start_iteration, checkpoints,
+                                     resume ? std::optional<std::uint64_t>(resume->dense.version) : std::nullopt);
   std::vector<EmbeddingShardActor> shards;
   for (std::uint32_t i = 0; i < setup.count; ++i) {
     setup.index = i;
@@ -84,7 +85,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
       return Error{fits.error()};
     hooks.start_iteration = resume->dense.iteration;
   }
-  auto server = spawn_dense_server(system, job, *model, resume);
+  auto server = spawn_dense_server(system, job, *model, resume ? &resume->dense : nullptr);
   if (!server) return Error{server.error()};
   const bool checkpoints = static_cast<bool>(checkpointing.on_checkpoint);
   auto shards = spawn_table_shards(system, job, *model, tables, hooks.start_iteration, checkpoints, resume);

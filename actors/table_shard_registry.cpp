@@ -1,11 +1,13 @@
 #include "actors/table_shard_registry.hpp"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
+#include "model/table_state_pieces.hpp"
 
 namespace psgrad {
 
@@ -58,6 +60,30 @@ class TableShardRegistry : public TableShardRegistryActor::base {
           waiting_.push_back(make_response_promise<std::vector<TableShardAddress>>());
           return waiting_.back();
         },
+        [this](table_start_atom, std::uint32_t index) -> caf::result<TableShardStart> {
+          const auto who = fmt::format("table shard {}", index);
+          if (index >= setup_.shards)
+            return refuse(who, fmt::format("this run has table shards 0 to {} (cluster.servers = {})",
+                                           setup_.shards - 1, setup_.shards));
+          auto start = setup_.start;
+          if (!setup_.resume) return start;
+          auto part = tables_for_shard(*setup_.resume, index, setup_.shards);
+          if (!part) return refuse(who, "the checkpoint's rows: " + part.error());
+          auto& pieces = pieces_[index];
+          pieces = cut_table_states(*part, setup_.piece_words);
+          start.pieces = static_cast<std::uint32_t>(pieces.size());
+          return start;
+        },
+        [this](table_rows_atom, std::uint32_t index, std::uint32_t piece) -> caf::result<ShardTablesState> {
+          const auto who = fmt::format("table shard {}", index);
+          auto found = pieces_.find(index);
+          if (found == pieces_.end() || piece >= found->second.size())
+            return refuse(who, fmt::format("asked for piece {} of its rows, which it was not offered", piece));
+          // Each piece is sent once: the registry keeps none of the rows a shard has taken.
+          ShardTablesState state{index, setup_.shards, setup_.start.version, std::move(found->second[piece])};
+          if (piece + 1 == found->second.size()) pieces_.erase(found);
+          return state;
+        },
     };
   }
 
@@ -75,6 +101,7 @@ class TableShardRegistry : public TableShardRegistryActor::base {
   std::vector<TableShardAddress> joined_;  // by index; a null shard has not joined
   std::uint32_t count_ = 0;
   std::vector<ShardsPromise> waiting_;
+  std::map<std::uint32_t, std::vector<std::vector<TableState>>> pieces_;  // by shard, until its last is sent
 };
 
 }  // namespace

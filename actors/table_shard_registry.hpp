@@ -1,14 +1,17 @@
 // The TableShardRegistry actor: the part of a sparse run's coordinator that admits embedding table shard
-// processes, checks every shard's and worker's tables' layout against the server's, and tells workers
-// (and the server) where every shard is once all have joined.
+// processes, tells each how it starts (and a resumed run's rows it holds), checks every shard's and
+// worker's tables' layout against the server's, and tells workers (and the server) where every shard is
+// once all have joined.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "caf/actor_system.hpp"
 #include "actors/sparse_interfaces.hpp"
+#include "model/sparse_checkpoint.hpp"
 #include "model/table_layout.hpp"
 
 namespace psgrad {
@@ -20,6 +23,11 @@ struct TableShardRegistrySetup {
   std::uint64_t num_classes = 0;
   std::string token;  // checked in the hello over TLS; empty: the gate checked it already
   std::function<void(const std::string&)> on_event;  // one line per join or refusal
+  TableShardStart start;  // how every shard starts; its pieces are counted per shard
+  // A resumed run's checkpoint: each shard is sent its part of the rows, re-split for `shards`, in pieces
+  // of at most piece_words words (a connection then never carries one huge message). Null: a fresh run.
+  std::shared_ptr<const SparseCheckpoint> resume;
+  std::uint64_t piece_words = std::uint64_t{1} << 22;  // 16 MiB
 };
 
 TableShardRegistryActor spawn_table_shard_registry(caf::actor_system& system, TableShardRegistrySetup setup);

@@ -12,6 +12,7 @@
 #include "apps/error_exit.hpp"
 #include "apps/join_token.hpp"
 #include "apps/launch_run.hpp"
+#include "apps/sparse_run.hpp"
 #include "launch/hostfile.hpp"
 #include "launch/launch_plan.hpp"
 #include "launch/shell_quote.hpp"
@@ -73,15 +74,23 @@ Command add_launch_command(CLI::App& app) {
 
 int run_launch_command(const LaunchOptions& options) {
   const ErrorExit error{"psgrad launch"};
+  // A config this machine cannot read is judged by the server, as a dense run's.
+  RunOptions run;
+  run.config_path = options.config;
+  run.overrides = options.overrides;
+  const bool tables = names_sparse_model(run, options.resume);
   if (options.slurm) {
     if (!options.hostfile.empty()) return error.refused("give --hostfile or --slurm, not both");
+    if (tables)
+      return error.refused("--slurm is not offered for models with embedding tables yet: use --hostfile, with "
+                           "shards=K for the table shard processes");
     return run_slurm_task(options);
   }
   if (options.hostfile.empty())
     return error.refused("give --hostfile FILE (one `HOST [workers=N] [shards=K]` a line) or --slurm");
   auto hosts = read_hostfile(options.hostfile);
   if (!hosts) return error.refused(hosts.error());
-  auto plan = plan_launch(*hosts, options.hostfile);
+  auto plan = plan_launch(*hosts, options.hostfile, tables);
   if (!plan) return error.refused(plan.error());
   if (plan->any_remote && !on_path("ssh"))
     return error.refused("ssh not found on PATH; hosts other than localhost are started with OpenSSH "
@@ -118,8 +127,12 @@ int run_launch_command(const LaunchOptions& options) {
   }
   auto token = new_join_token();
   if (!token) return error.failed(token.error());
-  fmt::print(stderr, "psgrad launch: {} roles on {} hosts: 1 server, {} shard process(es), {} worker(s)\n",
-             plan->roles.size(), hosts->size(), plan->servers - 1, plan->workers);
+  if (plan->tables)
+    fmt::print(stderr, "psgrad launch: {} roles on {} hosts: 1 server, {} table shard process(es), {} worker(s)\n",
+               plan->roles.size(), hosts->size(), plan->servers, plan->workers);
+  else
+    fmt::print(stderr, "psgrad launch: {} roles on {} hosts: 1 server, {} shard process(es), {} worker(s)\n",
+               plan->roles.size(), hosts->size(), plan->servers - 1, plan->workers);
   std::fflush(stderr);
   return run_launch(std::move(*plan), std::move(settings), std::move(*token));
 }

@@ -40,15 +40,10 @@ std::vector<FlagSetting> run_flags(const RunOptions& options) {
 }
 
 // What dense runs offer and sparse ones do not yet, refused before any data is read.
-Status check_offered(const TrainOptions& options, const Config& config) {
+Status check_offered(const Config& config) {
   const auto refuse = [&](const std::string& what) {
     return Error{fmt::format("{}: {} is not offered for models with embedding tables yet", config.source, what)};
   };
-  // Across processes (serve, train --processes) the shard processes would each write their part.
-  if (options.processes && !config.training.checkpoint_path.empty())
-    return refuse("training.checkpoint_path across processes (checkpoint a run in one process)");
-  if (options.processes && !options.resume.empty())
-    return refuse("--resume across processes (resume a run in one process)");
   if (config.training.patience > 0) return refuse("training.patience");
   if (config.training.save_best) return refuse("training.save_best");
   if (config.cluster.pipeline) return refuse("cluster.pipeline");
@@ -64,7 +59,7 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_he
   if (!config) return Error{config.error()};
   if (options.verbosity >= Verbosity::normal)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
-  if (auto offered = check_offered(options, *config); !offered) return Error{offered.error()};
+  if (auto offered = check_offered(*config); !offered) return Error{offered.error()};
   if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
   if (tables_here)
@@ -120,6 +115,9 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
                       const TrainOptions& options) {
   const auto& run = sparse.run;
   auto& output = *run.output;
+  // Across processes the command that started the run (train --processes, serve) continues it.
+  const auto command =
+      options.resume_command.empty() ? resume_command(options, "psgrad train") : options.resume_command;
   int code = 0;
   if (run.trace) {
     if (auto written = write_trace_file(options.trace_path, *run.trace); written)
@@ -135,8 +133,7 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
     // The last checkpoint this run wrote continues it.
     if (const auto iteration = output.last_checkpoint_written(); iteration && !run.config.training.checkpoint_path.empty())
       fmt::print(stderr, "psgrad: the checkpoint of iteration {} is in {}; resume with: {} --resume {}\n", *iteration,
-                 run.config.training.checkpoint_path, resume_command(options, "psgrad train"),
-                 run.config.training.checkpoint_path);
+                 run.config.training.checkpoint_path, command, run.config.training.checkpoint_path);
     return 1;
   }
   const auto& summary = outcome->run;
@@ -144,8 +141,7 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
     // The checkpoint writer put it there.
     const auto checkpoint = interrupted_checkpoint_path(run);
     output.interrupted(strsignal(summary.interrupted_by), summary.steps, checkpoint);
-    fmt::print(stderr, "psgrad: interrupted; resume with: {} --resume {}\n", resume_command(options, "psgrad train"),
-               checkpoint);
+    fmt::print(stderr, "psgrad: interrupted; resume with: {} --resume {}\n", command, checkpoint);
   }
   output.print_line(summary_line(summary, run.job().cluster.num_workers));
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary.final_weights.version,

@@ -8,26 +8,38 @@
 
 #include "caf/actor_system.hpp"
 #include "apps/error_exit.hpp"
+#include "apps/launched_role.hpp"
 #include "apps/local_run.hpp"
 #include "apps/local_table_shards.hpp"
 #include "apps/local_workers.hpp"
 #include "apps/port_file.hpp"
 #include "apps/serve_gate.hpp"
 #include "apps/signal_watch.hpp"
+#include "apps/sparse_checkpointing.hpp"
 #include "apps/sparse_run.hpp"
+#include "model/sparse_data_fingerprint.hpp"
 #include "model/table_optimizer.hpp"
 #include "transport/sparse_remote_server.hpp"
 
 namespace psgrad {
 
-int run_sparse_serve(const ServeOptions& options) {
+int run_sparse_serve(const ServeOptions& given) {
   const ErrorExit error{"psgrad serve"};
+  ServeOptions options = given;
+  if (options.launched) {
+    auto token = take_launch_token(LaunchedAs::server);
+    if (!token) return error.refused(token.error());
+    options.token = *token;
+  }
   SignalWatch signals;  // before the actor system, whose threads must not take the signals
-  if (!options.resume.empty()) return error.refused("--resume is not offered for models with embedding tables yet");
-  if (options.launched) return error.refused("psgrad launch is not offered for models with embedding tables yet");
+  if (options.remote_shards)
+    return error.refused("--remote-shards is for dense runs: the embedding tables are always held by `psgrad shard "
+                         "--tables` processes");
   TrainOptions train;
   static_cast<RunOptions&>(train) = options;
   train.processes = true;  // the run is across processes: what only one process offers is refused
+  train.resume = options.resume;
+  if (train.resume_command.empty()) train.resume_command = resume_command(options, "psgrad serve");
   if (!options.bind.empty()) train.flags.push_back({"--bind", "cluster.host", SettingValue{options.bind}});
   if (options.port >= 0) train.flags.push_back({"--port", "cluster.port", SettingValue{std::int64_t{options.port}}});
   if (options.spawn_local_workers)
@@ -58,6 +70,9 @@ int run_sparse_serve(const ServeOptions& options) {
   setup.on_report = run.output->callback();
   setup.interrupt = signals.flag();
   setup.collect_tables = !options.save_model.empty();
+  setup.train_data = fingerprint_of(*sparse.data.train, sparse.data.train->origin);
+  setup.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
+  if (sparse.resume) setup.resume = std::make_shared<const SparseCheckpoint>(std::move(*sparse.resume));
   std::vector<ChildProcess> children;
   setup.on_listening = [&](std::uint16_t port) {
     if (port_file)

@@ -1,6 +1,7 @@
 #include "apps/sparse_work.hpp"
 
 #include "apps/sparse_data.hpp"
+#include "model/sparse_data_fingerprint.hpp"
 #include "transport/sparse_worker_process.hpp"
 
 namespace psgrad {
@@ -13,6 +14,8 @@ Result<RunEnding> serve_sparse_work(caf::scoped_actor& self, const ServerConnect
   SparseWorkerProcessSetup setup;
   setup.job = config;
   setup.train = data->train;
+  // The server's checkpoints hold the streams' positions in its training data: a worker's must be the same.
+  setup.train_fingerprint = fingerprint_of(*data->train, data->train->origin);
   setup.token = token;
   setup.tls = tls;
   setup.name = name;

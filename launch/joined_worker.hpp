@@ -7,8 +7,8 @@
 
 namespace psgrad {
 
-// K from "psgrad work: joined HOST:PORT as worker K of N ...", the line `psgrad work` prints once the
-// server took it; nothing for any other line.
+// K from "psgrad work: joined HOST:PORT as worker K of N ..." (or "joined as worker K of N ..." in a run
+// with embedding tables), the line `psgrad work` prints once the server took it; nothing for any other line.
 std::optional<int> joined_worker_index(const std::string& line);
 
 }  // namespace psgrad

@@ -26,6 +26,7 @@ std::string Role::label() const {
   switch (kind) {
     case RoleKind::server: return "server";
     case RoleKind::shard: return fmt::format("shard {}", index);
+    case RoleKind::table_shard: return fmt::format("table shard {}", index);
     case RoleKind::worker: return "worker";
   }
   return "role";
@@ -36,14 +37,22 @@ bool is_local_host(const std::string& host) {
   return name == "localhost" || name.rfind("127.", 0) == 0 || name == "::1" || name == "[::1]";
 }
 
-Result<LaunchPlan> plan_launch(const std::vector<HostLine>& hosts, const std::string& hostfile_name) {
+Result<LaunchPlan> plan_launch(const std::vector<HostLine>& hosts, const std::string& hostfile_name, bool tables) {
   if (hosts.empty()) return Error{fmt::format("{}: no hosts", hostfile_name)};
   LaunchPlan plan;
+  plan.tables = tables;
+  // The tables live only in table shard processes, numbered from 0; dense runs' server holds shard 0.
+  plan.servers = tables ? 0 : 1;
+  const auto shard_kind = tables ? RoleKind::table_shard : RoleKind::shard;
   const auto& first = hosts.front();
   plan.roles.push_back(Role{RoleKind::server, 0, first.host, is_local_host(first.host)});
   for (const auto& host : hosts)
     for (int k = 0; k < host.shards; ++k)
-      plan.roles.push_back(Role{RoleKind::shard, plan.servers++, host.host, is_local_host(host.host)});
+      plan.roles.push_back(Role{shard_kind, plan.servers++, host.host, is_local_host(host.host)});
+  if (tables && plan.servers == 0)
+    return Error{fmt::format("{}: the run's model has embedding tables, which live in table shard processes: give "
+                             "a host shards=K (K >= 1)",
+                             hostfile_name)};
   for (const auto& host : hosts)
     for (int k = 0; k < host.workers; ++k)
       plan.roles.push_back(Role{RoleKind::worker, plan.workers++, host.host, is_local_host(host.host)});
@@ -80,7 +89,9 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
       args.insert(args.end(), {"--bind", plan.bind, "--port", "0"});
       if (!settings.server_port_file.empty()) args.insert(args.end(), {"--port-file", settings.server_port_file});
       args.insert(args.end(), {"--set", fmt::format("cluster.num_workers={}", plan.workers)});
-      if (plan.servers > 1) {
+      if (plan.tables) {
+        args.insert(args.end(), {"--set", fmt::format("cluster.servers={}", plan.servers)});
+      } else if (plan.servers > 1) {
         args.insert(args.end(), {"--set", fmt::format("cluster.servers={}", plan.servers), "--remote-shards"});
       }
       for (const auto& override_text : settings.overrides) args.insert(args.end(), {"--set", override_text});
@@ -94,6 +105,9 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
       break;
     case RoleKind::shard:
       args = {"shard", "--index", std::to_string(role.index), "--connect", connect};
+      break;
+    case RoleKind::table_shard:
+      args = {"shard", "--tables", std::to_string(role.index), "--connect", connect};
       break;
     case RoleKind::worker:
       args = {"work", "--connect", connect};

@@ -10,14 +10,15 @@
 
 namespace psgrad {
 
-enum class RoleKind { server, shard, worker };
+// A table shard holds a part of a sparse run's embedding tables (`psgrad shard --tables`).
+enum class RoleKind { server, shard, table_shard, worker };
 
 struct Role {
   RoleKind kind = RoleKind::worker;
-  int index = 0;     // shard 1..K-1, worker 0..N-1 in hostfile order (the server's is 0)
+  int index = 0;     // shard 1..K-1, table shard 0..K-1, worker 0..N-1 in hostfile order (the server's is 0)
   std::string host;  // as the hostfile names it
   bool local = false;  // started as a child process, not over ssh
-  // "server", "shard 1", "worker": the server numbers workers as they join, so until a worker has
+  // "server", "shard 1", "table shard 0", "worker": the server numbers workers as they join, so until a worker has
   // joined (joined_worker.hpp) no number would be the server's.
   std::string label() const;
 };
@@ -25,7 +26,10 @@ struct Role {
 struct LaunchPlan {
   std::vector<Role> roles;  // the server first, then shards, then workers
   int workers = 0;
-  int servers = 1;            // cluster.servers: the server's shard and one per shard process
+  // cluster.servers: the server's shard and one per shard process; with tables, one per table shard
+  // process (the server holds none of the tables).
+  int servers = 1;
+  bool tables = false;        // a run with embedding tables: shards= lines are table shard processes
   std::string bind;           // what the server listens on
   std::string server_address;  // what the others connect to (with the port the server reports)
   bool any_remote = false;
@@ -34,8 +38,10 @@ struct LaunchPlan {
 // localhost, 127.x.y.z and ::1 start as local processes.
 bool is_local_host(const std::string& host);
 
-// Errors: a server named localhost while other hosts are remote cannot be reached by them.
-Result<LaunchPlan> plan_launch(const std::vector<HostLine>& hosts, const std::string& hostfile_name);
+// Errors: a server named localhost while other hosts are remote cannot be reached by them; a run with
+// embedding tables (`tables`) without a table shard.
+Result<LaunchPlan> plan_launch(const std::vector<HostLine>& hosts, const std::string& hostfile_name,
+                               bool tables = false);
 
 // What every role's command needs to know besides its role.
 struct LaunchSettings {

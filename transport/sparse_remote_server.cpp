@@ -10,6 +10,7 @@
 #include "caf/openssl/all.hpp"
 #include "actors/coordinator.hpp"
 #include "actors/local_training.hpp"
+#include "actors/sparse_checkpoint_collector.hpp"
 #include "actors/sparse_evaluator.hpp"
 #include "actors/sparse_parts.hpp"
 #include "actors/table_shard_registry.hpp"
@@ -112,17 +113,29 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *setup.dev, "dev data");
   if (!model) return Error{model.error()};
   const auto layout = table_layout(*model, job.training.seed);
+  // The row optimizer's name, for the checkpoints (a table of width 1 builds as any other).
+  auto row_optimizer = build_row_optimizer(setup.tables, job.optimizer, 1);
+  if (!row_optimizer) return Error{row_optimizer.error()};
+  const auto* resume = setup.resume.get();
   SparseServingCleanup cleanup(system);
-  auto dense_server = spawn_dense_server(system, job, *model);
+  auto dense_server = spawn_dense_server(system, job, *model, resume ? &resume->dense : nullptr);
   if (!dense_server) return Error{dense_server.error()};
   cleanup.stop_on_exit(*dense_server);
 
   // In plain mode the gate checks the token before CAF sees a byte, so the coordinator need not.
   const auto hello_token = setup.tls ? setup.token : std::string();
   const auto shard_count = static_cast<std::uint32_t>(job.cluster.servers);
-  auto registry = spawn_table_shard_registry(
-      system, TableShardRegistrySetup{shard_count, layout, setup.config, setup.dev->num_classes(), hello_token,
-                                      setup.on_event});
+  TableShardRegistrySetup registry_setup{shard_count, layout, setup.config, setup.dev->num_classes(), hello_token,
+                                        setup.on_event};
+  registry_setup.start.checkpoints = static_cast<bool>(setup.on_checkpoint);
+  if (resume) {
+    registry_setup.start.resume = true;
+    registry_setup.start.start_iteration = resume->dense.iteration;
+    registry_setup.start.version = resume->dense.version;
+    registry_setup.resume = setup.resume;
+    registry_setup.piece_words = setup.resume_piece_words;
+  }
+  auto registry = spawn_table_shard_registry(system, std::move(registry_setup));
   cleanup.stop_on_exit(registry);
   CoordinatorSetup coordinator_setup;
   coordinator_setup.config = setup.config;
@@ -134,6 +147,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   coordinator_setup.on_event = setup.on_event;
   coordinator_setup.data = setup.train_data;
   coordinator_setup.tables = registry;
+  if (resume) coordinator_setup.resume_streams = resume->dense.workers;
   auto coordinator = spawn_coordinator(system, std::move(coordinator_setup));
   cleanup.stop_on_exit(coordinator);
   auto port = publish(system, coordinator, setup, cleanup);
@@ -183,12 +197,26 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   hooks.on_event = setup.on_event;
   hooks.on_worker_lost = tell_shards_of_lost_workers(shards);
   hooks.interrupt = setup.interrupt;
+  if (resume) hooks.start_iteration = resume->dense.iteration;
+  std::optional<SparseCheckpointCollector> collector;
+  if (setup.on_checkpoint) {
+    collector.emplace(system, SparseCheckpointSetup{shards, job.cluster.request_timeout, job.cluster.mode,
+                                                    (*row_optimizer)->name(), setup.train_data, setup.config,
+                                                    setup.on_checkpoint});
+    hooks.on_checkpoint = collector->hook();
+  }
   // The driver sees one parameter server: the tables' shards are the workers' and the evaluator's business.
   TrainingJob dense_job = job;
   dense_job.cluster.servers = 1;
   auto driver = spawn_training_driver(system, dense_job, *dense_server, workers, *evaluator, std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);
   auto run = run_driver(system, driver);
+  // Every checkpoint taken is written before the shard processes are stopped.
+  const auto collected = collector ? collector->wait() : success();
+  if (run && !collected) {
+    cleanup.run_failed(collected.error());
+    return Error{collected.error()};
+  }
   if (!run) {
     const auto lost = loss->line();
     const auto failure = lost.empty() ? run.error() : lost;

@@ -16,6 +16,7 @@
 #include "actors/training_job.hpp"
 #include "model/data_fingerprint.hpp"
 #include "model/result.hpp"
+#include "model/sparse_checkpoint.hpp"
 #include "model/sparse_dataset.hpp"
 #include "model/table_optimizer.hpp"
 
@@ -39,10 +40,20 @@ struct SparseServeSetup {
   // Read every row of every table into the summary at the end (to save the model, or compare): the
   // tables then pass through this process once, which is what holding them elsewhere avoids.
   bool collect_tables = true;
+  // Receives each checkpoint the driver takes, as train_sparse_in_process's SparseCheckpointing does:
+  // every table shard process's part is asked for over the network (the data's fingerprint is
+  // train_data); empty: no checkpoints.
+  std::function<void(const SparseCheckpoint&)> on_checkpoint;
+  // Continue from here, checked against the run by the caller (check_sparse_resume, which needs the
+  // training data): the dense part here, the workers' streams through their join offers, and each table
+  // shard's part of the rows, re-split for cluster.servers, sent to its process before it makes its shard.
+  std::shared_ptr<const SparseCheckpoint> resume;
+  std::uint64_t resume_piece_words = std::uint64_t{1} << 22;  // the most words of rows one message carries
 };
 
 // Publishes, waits for the workers and every table shard, trains, reads every table's rows (when asked),
-// stops them all. A lost table shard ends the run with one line naming it.
+// stops them all; every checkpoint taken is passed on before it returns. A lost table shard ends the run
+// with one line naming it.
 Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, const SparseServeSetup& setup);
 
 }  // namespace psgrad

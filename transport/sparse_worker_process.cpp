@@ -1,9 +1,12 @@
 #include "transport/sparse_worker_process.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
 #include "actors/sparse_worker.hpp"
+#include "model/checkpoint_fit.hpp"
 #include "model/sparse_model.hpp"
 #include "model/table_layout.hpp"
 #include "runtime/error_text.hpp"
@@ -56,7 +59,15 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
     return Error{dialled.error()};
   std::vector<EmbeddingShardActor> handles;
   for (const auto& shard : *shards) handles.push_back(shard.shard);
-  auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, offer.worker_index, setup.train, handles});
+  std::optional<WorkerStreamState> resume;
+  if (offer.resume) resume = offer.stream;
+  // The server checked its checkpoint against the same data; a position that still does not fit this
+  // worker's data is refused here rather than fault the worker.
+  if (resume)
+    if (auto problem = stream_misfit(*resume, setup.train->count))
+      return Error{fmt::format("the server's resume position does not fit this worker's data: {}", *problem)};
+  auto worker =
+      spawn_sparse_worker(system, SparseWorkerSetup{job, offer.worker_index, setup.train, handles, resume});
   if (!worker) return Error{worker.error()};
   JoinRequest request{offer.worker_index, *worker, layout.hash(), setup.train->id_fields.size(),
                       setup.train->num_classes(), setup.train->count, setup.name, setup.train_fingerprint};
@@ -66,8 +77,8 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
     return Error{joined.error()};
   }
   if (setup.say)
-    setup.say(fmt::format("joined as worker {} of {}, with {} table shards", offer.worker_index, offer.num_workers,
-                          shards->size()));
+    setup.say(fmt::format("joined as worker {} of {}, with {} table shards{}", offer.worker_index, offer.num_workers,
+                          shards->size(), resume ? ", resuming its data stream" : ""));
   return serve_until_stopped(self, connection.coordinator, worker->address(), std::chrono::seconds(2));
 }
 

@@ -1,5 +1,7 @@
 #include "transport/table_shard_process.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
@@ -8,6 +10,7 @@
 #include "model/sparse_model.hpp"
 #include "model/table_layout.hpp"
 #include "model/table_memory.hpp"
+#include "model/table_state_pieces.hpp"
 #include "runtime/error_text.hpp"
 #include "transport/table_shard_routes.hpp"
 
@@ -24,6 +27,46 @@ std::string bytes_text(double bytes) {
     ++unit;
   }
   return fmt::format("{:.1f} {}", bytes, units[unit]);
+}
+
+// How this shard starts, and the rows of a resumed run it holds, asked of the server piece by piece.
+struct ShardBeginning {
+  TableShardStart start;
+  std::vector<TableState> restore;  // per table; empty: none
+  std::uint64_t rows = 0;
+};
+
+Result<ShardBeginning> ask_how_to_start(caf::scoped_actor& self, const CoordinatorActor& coordinator,
+                                        std::uint32_t index, caf::timespan timeout) {
+  auto& system = self->system();
+  ShardBeginning beginning;
+  std::optional<std::string> failed;
+  self->request(coordinator, timeout, table_start_atom::value, index)
+      .receive([&](TableShardStart& start) { beginning.start = start; },
+               [&](caf::error& error) { failed = "server refused this shard: " + error_text(system, error); });
+  if (failed) return Error{*failed};
+  for (std::uint32_t piece = 0; piece < beginning.start.pieces; ++piece) {
+    self->request(coordinator, timeout, table_rows_atom::value, index, piece)
+        .receive(
+            [&](ShardTablesState& part) {
+              if (part.index != index || part.version != beginning.start.version) {
+                failed = fmt::format("the server sent the rows of table shard {} at version {}, not this shard's "
+                                     "at version {}",
+                                     part.index, part.version, beginning.start.version);
+                return;
+              }
+              for (const auto& table : part.tables) beginning.rows += table.size();
+              if (auto joined = append_table_states(beginning.restore, std::move(part.tables)); !joined)
+                failed = fmt::format("the checkpoint's rows, piece {} of {}: {}", piece + 1, beginning.start.pieces,
+                                     joined.error());
+            },
+            [&](caf::error& error) {
+              failed = fmt::format("the checkpoint's rows, piece {} of {}: {}", piece + 1, beginning.start.pieces,
+                                   error_text(system, error));
+            });
+    if (failed) return Error{*failed};
+  }
+  return beginning;
 }
 
 }  // namespace
@@ -61,8 +104,14 @@ Result<RunEnding> serve_table_shard(caf::scoped_actor& self, const ServerConnect
   auto model = SparseModel::build(job.model.architecture, job.model.settings, connection.offer.num_classes,
                                   setup.number_names);
   if (!model) return Error{model.error()};
-  auto shard_setup = embedding_shard_setup(job, *model, setup.optimizer, 0);
+  auto beginning = ask_how_to_start(self, connection.coordinator, setup.index, job.cluster.request_timeout);
+  if (!beginning) return Error{beginning.error()};
+  const auto& start = beginning->start;
+  auto shard_setup =
+      embedding_shard_setup(job, *model, setup.optimizer, start.start_iteration, start.checkpoints,
+                            start.resume ? std::optional<std::uint64_t>(start.version) : std::nullopt);
   shard_setup.index = setup.index;
+  shard_setup.restore = std::move(beginning->restore);
   auto shard = spawn_embedding_shard(system, shard_setup);
   if (!shard) return Error{shard.error()};
   const auto end_shard = [&] { caf::anon_send_exit(*shard, caf::exit_reason::user_shutdown); };
@@ -81,9 +130,13 @@ Result<RunEnding> serve_table_shard(caf::scoped_actor& self, const ServerConnect
     end_shard();
     return Error{joined.error()};
   }
-  if (setup.say)
-    setup.say(fmt::format("holding table shard {} of {}; workers reach it at {}:{}", setup.index, job.cluster.servers,
-                          port->host(), port->port()));
+  if (setup.say) {
+    const auto resumed = start.resume ? fmt::format(" ({} rows of the checkpoint at version {})", beginning->rows,
+                                                    start.version)
+                                      : std::string();
+    setup.say(fmt::format("holding table shard {} of {}{}; workers reach it at {}:{}", setup.index,
+                          job.cluster.servers, resumed, port->host(), port->port()));
+  }
   if (setup.on_joined) setup.on_joined(*shard);
   return serve_until_stopped(self, connection.coordinator, shard->address(), std::chrono::seconds(2));
 }
