@@ -12,10 +12,11 @@
 
 namespace psgrad {
 
-// Loads the config's data (data.path as the server names it), then serves until the server stops the
-// worker; an error, or the ending in the server's words.
+// Loads the config's data (data.path as the server names it, or `data_path` from --data-dir: the file
+// on this machine, or a folder holding a file of data.path's name), then serves until the server stops
+// the worker; an error, or the ending in the server's words.
 Result<RunEnding> serve_sparse_work(caf::scoped_actor& self, const ServerConnection& connection, const Config& config,
-                                    const std::string& token, bool tls, const std::string& name,
+                                    const std::string& data_path, const std::string& token, bool tls, const std::string& name,
                                     const std::function<void(const std::string&)>& say);
 
 }  // namespace psgrad

@@ -92,7 +92,7 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
       parse_config(offer.config, fmt::format("config from server {}", options.connect), {}, work_flags(options));
   if (!config) return {error.failed(config.error()), false};
   if (is_sparse_model(*config)) {
-    auto done = serve_sparse_work(self, *connection, *config, options.token, retry.tls, host_name(), say);
+    auto done = serve_sparse_work(self, *connection, *config, options.data, options.token, retry.tls, host_name(), say);
     if (!done) return {error.failed(done.error()), false};
     if (done->outcome == RunEnding::Outcome::failed_on_server)
       return {error.failed("the run failed on the server: " + done->failure), false};

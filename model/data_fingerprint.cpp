@@ -31,7 +31,7 @@ std::uint64_t wide_hash(const void* data, std::size_t size) {
 }
 
 std::string describe(const DataFingerprint& data) {
-  return fmt::format("{} ({} examples, images {}, labels {})", data.name, data.count, hash_hex(data.images_hash),
+  return fmt::format("{} ({} examples, inputs {}, labels {})", data.name, data.count, hash_hex(data.images_hash),
                      hash_hex(data.labels_hash));
 }
 
@@ -56,8 +56,8 @@ std::optional<std::string> data_difference(const DataFingerprint& ours, const Da
       same_images && same_labels)
     return std::nullopt;
   const char* what = ours.count != theirs.count ? "another number of examples"
-                     : !same_images             ? "other images"
-                                                : "the same images with other labels";
+                     : !same_images             ? "other inputs"
+                                                : "the same inputs with other labels";
   return fmt::format("training data differs from the {}'s ({}): {} {}, {} {}", their_side, what, our_side,
                      describe(ours), their_side, describe(theirs));
 }

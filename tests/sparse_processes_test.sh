@@ -258,6 +258,32 @@ case "$scenario" in
     got=$(sed -n 's/^\[localhost server\] \(final weights: .*\)/\1/p' "$work_dir/resumed.out")
     [ "$got" = "$expected" ] || fail "launch --resume: '$got', uninterrupted: '$expected'"
     ;;
+  worker-data-dir)
+    # A worker's --data-dir names the data on its own machine: the file, or a folder holding a file of
+    # data.path's name. The server's file is gone once it has read it, so only --data-dir can serve; a
+    # worker with other data there is refused at its join.
+    mkdir -p "$work_dir/server" "$work_dir/worker" "$work_dir/other"
+    cp "$work_dir/clicks.jsonl" "$work_dir/server/clicks.jsonl"
+    cp "$work_dir/clicks.jsonl" "$work_dir/worker/clicks.jsonl"
+    "$psgrad" data click-logs --rows 2000 --seed 9 --out "$work_dir/other/clicks.jsonl" >/dev/null 2>&1 || fail "click-logs"
+    write_config "$work_dir/run.toml" 4096 20
+    sed -i "s|^path = .*|path = \"$work_dir/server/clicks.jsonl\"|" "$work_dir/run.toml"
+    "$psgrad" train --config "$work_dir/run.toml" --set cluster.servers=1 >"$work_dir/local.out" 2>"$work_dir/local.log" ||
+      fail "local run"
+    start_server "$work_dir/run.toml" --set cluster.servers=1
+    rm "$work_dir/server/clicks.jsonl"
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+    timeout 20 "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$work_dir/other/clicks.jsonl" \
+      2>"$work_dir/other.log" && fail "a worker with other data joined"
+    grep -q "data" "$work_dir/other.log" || fail "the worker with other data did not say why it was refused"
+    "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$work_dir/worker" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$work_dir/worker/clicks.jsonl" 2>"$work_dir/work1.log" & w1=$!
+    timeout 60 tail --pid=$server_pid -f /dev/null
+    wait $server_pid || fail "the server exited with $?"
+    for pid in $s0 $w0 $w1; do wait $pid || fail "a process failed after the run finished"; done
+    [ "$(final_line "$work_dir/serve.out")" = "$(final_line "$work_dir/local.out")" ] ||
+      fail "'$(final_line "$work_dir/serve.out")' across processes, '$(final_line "$work_dir/local.out")' in one process"
+    ;;
   *) fail "unknown scenario $scenario" ;;
 esac
 echo "ok: $scenario"

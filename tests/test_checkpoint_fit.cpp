@@ -180,8 +180,8 @@ TEST_CASE("train --resume refuses a checkpoint written on other data of its shap
     const char* why;
   };
   const Other others[] = {
-      {"relabelled", "train-labels-idx1-ubyte", 8, "the same images with other labels"},
-      {"repainted", "train-images-idx3-ubyte", 16 + 400, "other images"},
+      {"relabelled", "train-labels-idx1-ubyte", 8, "the same inputs with other labels"},
+      {"repainted", "train-images-idx3-ubyte", 16 + 400, "other inputs"},
   };
   for (const auto& other : others) {
     const auto data = changed_digits(folder, other.name, other.file, other.offset);

@@ -26,12 +26,12 @@ TEST_CASE("the same data under another name has no difference, and changed data 
 
   auto relabelled = small_set(9);
   relabelled.labels[4] = 0;
-  CHECK(data_difference(fingerprint_of(relabelled, "digits"), server)->find("the same images with other labels") !=
+  CHECK(data_difference(fingerprint_of(relabelled, "digits"), server)->find("the same inputs with other labels") !=
         std::string::npos);
 
   auto repainted = small_set(9);
   repainted.inputs[44] = 1.0f;  // the last value: the hash's tail is covered too
-  CHECK(data_difference(fingerprint_of(repainted, "digits"), server)->find("(other images)") != std::string::npos);
+  CHECK(data_difference(fingerprint_of(repainted, "digits"), server)->find("(other inputs)") != std::string::npos);
 
   const auto subset = fingerprint_of(small_set(8), "digits");
   CHECK(data_difference(subset, server)->find("another number of examples") != std::string::npos);
@@ -44,7 +44,7 @@ TEST_CASE("a difference names the sides it was asked about") {
   relabelled.labels[0] = 2;
   const auto differs = data_difference(fingerprint_of(relabelled, "relabelled"), checkpoint, "this run", "checkpoint");
   REQUIRE(differs.has_value());
-  CHECK(differs->rfind("training data differs from the checkpoint's (the same images with other labels): this run "
+  CHECK(differs->rfind("training data differs from the checkpoint's (the same inputs with other labels): this run "
                        "relabelled (9 examples, ",
                        0) == 0);
   CHECK(differs->find(", checkpoint digits (9 examples, ") != std::string::npos);
