@@ -149,6 +149,26 @@ case "$scenario" in
       fail "the server did not name the lost table shard"
     for pid in $s0 $w0 $w1; do wait $pid && fail "a process exited 0 after the run failed"; done
     ;;
+  stop-table-shard-processes)
+    # The same with train --processes: the server stops its child processes, the frozen one too, and exits.
+    write_config "$work_dir/run.toml" 4096 100000000
+    sed -i 's/^frequency = 1000000/frequency = 1/' "$work_dir/run.toml"
+    printf 'connection_timeout_ms = 1000\n' >>"$work_dir/run.toml"
+    "$psgrad" train --config "$work_dir/run.toml" --processes --no-metrics >"$work_dir/run.out" 2>"$work_dir/run.log" &
+    server_pid=$!
+    for _ in $(seq 100); do grep -q "worker [01] joined.*(2 of 2)" "$work_dir/run.log" && break; sleep 0.1; done
+    grep -q "worker [01] joined.*(2 of 2)" "$work_dir/run.log" || fail "the workers did not join"
+    shard=$(ps -o pid=,args= --ppid $server_pid | awk '/shard --tables 1 / {print $1}')
+    [ -n "$shard" ] || fail "no child process holds table shard 1"
+    kill -STOP $shard
+    for _ in $(seq 100); do kill -0 $server_pid 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $server_pid 2>/dev/null; then kill -CONT $shard; fail "train --processes did not exit within 10 s of freezing a table shard"; fi
+    wait $server_pid; code=$?
+    [ $code -ne 0 ] || fail "train --processes exited 0 after losing a table shard"
+    grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/run.log" ||
+      fail "the server did not name the lost table shard"
+    kill -0 $shard 2>/dev/null && { kill -CONT $shard; fail "the frozen table shard process outlived the server"; }
+    ;;
   kill-worker)
     # kill -9 of a worker in a sync run: the server goes on with the other, and the table shards stop
     # waiting for the lost worker's pushes, so the run ends with every step taken.
