@@ -149,6 +149,25 @@ case "$scenario" in
       fail "the server did not name the lost table shard"
     for pid in $s0 $w0 $w1; do wait $pid && fail "a process exited 0 after the run failed"; done
     ;;
+  stop-table-shard-before-workers)
+    # A table shard process frozen after joining, before any worker does: the server, waiting for workers
+    # that could not reach it, ends at its connection timeout instead of cluster.join_timeout_ms.
+    write_config "$work_dir/run.toml" 4096 100000000
+    printf 'connection_timeout_ms = 1000\n' >>"$work_dir/run.toml"
+    start_server "$work_dir/run.toml"
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    for _ in $(seq 100); do grep -q "table shard [01] joined.*(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
+    grep -q "table shard [01] joined.*(2 of 2)" "$work_dir/serve.log" || fail "the table shards did not join"
+    kill -STOP $s1
+    for _ in $(seq 100); do kill -0 $server_pid 2>/dev/null || break; sleep 0.1; done
+    kill -0 $server_pid 2>/dev/null && fail "the server did not exit within 10 s of freezing a table shard"
+    wait $server_pid; code=$?
+    [ $code -ne 0 ] || fail "the server exited 0 after losing a table shard"
+    grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/serve.log" ||
+      fail "the server did not name the lost table shard"
+    wait $s0 && fail "table shard 0 exited 0 after the run failed"
+    ;;
   stop-table-shard-processes)
     # The same with train --processes: the server stops its child processes, the frozen one too, and exits.
     write_config "$work_dir/run.toml" 4096 100000000
