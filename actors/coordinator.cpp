@@ -6,6 +6,7 @@
 
 #include "caf/all.hpp"
 #include "model/run_limits.hpp"
+#include "runtime/error_text.hpp"
 
 namespace psgrad {
 
@@ -69,6 +70,7 @@ class Coordinator : public CoordinatorActor::base {
             return refuse_shard(shard, fmt::format("model layout {:016x} differs from the server's {:016x}",
                                                    layout_hash, setup_.layout_hash));
           shards_[shard - 1] = server;
+          monitor(server);
           addresses_.push_back(ShardAddress{shard, host, port, server, host_identity});
           if (setup_.tally) ++setup_.tally->shards_joined;
           event(fmt::format("server shard {} joined; workers reach it at {}:{}", shard, host, port));
@@ -81,6 +83,10 @@ class Coordinator : public CoordinatorActor::base {
         },
         [this](wait_atom) -> caf::typed_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>> {
           waiting_ = make_response_promise<std::vector<DataWorkerActor>, std::vector<std::string>>();
+          if (!shard_lost_.empty()) {
+            waiting_.deliver(caf::make_error(caf::sec::runtime_error, shard_lost_));
+            return waiting_;
+          }
           // The server asks in short slices; the run may have started on a slice whose asker had
           // already given up, so a later ask gets the same answer.
           if (run_ == Run::under_way) waiting_.deliver(started_workers_, started_hosts_);
@@ -234,6 +240,17 @@ class Coordinator : public CoordinatorActor::base {
   // A process that reserved a place and went away gives it back, before training or during it (an
   // elastic newcomer takes it); a worker the driver watches is the driver's to drop.
   void on_down(const caf::down_msg& down) {
+    // A shard process lost before the run starts: the workers cannot reach it, and the server waiting
+    // for them would wait until cluster.join_timeout_ms. Once the run is under way the driver watches it.
+    for (std::uint32_t k = 0; k < shards_.size(); ++k) {
+      if (!shards_[k] || shards_[k].address() != down.source || run_ != Run::gathering || !shard_lost_.empty())
+        continue;
+      const auto why = down.reason == caf::exit_reason::remote_link_unreachable
+                           ? std::string("its connection dropped (the process died, froze or lost the network)")
+                           : down.reason ? error_text(system(), down.reason) : std::string("it stopped");
+      shard_lost_ = fmt::format("parameter server shard {} lost before training started: {}", k + 1, why);
+      if (waiting_.pending()) waiting_.deliver(caf::make_error(caf::sec::runtime_error, shard_lost_));
+    }
     for (std::uint32_t k = 0; k < slots_.size(); ++k) {
       auto& slot = slots_[k];
       const bool was_worker = slot.worker && slot.worker.address() == down.source;
@@ -260,6 +277,7 @@ class Coordinator : public CoordinatorActor::base {
   TrainingDriverActor driver_;
   std::vector<ParameterServerActor> shards_ = std::vector<ParameterServerActor>(setup_.remote_shards);
   std::vector<ShardAddress> addresses_;  // in the order the shards joined
+  std::string shard_lost_;               // the first shard process lost before the run started
 };
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "actors/sparse_evaluator.hpp"
 
+#include <deque>
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
@@ -36,31 +39,10 @@ class SparseEvaluator : public EvaluatorActor::base {
             return caf::make_error(caf::sec::invalid_argument,
                                    fmt::format("evaluator: weights do not fit the model layout ({})", *differs));
           auto promise = make_response_promise<EvaluationReport>();
-          auto pending = std::make_shared<Pending>(Pending{std::move(weights), std::move(progress), promise,
-                                                           std::vector<std::vector<PulledRows>>(shards_.size()), 0,
-                                                           false});
-          // Every shard is asked, those holding none of the dev set's keys too: a sync shard holds the
-          // step from an evaluation point back until the evaluator has pulled at that version. The dev
-          // set's keys go in parts (pull_parts.hpp), so no answer is too big to cross a connection at once.
-          const auto pulls = split_pull(lookup_, shards_.size(), pending->weights.version, true);
-          std::vector<std::vector<RowPull>> parts;
-          for (std::size_t s = 0; s < shards_.size(); ++s) {
-            parts.push_back(cut_pull(pulls[s], keys_per_part_));
-            pending->answers[s].resize(parts.back().size());
-            pending->missing += parts.back().size();
-          }
-          // Awaited: no other evaluation starts before this one has its rows, so reports keep their order.
-          for (std::size_t s = 0; s < shards_.size(); ++s) {
-            for (std::size_t p = 0; p < parts[s].size(); ++p) {
-              request(shards_[s], caf::infinite, pull_atom::value, std::move(parts[s][p]))
-                  .await(
-                      [this, pending, s, p](PulledRows& rows) {
-                        pending->answers[s][p] = std::move(rows);
-                        if (--pending->missing == 0) report(*pending);
-                      },
-                      [this, pending, s](caf::error& error) { fail(*pending, s, error_text(system(), error)); });
-            }
-          }
+          queue_.push_back(std::make_shared<Pending>(Pending{std::move(weights), std::move(progress), promise,
+                                                             std::vector<std::vector<PulledRows>>(shards_.size()),
+                                                             0, false}));
+          if (queue_.size() == 1) start(queue_.front());
           return promise;
         },
     };
@@ -73,20 +55,58 @@ class SparseEvaluator : public EvaluatorActor::base {
     caf::typed_response_promise<EvaluationReport> promise;
     std::vector<std::vector<PulledRows>> answers;  // per shard, per part of its pull
     std::size_t missing = 0;                        // parts still to be answered
-    bool failed = false;
+    bool done = false;                              // answered, with a report or an error
   };
 
-  void on_exit() override { shards_.clear(); }
+  // One evaluation at a time, so reports keep their order. Its pulls are not awaited: CAF 0.17 skips every
+  // other message while an actor awaits, exit messages too, and a shard process whose connection dropped
+  // never answers, so an awaiting evaluator could never be stopped and its process never exit.
+  void start(const std::shared_ptr<Pending>& pending) {
+    // Every shard is asked, those holding none of the dev set's keys too: a sync shard holds the
+    // step from an evaluation point back until the evaluator has pulled at that version. The dev
+    // set's keys go in parts (pull_parts.hpp), so no answer is too big to cross a connection at once.
+    const auto pulls = split_pull(lookup_, shards_.size(), pending->weights.version, true);
+    std::vector<std::vector<RowPull>> parts;
+    for (std::size_t s = 0; s < shards_.size(); ++s) {
+      parts.push_back(cut_pull(pulls[s], keys_per_part_));
+      pending->answers[s].resize(parts.back().size());
+      pending->missing += parts.back().size();
+    }
+    for (std::size_t s = 0; s < shards_.size(); ++s) {
+      for (std::size_t p = 0; p < parts[s].size(); ++p) {
+        request(shards_[s], caf::infinite, pull_atom::value, std::move(parts[s][p]))
+            .then(
+                [this, pending, s, p](PulledRows& rows) {
+                  if (pending->done) return;
+                  pending->answers[s][p] = std::move(rows);
+                  if (--pending->missing == 0) report(*pending);
+                },
+                [this, pending, s](caf::error& error) {
+                  if (!pending->done) fail(*pending, s, error_text(system(), error));
+                });
+      }
+    }
+  }
+
+  // The evaluation at the front of the queue is answered: the next one starts.
+  void finished(Pending& pending) {
+    pending.done = true;
+    queue_.pop_front();
+    if (!queue_.empty()) start(queue_.front());
+  }
+
+  void on_exit() override {
+    queue_.clear();
+    shards_.clear();
+  }
 
   void fail(Pending& pending, std::size_t shard, const std::string& why) {
-    if (pending.failed) return;
-    pending.failed = true;
     pending.promise.deliver(
         caf::make_error(caf::sec::runtime_error, fmt::format("evaluator: table shard {}: {}", shard, why)));
+    finished(pending);
   }
 
   void report(Pending& pending) {
-    if (pending.failed) return;
     std::vector<PulledRows> answers;
     for (std::size_t s = 0; s < pending.answers.size(); ++s) {
       auto joined = join_pull_answers(std::move(pending.answers[s]));
@@ -96,7 +116,7 @@ class SparseEvaluator : public EvaluatorActor::base {
     auto rows = join_pulled(lookup_, model_.fields(), answers);
     if (!rows) {
       pending.promise.deliver(caf::make_error(caf::sec::invalid_argument, "evaluator: " + rows.error()));
-      return;
+      return finished(pending);
     }
     const auto& targets = dev_.targets;
     const auto result = model_.evaluate(pending.weights.values.data(), lookup_, *rows,
@@ -106,12 +126,14 @@ class SparseEvaluator : public EvaluatorActor::base {
     if (on_snapshot_) on_snapshot_(report, pending.weights);
     if (on_report_) on_report_(report);
     pending.promise.deliver(std::move(report));
+    finished(pending);
   }
 
   SparseModel model_;
   SparseBatch dev_;     // the whole dev set in one piece
   BatchLookup lookup_;  // its keys, the same for every evaluation
   std::vector<EmbeddingShardActor> shards_;
+  std::deque<std::shared_ptr<Pending>> queue_;  // the evaluation being pulled for first
   std::size_t batch_size_;
   std::size_t keys_per_part_;
   ReportCallback on_report_;

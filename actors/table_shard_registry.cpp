@@ -21,6 +21,11 @@ class TableShardRegistry : public TableShardRegistryActor::base {
       : TableShardRegistryActor::base(config), setup_(std::move(setup)), joined_(setup_.shards) {}
 
   behavior_type make_behavior() override {
+    set_down_handler([this](caf::down_msg& down) {
+      for (const auto& joined : joined_)
+        if (joined.shard && joined.shard.address() == down.source && setup_.loss)
+          setup_.loss->note(table_shard_loss_line(system(), joined.index, down.reason));
+    });
     return {
         [this](table_hello_atom, std::uint32_t protocol, const std::string& token,
                std::uint32_t index) -> caf::result<JoinOffer> {
@@ -44,6 +49,7 @@ class TableShardRegistry : public TableShardRegistryActor::base {
           if (join.host.empty() || join.port == 0) return refuse(who, "it gave no address for workers to reach it");
           if (auto differs = layout_difference(join.layout, setup_.layout)) return refuse(who, *differs);
           joined_[join.index] = TableShardAddress{join.index, join.host, join.port, join.shard};
+          monitor(join.shard);
           ++count_;
           event(fmt::format("table shard {} joined from {}; workers reach it at {}:{} ({} of {})", join.index,
                             join.name, join.host, join.port, count_, setup_.shards));

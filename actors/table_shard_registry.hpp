@@ -11,6 +11,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/sparse_interfaces.hpp"
+#include "actors/table_shard_watch.hpp"
 #include "model/sparse_checkpoint.hpp"
 #include "model/table_layout.hpp"
 
@@ -28,6 +29,9 @@ struct TableShardRegistrySetup {
   // of at most piece_words words (a connection then never carries one huge message). Null: a fresh run.
   std::shared_ptr<const SparseCheckpoint> resume;
   std::uint64_t piece_words = std::uint64_t{1} << 22;  // 16 MiB
+  // Notes a joined shard that goes away: before the run starts no watch does, and the server, waiting for
+  // workers that cannot reach that shard, would wait until cluster.join_timeout_ms. Null: not noted.
+  std::shared_ptr<TableShardLoss> loss;
 };
 
 TableShardRegistryActor spawn_table_shard_registry(caf::actor_system& system, TableShardRegistrySetup setup);

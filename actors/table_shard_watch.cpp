@@ -7,6 +7,13 @@
 
 namespace psgrad {
 
+std::string table_shard_loss_line(caf::actor_system& system, std::size_t index, const caf::error& reason) {
+  const auto why = reason == caf::exit_reason::remote_link_unreachable
+                       ? std::string("its connection dropped (the process died, froze or lost the network)")
+                       : reason ? error_text(system, reason) : std::string("it stopped");
+  return fmt::format("table shard {} lost: {}", index, why);
+}
+
 caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<EmbeddingShardActor> shards,
                                    ParameterServerActor dense_server, EvaluatorActor evaluator,
                                    std::vector<DataWorkerActor> workers, std::shared_ptr<TableShardLoss> loss) {
@@ -15,10 +22,7 @@ caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<Embedd
     self->set_down_handler([=](caf::scheduled_actor* watch, caf::down_msg& down) {
       for (std::size_t i = 0; i < shards.size(); ++i) {
         if (shards[i].address() != down.source) continue;
-        const auto why = down.reason == caf::exit_reason::remote_link_unreachable
-                             ? std::string("its connection dropped (the process died, froze or lost the network)")
-                             : down.reason ? error_text(watch->system(), down.reason) : std::string("it stopped");
-        const auto line = fmt::format("table shard {} lost: {}", i, why);
+        const auto line = table_shard_loss_line(watch->system(), i, down.reason);
         loss->note(line);
         const auto reason = caf::make_error(caf::sec::runtime_error, line);
         watch->send_exit(dense_server, reason);

@@ -33,6 +33,9 @@ class TableShardLoss {
   std::string line_;
 };
 
+// "table shard <index> lost: <why>", why from the reason of its down message.
+std::string table_shard_loss_line(caf::actor_system& system, std::size_t index, const caf::error& reason);
+
 // Stop it (an exit message) before the run ends its shards, or their ends count as losses.
 caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<EmbeddingShardActor> shards,
                                    ParameterServerActor dense_server, EvaluatorActor evaluator,

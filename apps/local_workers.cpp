@@ -2,13 +2,22 @@
 #include "apps/local_workers.hpp"
 
 #include <csignal>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "apps/connect_options.hpp"
 
 namespace psgrad {
+
+namespace {
+
+// How long a child stopped by SIGTERM may take to end: a worker or shard process exits at once.
+constexpr std::chrono::seconds kStopGrace{5};
+
+}  // namespace
 
 std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t port, const std::string& data_dir,
                                               const std::string& token) {
@@ -49,8 +58,23 @@ int wait_for_local_workers(std::vector<ChildProcess>& workers) {
 }
 
 void stop_local_workers(std::vector<ChildProcess>& workers) {
-  for (auto& worker : workers) worker.signal(SIGTERM);
-  for (auto& worker : workers) worker.wait();
+  // SIGCONT after SIGTERM: a stopped (frozen) child takes the SIGTERM only once it runs again. One that
+  // still runs after the grace period is hung: it is killed, or this process would wait on it forever.
+  for (auto& worker : workers) {
+    worker.signal(SIGTERM);
+    worker.signal(SIGCONT);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + kStopGrace;
+  for (auto& worker : workers) {
+    while (!worker.poll_exit() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!worker.poll_exit()) {
+      fmt::print(stderr, "psgrad: process {} did not end within {} s of SIGTERM; killing it\n", worker.pid(),
+                 std::chrono::duration_cast<std::chrono::seconds>(kStopGrace).count());
+      worker.signal(SIGKILL);
+    }
+    worker.wait();
+  }
 }
 
 }  // namespace psgrad

@@ -20,7 +20,8 @@ std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t p
 int wait_for_local_workers(std::vector<ChildProcess>& workers);
 
 // Ends the workers of a run that ended without them (stopped or refused before they joined, or
-// failed): SIGTERM, then waits. The server has said why; their own last words would only repeat it.
+// failed): SIGTERM and SIGCONT (a stopped one takes it then), then waits; one still running 5 s later is
+// killed. The server has said why; their own last words would only repeat it.
 void stop_local_workers(std::vector<ChildProcess>& workers);
 
 }  // namespace psgrad

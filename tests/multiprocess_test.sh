@@ -342,6 +342,25 @@ case "$scenario" in
         fail "the summary (pipeline: $pipeline) did not say the run finished its 150 steps with 1 worker lost"
     done
     ;;
+  stop-shard-before-workers)
+    # A shard process frozen (SIGSTOP) after joining, before any worker does: the server drops it after
+    # cluster.connection_timeout_ms and fails the run naming it, instead of waiting for workers that
+    # cannot reach that shard until cluster.join_timeout_ms. 10 s is ten times the connection timeout.
+    start_server --set training.iterations=100000 --set cluster.servers=3 --remote-shards \
+      --set cluster.connection_timeout_ms=1000 --no-metrics
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" shard --index 2 --connect "127.0.0.1:$port" 2>"$work_dir/shard2.log" & s2=$!
+    for _ in $(seq 100); do [ "$(grep -c "server shard [12] joined" "$work_dir/serve.log")" = 2 ] && break; sleep 0.1; done
+    [ "$(grep -c "server shard [12] joined" "$work_dir/serve.log")" = 2 ] || fail "the shard processes did not join"
+    kill -STOP $s1
+    for _ in $(seq 100); do kill -0 $server_pid 2>/dev/null || break; sleep 0.1; done
+    kill -0 $server_pid 2>/dev/null && fail "the server did not exit within 10 s of freezing a shard process"
+    wait $server_pid && fail "the server exited 0 after losing a shard process"
+    grep -q "training failed: .*parameter server shard 1 lost before training started: its connection dropped" \
+      "$work_dir/serve.log" || fail "the server did not name the lost shard"
+    wait $s2 && fail "shard 2 exited 0 after the run failed"
+    kill -CONT $s1
+    ;;
   kill-shard)
     # kill -9 of a shard process: the server says so at once and fails the run, keeps the last periodic
     # checkpoint (every shard at one step), tells the workers (they exit non-zero), says how to resume,

@@ -9,7 +9,22 @@ work_dir=$(mktemp -d)
 export PSGRAD_JOIN_TOKEN=sparse-processes-test
 
 fail() { echo "FAIL: $*"; for f in "$work_dir"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
+# Every process this script started ends with it: SIGCONT after SIGTERM, as a stopped process gets the
+# SIGTERM only once it runs again, and SIGKILL for those still there 2 s later (one that hangs).
+stop_all() {
+  local pids; pids=$(jobs -p)
+  [ -n "$pids" ] || return 0
+  kill $pids 2>/dev/null; kill -CONT $pids 2>/dev/null
+  for _ in $(seq 20); do
+    local alive=""
+    for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
+    pids=$alive
+    [ -n "$pids" ] || return 0
+    sleep 0.1
+  done
+  kill -9 $pids 2>/dev/null
+}
+trap 'stop_all; rm -rf "$work_dir"' EXIT
 
 "$psgrad" data click-logs --rows 2000 --out "$work_dir/clicks.jsonl" >/dev/null 2>&1 || fail "click-logs"
 
@@ -110,6 +125,68 @@ case "$scenario" in
     for pid in $s0 $w0 $w1; do wait $pid && fail "a process exited 0 after the run failed"; done
     grep -q "the run failed on the server: table shard 1 lost" "$work_dir/shard0.log" || fail "shard 0 did not say why"
     grep -q "the run failed on the server: table shard 1 lost" "$work_dir/work0.log" || fail "worker 0 did not say why"
+    ;;
+  stop-table-shard)
+    # A table shard process frozen (SIGSTOP) while the evaluator pulls from it at every step: the server
+    # drops its connection after cluster.connection_timeout_ms and exits, although the frozen shard never
+    # answers the pulls it was sent. 10 s is ten times the connection timeout.
+    write_config "$work_dir/run.toml" 4096 100000000
+    sed -i 's/^frequency = 1000000/frequency = 1/' "$work_dir/run.toml"
+    printf 'connection_timeout_ms = 1000\n' >>"$work_dir/run.toml"
+    start_server "$work_dir/run.toml"
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 100); do grep -q "worker [01] joined.*(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
+    grep -q "worker [01] joined.*(2 of 2)" "$work_dir/serve.log" || fail "the workers did not join"
+    kill -STOP $s1
+    for _ in $(seq 100); do kill -0 $server_pid 2>/dev/null || break; sleep 0.1; done
+    kill -0 $server_pid 2>/dev/null && fail "the server did not exit within 10 s of freezing a table shard"
+    wait $server_pid; code=$?
+    [ $code -ne 0 ] || fail "the server exited 0 after losing a table shard"
+    grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/serve.log" ||
+      fail "the server did not name the lost table shard"
+    for pid in $s0 $w0 $w1; do wait $pid && fail "a process exited 0 after the run failed"; done
+    ;;
+  stop-table-shard-before-workers)
+    # A table shard process frozen after joining, before any worker does: the server, waiting for workers
+    # that could not reach it, ends at its connection timeout instead of cluster.join_timeout_ms.
+    write_config "$work_dir/run.toml" 4096 100000000
+    printf 'connection_timeout_ms = 1000\n' >>"$work_dir/run.toml"
+    start_server "$work_dir/run.toml"
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    for _ in $(seq 100); do grep -q "table shard [01] joined.*(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
+    grep -q "table shard [01] joined.*(2 of 2)" "$work_dir/serve.log" || fail "the table shards did not join"
+    kill -STOP $s1
+    for _ in $(seq 100); do kill -0 $server_pid 2>/dev/null || break; sleep 0.1; done
+    kill -0 $server_pid 2>/dev/null && fail "the server did not exit within 10 s of freezing a table shard"
+    wait $server_pid; code=$?
+    [ $code -ne 0 ] || fail "the server exited 0 after losing a table shard"
+    grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/serve.log" ||
+      fail "the server did not name the lost table shard"
+    wait $s0 && fail "table shard 0 exited 0 after the run failed"
+    ;;
+  stop-table-shard-processes)
+    # The same with train --processes: the server stops its child processes, the frozen one too, and exits.
+    write_config "$work_dir/run.toml" 4096 100000000
+    sed -i 's/^frequency = 1000000/frequency = 1/' "$work_dir/run.toml"
+    printf 'connection_timeout_ms = 1000\n' >>"$work_dir/run.toml"
+    "$psgrad" train --config "$work_dir/run.toml" --processes --no-metrics >"$work_dir/run.out" 2>"$work_dir/run.log" &
+    server_pid=$!
+    for _ in $(seq 100); do grep -q "worker [01] joined.*(2 of 2)" "$work_dir/run.log" && break; sleep 0.1; done
+    grep -q "worker [01] joined.*(2 of 2)" "$work_dir/run.log" || fail "the workers did not join"
+    shard=$(ps -o pid=,args= --ppid $server_pid | awk '/shard --tables 1 / {print $1}')
+    [ -n "$shard" ] || fail "no child process holds table shard 1"
+    kill -STOP $shard
+    for _ in $(seq 100); do kill -0 $server_pid 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $server_pid 2>/dev/null; then kill -CONT $shard; fail "train --processes did not exit within 10 s of freezing a table shard"; fi
+    wait $server_pid; code=$?
+    [ $code -ne 0 ] || fail "train --processes exited 0 after losing a table shard"
+    grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/run.log" ||
+      fail "the server did not name the lost table shard"
+    kill -0 $shard 2>/dev/null && { kill -CONT $shard; fail "the frozen table shard process outlived the server"; }
     ;;
   kill-worker)
     # kill -9 of a worker in a sync run: the server goes on with the other, and the table shards stop

@@ -81,9 +81,10 @@ Result<std::uint16_t> publish(caf::actor_system& system, const CoordinatorActor&
 }
 
 // Asks `ask` (a slice's length -> the error of its answer, none when it came) in slices of 200 ms
-// until it answers, the join timeout passes or a signal comes.
+// until it answers, the join timeout passes, a signal comes or a table shard that joined is lost.
 template <class Ask>
-Status wait_in_slices(caf::actor_system& system, const SparseServeSetup& setup, const std::string& what, Ask ask) {
+Status wait_in_slices(caf::actor_system& system, const SparseServeSetup& setup, const TableShardLoss& loss,
+                      const std::string& what, Ask ask) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + setup.join_timeout;
   for (;;) {
@@ -91,6 +92,7 @@ Status wait_in_slices(caf::actor_system& system, const SparseServeSetup& setup, 
     if (!error) return success();
     if (error != caf::sec::request_timeout)
       return Error{fmt::format("waiting for {}: {}", what, error_text(system, error))};
+    if (const auto lost = loss.line(); !lost.empty()) return Error{lost};
     if (setup.interrupt && setup.interrupt->load() != 0)
       return Error{fmt::format("stopped by a signal while waiting for {}; nothing to save yet", what)};
     if (setup.join_timeout.count() > 0 && Clock::now() >= deadline)
@@ -135,6 +137,8 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
     registry_setup.resume = setup.resume;
     registry_setup.piece_words = setup.resume_piece_words;
   }
+  const auto lost_before_run = std::make_shared<TableShardLoss>();
+  registry_setup.loss = lost_before_run;
   auto registry = spawn_table_shard_registry(system, std::move(registry_setup));
   cleanup.stop_on_exit(registry);
   CoordinatorSetup coordinator_setup;
@@ -157,7 +161,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   caf::scoped_actor self{system};
   std::vector<DataWorkerActor> workers;
   std::vector<std::string> names;
-  auto joined = wait_in_slices(system, setup, fmt::format("{} workers", job.cluster.num_workers), [&](auto slice) {
+  auto joined = wait_in_slices(system, setup, *lost_before_run, fmt::format("{} workers", job.cluster.num_workers), [&](auto slice) {
     caf::error failed;
     self->request(coordinator, slice, wait_atom::value)
         .receive(
@@ -170,7 +174,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   });
   if (!joined) return Error{joined.error()};
   std::vector<EmbeddingShardActor> shards;
-  auto gathered = wait_in_slices(system, setup, fmt::format("{} table shards", shard_count), [&](auto slice) {
+  auto gathered = wait_in_slices(system, setup, *lost_before_run, fmt::format("{} table shards", shard_count), [&](auto slice) {
     caf::error failed;
     self->request(registry, slice, table_shards_atom::value, layout, std::string("the server"))
         .receive(
