@@ -39,11 +39,18 @@ class LazyAdam final : public RowOptimizer {
 
  private:
   void grow(std::size_t slot);
+  // The bias-corrected learning rate of a row's t-th step.
+  float step_rate(std::uint64_t t);
+
+  // Rows share step counts, so the rates of the first counts are kept rather than taken with two pow()
+  // a row: the same doubles, rounded once, so a kept rate is bit for bit the one computed.
+  static constexpr std::size_t kKeptRates = std::size_t{1} << 16;
 
   LazyAdamSettings settings_;
   std::size_t width_;
   std::vector<float> first_moment_, second_moment_;  // width floats per slot
   std::vector<std::uint64_t> steps_;
+  std::vector<float> rates_;  // rates_[t - 1]: step_rate(t), for the counts met so far, up to kKeptRates
 };
 
 }  // namespace psgrad
