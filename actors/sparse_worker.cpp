@@ -16,6 +16,7 @@
 #include "model/buffer_pool.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_model.hpp"
+#include "payloads/shared_memory.hpp"
 #include "payloads/wire_encoder.hpp"
 #include "runtime/error_text.hpp"
 #include "runtime/steady_time.hpp"
@@ -51,6 +52,7 @@ class SparseWorker : public DataWorkerActor::base {
         [this](train_atom, Weights& weights, std::vector<ParameterServerActor>& servers,
                std::uint64_t credits) -> caf::result<bool> {
           servers_.emplace(std::move(servers));
+          servers_->use_shared_memory_with(setup_->shared_memory_nodes);
           credits_ = credits;
           fed_ = weights.version;
           training_ = make_response_promise<bool>();
@@ -117,6 +119,10 @@ class SparseWorker : public DataWorkerActor::base {
   }
 
   bool sync() const { return setup_->job.cluster.mode == TrainingMode::sync; }
+  // fp32 pushes to a server process on this host; bf16 or top-k are encoded in a buffer of its own.
+  bool pushes_in_place() const {
+    return setup_->job.cluster.wire == WireEncoding::fp32 && servers_ && servers_->first_through_shared_memory();
+  }
   std::size_t shard_count() const { return setup_->shards.size(); }
   std::string who() const { return fmt::format("worker {}", setup_->worker_index); }
 
@@ -200,13 +206,22 @@ class SparseWorker : public DataWorkerActor::base {
     gradients.layout_hash = layout_hash;
     gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
     gradients.samples = static_cast<std::uint32_t>(step->batch.size);
-    auto buffer = pool_.acquire();
+    // A push through shared memory is computed in the slot it is sent from (as a dense worker's).
+    const std::size_t size = model_.dense().layout().total_size();
+    std::shared_ptr<void> slot = pushes_in_place() ? reserve_in_shared_memory(size * sizeof(float)) : nullptr;
+    std::shared_ptr<AlignedFloats> buffer = slot ? nullptr : pool_.acquire();
+    float* target = slot ? static_cast<float*>(slot.get()) : buffer->data();
     const auto& targets = step->batch.targets;
     std::vector<SparseRows> row_gradients;
-    gradients.loss = model_.compute_gradients(step->weights.values.data(), buffer->data(), step->lookup, *rows,
+    gradients.loss = model_.compute_gradients(step->weights.values.data(), target, step->lookup, *rows,
                                               ConstMatrixMap(targets.data(), targets.rows(), targets.cols()),
                                               dropout_rng_, row_gradients);
-    gradients.values = wire_.encode(std::move(buffer));
+    if (slot) {
+      gradients.values = FloatBuffer(std::shared_ptr<const float>(slot, target), size);
+      if (servers_->size() == 1) gradients.values = gradients.values.with_checksum();
+    } else {
+      gradients.values = wire_.encode(std::move(buffer));
+    }
     step->weights = Weights{};  // a server that finds nobody else holding its weights steps in place
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     gradients.timing = WorkTiming{previous_answered_, idle_since_, step->received, steady_now_ns()};
