@@ -107,9 +107,20 @@ Status EmbeddingTable::apply(const SparseRows& gradient, RowOptimizer& optimizer
   double squares = 0.0;
   if (optimizer.grad_clip() > 0.0) squares = total_squares ? *total_squares : gradient_squares(gradient);
   const float scale = clip_scale_from(squares, optimizer.grad_clip());
-  for (std::size_t i = 0; i < gradient.size(); ++i) {
-    const std::size_t slot = slot_for(gradient.keys[i]);
-    optimizer.update_row(slot, rows_.data() + slot * settings_.width, gradient.row(i), scale);
+  // Slots first (making new rows may move rows_), then the updates, each fetching a later row and its
+  // state into the cache while it computes: the rows a batch touches are scattered over the table.
+  apply_slots_.clear();
+  for (const auto key : gradient.keys) apply_slots_.push_back(slot_for(key));
+  constexpr std::size_t kAhead = 4;
+  const std::size_t width = settings_.width;
+  for (std::size_t i = 0; i < apply_slots_.size(); ++i) {
+    if (i + kAhead < apply_slots_.size()) {
+      const std::size_t later = apply_slots_[i + kAhead];
+      for (std::size_t f = 0; f < width; f += 16) __builtin_prefetch(rows_.data() + later * width + f, 1);
+      optimizer.prefetch_row(later);
+    }
+    const std::size_t slot = apply_slots_[i];
+    optimizer.update_row(slot, rows_.data() + slot * width, gradient.row(i), scale);
   }
   return success();
 }

@@ -66,6 +66,7 @@ class EmbeddingTable {
   EmbeddingTableSettings settings_;
   RowSlots slots_;
   std::vector<float> rows_;  // width floats per slot, in first-touch order
+  std::vector<std::size_t> apply_slots_;  // apply's slots of its gradient's keys, kept to spare an allocation
 };
 
 }  // namespace psgrad

@@ -53,6 +53,16 @@ float LazyAdam::step_rate(std::uint64_t t) {
   return rates_[t - 1];
 }
 
+void LazyAdam::prefetch_row(std::size_t slot) const {
+  if (slot >= steps_.size()) return;  // a new slot's state is made by its update
+  constexpr std::size_t kLineFloats = 64 / sizeof(float);
+  for (std::size_t i = 0; i < width_; i += kLineFloats) {
+    __builtin_prefetch(first_moment_.data() + slot * width_ + i, 1);
+    __builtin_prefetch(second_moment_.data() + slot * width_ + i, 1);
+  }
+  __builtin_prefetch(steps_.data() + slot, 1);
+}
+
 void LazyAdam::update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) {
   grow(slot);
   const float learn_rate = step_rate(++steps_[slot]);

@@ -27,6 +27,7 @@ class LazyAdam final : public RowOptimizer {
   std::size_t width() const override { return width_; }
   double grad_clip() const override { return settings_.grad_clip; }
   void update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) override;
+  void prefetch_row(std::size_t slot) const override;
   // The first moments, then the second; the count is the row's own step count, its bias correction's t.
   std::size_t state_width() const override { return 2 * width_; }
   std::uint64_t read_row_state(std::size_t slot, float* out) const override;
