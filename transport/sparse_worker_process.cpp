@@ -60,7 +60,8 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
   SparseWorkerSetup worker_setup{job, offer.worker_index, setup.train, handles};
   // The server's process on this host takes the dense gradient and answers the weights through shared memory.
   const auto here = job.cluster.shared_memory ? shared_memory_host_identity() : std::string();
-  if (!here.empty() && offer.host_identity == here) worker_setup.shared_memory_nodes.push_back(connection.coordinator.node());
+  if (!here.empty() && offer.host_identity == here)
+    worker_setup.shared_memory_nodes.push_back(connection.coordinator.node());
   accept_shared_memory(!worker_setup.shared_memory_nodes.empty());
   if (!worker_setup.shared_memory_nodes.empty() && setup.say)
     setup.say("the dense gradient and weights go through shared memory to the server process on this host");
