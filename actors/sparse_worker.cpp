@@ -1,8 +1,11 @@
 #include "actors/sparse_worker.hpp"
 
 #include <chrono>
+#include <memory>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -13,6 +16,7 @@
 #include "model/buffer_pool.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_model.hpp"
+#include "payloads/shared_memory.hpp"
 #include "payloads/wire_encoder.hpp"
 #include "runtime/error_text.hpp"
 #include "runtime/steady_time.hpp"
@@ -48,6 +52,7 @@ class SparseWorker : public DataWorkerActor::base {
         [this](train_atom, Weights& weights, std::vector<ParameterServerActor>& servers,
                std::uint64_t credits) -> caf::result<bool> {
           servers_.emplace(std::move(servers));
+          servers_->use_shared_memory_with(setup_->shared_memory_nodes);
           credits_ = credits;
           fed_ = weights.version;
           training_ = make_response_promise<bool>();
@@ -76,8 +81,9 @@ class SparseWorker : public DataWorkerActor::base {
         [](clock_atom) { return steady_now_ns(); },
         [this](fed_atom) { return fed_; },
         [this](state_atom) {
-          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index), batches_.position(),
-                                   dropout_rng_.state()};
+          // A batch pulled ahead but not started is not yet taken: a resumed run starts with it.
+          const auto position = prefetched_ ? prefetched_->position : batches_.position();
+          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index), position, dropout_rng_.state()};
         },
         [this](stop_atom) {
           if (loop_ != Loop::idle) training_.deliver(true);
@@ -89,23 +95,34 @@ class SparseWorker : public DataWorkerActor::base {
   }
 
  private:
-  // One batch from lookup to push: its rows come from several shards, in any order.
+  // One batch from lookup to push: its rows come from several shards, in any order. Async, the next
+  // batch's rows are pulled while the servers answer this one's gradient, so a step seldom waits for
+  // its rows; it starts once it has its weights too.
   struct Step {
     Weights weights;
+    bool started = false;  // it has its weights
     SparseBatch batch;
+    SparseBatcher::Position position;  // the stream's before this batch
     BatchLookup lookup;
     std::vector<PulledRows> answers;  // per shard
     std::size_t missing = 0;          // answers still to come
     std::int64_t received = 0;
+    // A pull ahead keeps its failure until the step starts: a run ending meanwhile never needs it.
+    std::optional<std::pair<std::string, caf::error>> failure;
   };
 
   // The servers' and shards' handles would keep them alive: let go.
   void on_exit() override {
+    prefetched_.reset();
     servers_.reset();
     setup_->shards.clear();
   }
 
   bool sync() const { return setup_->job.cluster.mode == TrainingMode::sync; }
+  // fp32 pushes to a server process on this host; bf16 or top-k are encoded in a buffer of its own.
+  bool pushes_in_place() const {
+    return setup_->job.cluster.wire == WireEncoding::fp32 && servers_ && servers_->first_through_shared_memory();
+  }
   std::size_t shard_count() const { return setup_->shards.size(); }
   std::string who() const { return fmt::format("worker {}", setup_->worker_index); }
 
@@ -134,32 +151,49 @@ class SparseWorker : public DataWorkerActor::base {
   }
 
   void start_step(Weights weights) {
-    auto step = std::make_shared<Step>();
-    step->received = steady_now_ns();
     if (const auto differs = model_.dense().layout().mismatch(weights.layout_hash, weights.values.size()))
       return end_loop(who(), caf::make_error(caf::sec::invalid_argument,
                                              fmt::format("weights do not fit the model layout ({})", *differs)));
-    step->weights = std::move(weights);
     // Its push feeds the next version from now on: a driver settling a stop asks while the rows are out.
-    fed_ = step->weights.version + 1;
+    fed_ = weights.version + 1;
+    std::shared_ptr<Step> step = std::move(prefetched_);
+    prefetched_.reset();
+    if (!step) step = pull_next_batch(weights.version);
+    step->received = steady_now_ns();
+    step->weights = std::move(weights);
+    step->started = true;
+    if (step->failure) return end_loop(step->failure->first, step->failure->second);
+    if (step->missing == 0) finish_step(step);
+  }
+
+  // The next batch's lookup and the pulls of its rows.
+  std::shared_ptr<Step> pull_next_batch(std::uint64_t version) {
+    auto step = std::make_shared<Step>();
+    step->position = batches_.position();
     step->batch = batches_.next();
     auto lookup = model_.look_up(step->batch.fields, step->batch.numbers);
-    if (!lookup) return end_loop(who(), caf::make_error(caf::sec::invalid_argument, lookup.error()));
+    if (!lookup) {
+      step->failure.emplace(who(), caf::make_error(caf::sec::invalid_argument, lookup.error()));
+      return step;
+    }
     step->lookup = std::move(lookup).value();
     step->answers.resize(shard_count());
-    auto pulls = split_pull(step->lookup, shard_count(), step->weights.version, false);
+    auto pulls = split_pull(step->lookup, shard_count(), version, false);
     for (const auto& pull : pulls) step->missing += pull.tables.empty() ? 0 : 1;
-    if (step->missing == 0) return finish_step(step);
     for (std::size_t s = 0; s < shard_count(); ++s) {
       if (pulls[s].tables.empty()) continue;
       request(setup_->shards[s], caf::infinite, pull_atom::value, std::move(pulls[s]))
           .then(
               [this, step, s](PulledRows& rows) {
                 step->answers[s] = std::move(rows);
-                if (--step->missing == 0) finish_step(step);
+                if (--step->missing == 0 && step->started && !step->failure) finish_step(step);
               },
-              [this, s](caf::error& error) { end_loop(fmt::format("table shard {}", s), error); });
+              [this, step, s](caf::error& error) {
+                if (step->started) return end_loop(fmt::format("table shard {}", s), error);
+                if (!step->failure) step->failure.emplace(fmt::format("table shard {}", s), error);
+              });
     }
+    return step;
   }
 
   void finish_step(const std::shared_ptr<Step>& step) {
@@ -172,13 +206,22 @@ class SparseWorker : public DataWorkerActor::base {
     gradients.layout_hash = layout_hash;
     gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
     gradients.samples = static_cast<std::uint32_t>(step->batch.size);
-    auto buffer = pool_.acquire();
+    // A push through shared memory is computed in the slot it is sent from (as a dense worker's).
+    const std::size_t size = model_.dense().layout().total_size();
+    std::shared_ptr<void> slot = pushes_in_place() ? reserve_in_shared_memory(size * sizeof(float)) : nullptr;
+    std::shared_ptr<AlignedFloats> buffer = slot ? nullptr : pool_.acquire();
+    float* target = slot ? static_cast<float*>(slot.get()) : buffer->data();
     const auto& targets = step->batch.targets;
     std::vector<SparseRows> row_gradients;
-    gradients.loss = model_.compute_gradients(step->weights.values.data(), buffer->data(), step->lookup, *rows,
+    gradients.loss = model_.compute_gradients(step->weights.values.data(), target, step->lookup, *rows,
                                               ConstMatrixMap(targets.data(), targets.rows(), targets.cols()),
                                               dropout_rng_, row_gradients);
-    gradients.values = wire_.encode(std::move(buffer));
+    if (slot) {
+      gradients.values = FloatBuffer(std::shared_ptr<const float>(slot, target), size);
+      if (servers_->size() == 1) gradients.values = gradients.values.with_checksum();
+    } else {
+      gradients.values = wire_.encode(std::move(buffer));
+    }
     step->weights = Weights{};  // a server that finds nobody else holding its weights steps in place
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     gradients.timing = WorkTiming{previous_answered_, idle_since_, step->received, steady_now_ns()};
@@ -188,6 +231,7 @@ class SparseWorker : public DataWorkerActor::base {
     for (std::size_t s = 0; s < shard_count(); ++s)
       request(setup_->shards[s], caf::infinite, push_rows_atom::value, std::move(pushes[s]))
           .then([](bool) {}, [this, s](caf::error& error) { end_loop(fmt::format("table shard {}", s), error); });
+    const auto version = gradients.version;
     servers_->apply(
         this, caf::infinite,
         [this](Weights next) {
@@ -198,6 +242,9 @@ class SparseWorker : public DataWorkerActor::base {
         },
         [this](const std::string& server, const caf::error& error) { end_loop(server, error); },
         std::move(gradients));
+    // Sync steps pull the rows of the version they compute with, known only with their weights. Async
+    // rows are as they are: pulled after this push (a shard answers its messages in order), they hold it.
+    if (!sync()) prefetched_ = pull_next_batch(version);
   }
 
   // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.
@@ -221,6 +268,7 @@ class SparseWorker : public DataWorkerActor::base {
   std::uint64_t until_ = 0;    // sync: it computes only from weights older than this version
   std::uint64_t fed_ = 0;      // sync: the version its last push is for
   std::optional<Weights> latest_;
+  std::shared_ptr<Step> prefetched_;  // async: the next batch, its rows pulled ahead
   bool in_step_ = false;  // a batch is between its lookup and the servers' answer
   enum class Loop { idle, computing, waiting_for_credit };
   Loop loop_ = Loop::idle;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "caf/actor_system.hpp"
+#include "caf/node_id.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/sparse_interfaces.hpp"
 #include "actors/training_job.hpp"
@@ -25,6 +26,9 @@ struct SparseWorkerSetup {
   std::shared_ptr<const SparseDataset> train;
   std::vector<EmbeddingShardActor> shards;  // in index order
   std::optional<WorkerStreamState> resume;  // a checkpoint's stream position and dropout generator
+  // Server processes on this host: the dense gradient and weights go to and from them through shared
+  // memory (payloads/shared_memory.hpp), as a dense worker's do. Rows always travel in messages.
+  std::vector<caf::node_id> shared_memory_nodes;
 };
 
 // Fails when the model cannot be built, or its fields are not the data's.

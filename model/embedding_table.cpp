@@ -42,22 +42,20 @@ double gradient_squares(const SparseRows& gradient) {
 EmbeddingTable::EmbeddingTable(const EmbeddingTableSettings& settings) : settings_(settings) {}
 
 const float* EmbeddingTable::find(std::uint64_t key) const {
-  const auto it = slots_.find(key);
-  return it == slots_.end() ? nullptr : rows_.data() + it->second * settings_.width;
+  const std::size_t slot = slots_.find(key);
+  return slot == RowSlots::kNone ? nullptr : rows_.data() + slot * settings_.width;
 }
 
 std::vector<std::uint64_t> EmbeddingTable::keys() const {
-  std::vector<std::uint64_t> keys;
-  keys.reserve(slots_.size());
-  for (const auto& entry : slots_) keys.push_back(entry.first);
+  auto keys = slots_.keys();
   std::sort(keys.begin(), keys.end());
   return keys;
 }
 
 std::optional<std::size_t> EmbeddingTable::slot(std::uint64_t key) const {
-  const auto it = slots_.find(key);
-  if (it == slots_.end()) return std::nullopt;
-  return it->second;
+  const std::size_t slot = slots_.find(key);
+  if (slot == RowSlots::kNone) return std::nullopt;
+  return slot;
 }
 
 void EmbeddingTable::initial_row(std::uint64_t key, float* out) const {
@@ -69,12 +67,13 @@ void EmbeddingTable::initial_row(std::uint64_t key, float* out) const {
 }
 
 std::size_t EmbeddingTable::slot_for(std::uint64_t key) {
-  const auto [it, made] = slots_.try_emplace(key, slots_.size());
+  bool made = false;
+  const std::size_t slot = slots_.insert(key, made);
   if (made) {
     rows_.resize(rows_.size() + settings_.width);
-    initial_row(key, rows_.data() + it->second * settings_.width);
+    initial_row(key, rows_.data() + slot * settings_.width);
   }
-  return it->second;
+  return slot;
 }
 
 Result<std::size_t> EmbeddingTable::restore_row(std::uint64_t key, const float* values) {
@@ -104,12 +103,24 @@ Status EmbeddingTable::apply(const SparseRows& gradient, RowOptimizer& optimizer
     return Error{fmt::format("apply: {} gradient floats for {} keys of width {}", gradient.values.size(),
                              gradient.keys.size(), gradient.width)};
   if (auto problem = unsorted_key(gradient.keys)) return Error{"apply: " + *problem};
-  const double squares =
-      optimizer.grad_clip() > 0.0 ? total_squares.value_or(gradient_squares(gradient)) : 0.0;
+  // Not value_or: it would sum the gradient's squares even when the caller gave them.
+  double squares = 0.0;
+  if (optimizer.grad_clip() > 0.0) squares = total_squares ? *total_squares : gradient_squares(gradient);
   const float scale = clip_scale_from(squares, optimizer.grad_clip());
-  for (std::size_t i = 0; i < gradient.size(); ++i) {
-    const std::size_t slot = slot_for(gradient.keys[i]);
-    optimizer.update_row(slot, rows_.data() + slot * settings_.width, gradient.row(i), scale);
+  // Slots first (making new rows may move rows_), then the updates, each fetching a later row and its
+  // state into the cache while it computes: the rows a batch touches are scattered over the table.
+  apply_slots_.clear();
+  for (const auto key : gradient.keys) apply_slots_.push_back(slot_for(key));
+  constexpr std::size_t kAhead = 4;
+  const std::size_t width = settings_.width;
+  for (std::size_t i = 0; i < apply_slots_.size(); ++i) {
+    if (i + kAhead < apply_slots_.size()) {
+      const std::size_t later = apply_slots_[i + kAhead];
+      for (std::size_t f = 0; f < width; f += 16) __builtin_prefetch(rows_.data() + later * width + f, 1);
+      optimizer.prefetch_row(later);
+    }
+    const std::size_t slot = apply_slots_[i];
+    optimizer.update_row(slot, rows_.data() + slot * width, gradient.row(i), scale);
   }
   return success();
 }

@@ -6,11 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "model/result.hpp"
 #include "model/row_optimizer.hpp"
+#include "model/row_slots.hpp"
 #include "model/sparse_rows.hpp"
 
 namespace psgrad {
@@ -37,7 +37,7 @@ class EmbeddingTable {
 
   std::size_t width() const { return settings_.width; }
   std::size_t size() const { return slots_.size(); }  // rows made so far
-  bool contains(std::uint64_t key) const { return slots_.count(key) != 0; }
+  bool contains(std::uint64_t key) const { return slots_.find(key) != RowSlots::kNone; }
   // An existing row, or null for a key never touched (no row is made).
   const float* find(std::uint64_t key) const;
   // Every key with a row, ascending.
@@ -64,8 +64,9 @@ class EmbeddingTable {
   std::size_t slot_for(std::uint64_t key);  // makes the row when new
 
   EmbeddingTableSettings settings_;
-  std::unordered_map<std::uint64_t, std::size_t> slots_;
+  RowSlots slots_;
   std::vector<float> rows_;  // width floats per slot, in first-touch order
+  std::vector<std::size_t> apply_slots_;  // apply's slots of its gradient's keys, kept to spare an allocation
 };
 
 }  // namespace psgrad

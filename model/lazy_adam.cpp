@@ -41,12 +41,31 @@ void LazyAdam::restore_row_state(std::size_t slot, const float* state, std::uint
   steps_[slot] = steps;
 }
 
+float LazyAdam::step_rate(std::uint64_t t) {
+  // Thinc folds the bias correction into the learning rate and adds eps to the uncorrected sqrt(v).
+  auto rate = [this](std::uint64_t count) {
+    const auto steps = static_cast<double>(count);
+    return static_cast<float>(settings_.learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, steps)) /
+                              (1.0 - std::pow(settings_.beta1, steps)));
+  };
+  if (t > kKeptRates) return rate(t);
+  while (rates_.size() < t) rates_.push_back(rate(rates_.size() + 1));
+  return rates_[t - 1];
+}
+
+void LazyAdam::prefetch_row(std::size_t slot) const {
+  if (slot >= steps_.size()) return;  // a new slot's state is made by its update
+  constexpr std::size_t kLineFloats = 64 / sizeof(float);
+  for (std::size_t i = 0; i < width_; i += kLineFloats) {
+    __builtin_prefetch(first_moment_.data() + slot * width_ + i, 1);
+    __builtin_prefetch(second_moment_.data() + slot * width_ + i, 1);
+  }
+  __builtin_prefetch(steps_.data() + slot, 1);
+}
+
 void LazyAdam::update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) {
   grow(slot);
-  const auto t = static_cast<double>(++steps_[slot]);
-  // Thinc folds the bias correction into the learning rate and adds eps to the uncorrected sqrt(v).
-  const auto learn_rate = static_cast<float>(settings_.learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /
-                                             (1.0 - std::pow(settings_.beta1, t)));
+  const float learn_rate = step_rate(++steps_[slot]);
   const auto b1 = static_cast<float>(settings_.beta1);
   const auto b2 = static_cast<float>(settings_.beta2);
   const auto eps = static_cast<float>(settings_.eps);

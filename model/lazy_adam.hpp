@@ -27,6 +27,7 @@ class LazyAdam final : public RowOptimizer {
   std::size_t width() const override { return width_; }
   double grad_clip() const override { return settings_.grad_clip; }
   void update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) override;
+  void prefetch_row(std::size_t slot) const override;
   // The first moments, then the second; the count is the row's own step count, its bias correction's t.
   std::size_t state_width() const override { return 2 * width_; }
   std::uint64_t read_row_state(std::size_t slot, float* out) const override;
@@ -39,11 +40,18 @@ class LazyAdam final : public RowOptimizer {
 
  private:
   void grow(std::size_t slot);
+  // The bias-corrected learning rate of a row's t-th step.
+  float step_rate(std::uint64_t t);
+
+  // Rows share step counts, so the rates of the first counts are kept rather than taken with two pow()
+  // a row: the same doubles, rounded once, so a kept rate is bit for bit the one computed.
+  static constexpr std::size_t kKeptRates = std::size_t{1} << 16;
 
   LazyAdamSettings settings_;
   std::size_t width_;
   std::vector<float> first_moment_, second_moment_;  // width floats per slot
   std::vector<std::uint64_t> steps_;
+  std::vector<float> rates_;  // rates_[t - 1]: step_rate(t), for the counts met so far, up to kKeptRates
 };
 
 }  // namespace psgrad

@@ -21,6 +21,9 @@ class RowOptimizer {
   // Steps one row in place from gradient * gradient_scale. slot is the row's place in its table, stable
   // for the table's life; the state of a slot is created on its first update and read only by its own.
   virtual void update_row(std::size_t slot, float* row, const float* gradient, float gradient_scale) = 0;
+  // A hint that slot is updated soon: its state may be fetched into the cache meanwhile, as rows of a
+  // large table are far apart and each update would otherwise wait for memory.
+  virtual void prefetch_row(std::size_t /*slot*/) const {}
 
   // A row's state, for checkpoints: state_width() floats and a step count per slot. A slot never stepped
   // reads as the state its first update would start from, so restoring it changes nothing.

@@ -9,8 +9,9 @@
 
 namespace psgrad {
 
-// Besides its floats, a row costs its hash-map node and bucket (key, slot, next pointer, allocation
-// header) and the optimizer's per-row step count or flag.
+// Besides its floats, a row costs its hash-map buckets (model/row_slots.hpp: 16 bytes of key and slot,
+// the map a quarter to half full, so 32 to 64 bytes a row) and the optimizer's per-row step count or
+// flag: 64 holds but just after the map doubles, when it is 72.
 inline constexpr double kTableRowOverheadBytes = 64;
 
 struct TableSize {

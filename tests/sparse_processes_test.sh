@@ -106,6 +106,11 @@ case "$scenario" in
       [ "$(grep -c 'table shard .* joined' "$work_dir/processes$shards.log")" = "$shards" ] ||
         fail "$shards shards: not every table shard process joined"
     done
+    # The dense part over the connection instead: the same weights again.
+    "$psgrad" train --config "$work_dir/run.toml" --processes --set cluster.servers=2 --set cluster.shared_memory=false \
+      >"$work_dir/no-shm.out" 2>"$work_dir/no-shm.log" || fail "--processes without shared memory"
+    [ "$(final_line "$work_dir/no-shm.out")" = "$(final_line "$work_dir/local2.out")" ] ||
+      fail "without shared memory: '$(final_line "$work_dir/no-shm.out")', in one process '$(final_line "$work_dir/local2.out")'"
     ;;
   kill-table-shard)
     # kill -9 of a table shard process ends the run in one line naming it; every process exits non-zero.
@@ -125,6 +130,9 @@ case "$scenario" in
     for pid in $s0 $w0 $w1; do wait $pid && fail "a process exited 0 after the run failed"; done
     grep -q "the run failed on the server: table shard 1 lost" "$work_dir/shard0.log" || fail "shard 0 did not say why"
     grep -q "the run failed on the server: table shard 1 lost" "$work_dir/work0.log" || fail "worker 0 did not say why"
+    # Workers on the server's host pass the dense gradient and weights through shared memory.
+    grep -q "dense gradient and weights go through shared memory" "$work_dir/work0.log" ||
+      fail "worker 0 did not pass the dense part through shared memory"
     ;;
   stop-table-shard)
     # A table shard process frozen (SIGSTOP) while the evaluator pulls from it at every step: the server

@@ -182,3 +182,30 @@ TEST_CASE("Adagrad's first step of a row divides by the root of its initial accu
   CHECK(table.find(4)[0] == before - 0.25f);
   CHECK(optimizer.accumulator(*table.slot(4))[0] == 1.0f);
 }
+
+TEST_CASE("lazy Adam steps rows of large step counts with their own count's bias correction") {
+  // Counts on both sides of the rates lazy Adam keeps, in no order, so a kept rate is checked against
+  // those it computes afresh.
+  const std::vector<std::uint64_t> counts = {70000, 3, 65536, 65535, 1, 200000};
+  LazyAdamSettings settings;
+  settings.learn_rate = 0.01;
+  settings.grad_clip = 0.0;
+  LazyAdam optimizer(settings, 1);
+  for (std::size_t slot = 0; slot < counts.size(); ++slot) {
+    const float state[2] = {0.5f, 0.25f};  // first moment, second moment
+    optimizer.restore_row_state(slot, state, counts[slot]);
+  }
+  for (std::size_t slot = 0; slot < counts.size(); ++slot) {
+    CAPTURE(counts[slot]);
+    float row = 1.0f;
+    const float gradient = 0.125f;
+    optimizer.update_row(slot, &row, &gradient, 1.0f);
+    const double t = static_cast<double>(counts[slot] + 1);
+    const double rate =
+        settings.learn_rate * std::sqrt(1.0 - std::pow(settings.beta2, t)) / (1.0 - std::pow(settings.beta1, t));
+    const double m = settings.beta1 * 0.5 + (1.0 - settings.beta1) * 0.125;
+    const double v = settings.beta2 * 0.25 + (1.0 - settings.beta2) * 0.125 * 0.125;
+    CHECK(row == doctest::Approx(1.0 - rate * m / (std::sqrt(v) + settings.eps)).epsilon(1e-6));
+    CHECK(optimizer.row_steps(slot) == counts[slot] + 1);
+  }
+}

@@ -17,6 +17,7 @@
 #include "actors/table_shard_watch.hpp"
 #include "actors/training_driver.hpp"
 #include "model/table_layout.hpp"
+#include "payloads/shared_memory.hpp"
 #include "runtime/error_text.hpp"
 #include "transport/connection_gate.hpp"
 #include "transport/network_words.hpp"
@@ -152,6 +153,11 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   coordinator_setup.data = setup.train_data;
   coordinator_setup.tables = registry;
   if (resume) coordinator_setup.resume_streams = resume->dense.workers;
+  // Workers on this host pass the dense gradient and weights through shared memory.
+  if (job.cluster.shared_memory) {
+    coordinator_setup.host_identity = shared_memory_host_identity();
+    accept_shared_memory(true);
+  }
   auto coordinator = spawn_coordinator(system, std::move(coordinator_setup));
   cleanup.stop_on_exit(coordinator);
   auto port = publish(system, coordinator, setup, cleanup);

@@ -9,6 +9,7 @@
 #include "model/checkpoint_fit.hpp"
 #include "model/sparse_model.hpp"
 #include "model/table_layout.hpp"
+#include "payloads/shared_memory.hpp"
 #include "runtime/error_text.hpp"
 #include "transport/table_shard_routes.hpp"
 
@@ -66,8 +67,15 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
   if (resume)
     if (auto problem = stream_misfit(*resume, setup.train->count))
       return Error{fmt::format("the server's resume position does not fit this worker's data: {}", *problem)};
-  auto worker =
-      spawn_sparse_worker(system, SparseWorkerSetup{job, offer.worker_index, setup.train, handles, resume});
+  SparseWorkerSetup worker_setup{job, offer.worker_index, setup.train, handles, resume};
+  // The server's process on this host takes the dense gradient and answers the weights through shared memory.
+  const auto here = job.cluster.shared_memory ? shared_memory_host_identity() : std::string();
+  if (!here.empty() && offer.host_identity == here)
+    worker_setup.shared_memory_nodes.push_back(connection.coordinator.node());
+  accept_shared_memory(!worker_setup.shared_memory_nodes.empty());
+  if (!worker_setup.shared_memory_nodes.empty() && setup.say)
+    setup.say("the dense gradient and weights go through shared memory to the server process on this host");
+  auto worker = spawn_sparse_worker(system, std::move(worker_setup));
   if (!worker) return Error{worker.error()};
   JoinRequest request{offer.worker_index, *worker, layout.hash(), setup.train->id_fields.size(),
                       setup.train->num_classes(), setup.train->count, setup.name, setup.train_fingerprint};
