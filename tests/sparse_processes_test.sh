@@ -86,6 +86,22 @@ follow_peak_memory() {  # pid file
     done ) &
 }
 
+# Starts `psgrad shard --tables 0` and `--tables 1` against the server at $port; sets s0 and s1.
+start_two_table_shards() {
+  "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+  "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+}
+
+# The server exits non-zero within 10 s (ten times the connection timeout), naming table shard 1.
+server_ends_naming_frozen_shard_1() {
+  for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$server_pid" 2>/dev/null && fail "the server did not exit within 10 s of freezing a table shard"
+  wait "$server_pid"; local code=$?
+  [ $code -ne 0 ] || fail "the server exited 0 after losing a table shard"
+  grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/serve.log" ||
+    fail "the server did not name the lost table shard"
+}
+
 final_line() { grep '^final weights:' "$1"; }
 
 case "$scenario" in
@@ -116,8 +132,7 @@ case "$scenario" in
     # kill -9 of a table shard process ends the run in one line naming it; every process exits non-zero.
     write_config "$work_dir/run.toml" 4096 100000000
     start_server "$work_dir/run.toml"
-    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
-    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    start_two_table_shards
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     for _ in $(seq 100); do grep -q "worker 1 joined\|worker 0 joined.*2 of 2" "$work_dir/serve.log" && break; sleep 0.1; done
@@ -142,19 +157,13 @@ case "$scenario" in
     sed -i 's/^frequency = 1000000/frequency = 1/' "$work_dir/run.toml"
     printf 'connection_timeout_ms = 1000\n' >>"$work_dir/run.toml"
     start_server "$work_dir/run.toml"
-    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
-    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    start_two_table_shards
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     for _ in $(seq 100); do grep -q "worker [01] joined.*(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
     grep -q "worker [01] joined.*(2 of 2)" "$work_dir/serve.log" || fail "the workers did not join"
     kill -STOP $s1
-    for _ in $(seq 100); do kill -0 $server_pid 2>/dev/null || break; sleep 0.1; done
-    kill -0 $server_pid 2>/dev/null && fail "the server did not exit within 10 s of freezing a table shard"
-    wait $server_pid; code=$?
-    [ $code -ne 0 ] || fail "the server exited 0 after losing a table shard"
-    grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/serve.log" ||
-      fail "the server did not name the lost table shard"
+    server_ends_naming_frozen_shard_1
     for pid in $s0 $w0 $w1; do wait $pid && fail "a process exited 0 after the run failed"; done
     ;;
   stop-table-shard-before-workers)
@@ -163,17 +172,11 @@ case "$scenario" in
     write_config "$work_dir/run.toml" 4096 100000000
     printf 'connection_timeout_ms = 1000\n' >>"$work_dir/run.toml"
     start_server "$work_dir/run.toml"
-    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
-    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    start_two_table_shards
     for _ in $(seq 100); do grep -q "table shard [01] joined.*(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
     grep -q "table shard [01] joined.*(2 of 2)" "$work_dir/serve.log" || fail "the table shards did not join"
     kill -STOP $s1
-    for _ in $(seq 100); do kill -0 $server_pid 2>/dev/null || break; sleep 0.1; done
-    kill -0 $server_pid 2>/dev/null && fail "the server did not exit within 10 s of freezing a table shard"
-    wait $server_pid; code=$?
-    [ $code -ne 0 ] || fail "the server exited 0 after losing a table shard"
-    grep -q "training failed: table shard 1 lost: its connection dropped" "$work_dir/serve.log" ||
-      fail "the server did not name the lost table shard"
+    server_ends_naming_frozen_shard_1
     wait $s0 && fail "table shard 0 exited 0 after the run failed"
     ;;
   stop-table-shard-processes)
@@ -201,8 +204,7 @@ case "$scenario" in
     # waiting for the lost worker's pushes, so the run ends with every step taken.
     write_config "$work_dir/run.toml" 4096 5000
     start_server "$work_dir/run.toml"
-    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
-    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+    start_two_table_shards
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
     for _ in $(seq 100); do grep -q "(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
