@@ -23,27 +23,13 @@ watchdog=$!
 # A process a scenario stopped (SIGSTOP) takes the TERM only once continued.
 trap 'kill $watchdog 2>/dev/null; kill $(jobs -p) 2>/dev/null; kill -CONT $(jobs -p) 2>/dev/null; rm -rf "$work_dir"' EXIT
 
+source "$(dirname "${BASH_SOURCE[0]}")/server_process_helpers.sh"
+
 # Starts a server in the background with the given extra arguments; sets server_pid and port.
 start_server() {
   "$psgrad" serve --config "$config" --port 0 "$@" >"$work_dir/serve.out" 2>"$work_dir/serve.log" &
   server_pid=$!
-  port=""
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work_dir/serve.log")
-    [ -n "$port" ] && return 0
-    kill -0 "$server_pid" 2>/dev/null || fail "server exited before listening"
-    sleep 0.1
-  done
-  fail "server did not start listening"
-}
-
-# Keeps the peak resident memory (VmHWM, kB) of a process in a file while the process lives.
-follow_peak_memory() {  # pid file
-  ( while kill -0 "$1" 2>/dev/null; do
-      peak=$(awk '/^VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null)
-      [ -n "$peak" ] && echo "$peak" >"$2"
-      sleep 0.05
-    done ) &
+  await_listening_port "$server_pid" "$work_dir/serve.log"
 }
 
 # A run of 2 workers with the given server arguments; sets server_pid, w0, w1 and starts following

@@ -62,34 +62,26 @@ mode = "sync"
 TOML
 }
 
+source "$(dirname "${BASH_SOURCE[0]}")/server_process_helpers.sh"
+
 # Starts `psgrad serve` in the background; sets server_pid and port.
 start_server() {  # config extra-args...
   local config=$1; shift
   "$psgrad" serve --config "$config" --port 0 "$@" >"$work_dir/serve.out" 2>"$work_dir/serve.log" &
   server_pid=$!
-  port=""
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work_dir/serve.log")
-    [ -n "$port" ] && return 0
-    kill -0 "$server_pid" 2>/dev/null || fail "server exited before listening"
-    sleep 0.1
-  done
-  fail "server did not start listening"
-}
-
-# Keeps the peak resident memory (VmHWM, kB) of a process in a file while the process lives.
-follow_peak_memory() {  # pid file
-  ( while kill -0 "$1" 2>/dev/null; do
-      peak=$(awk '/^VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null)
-      [ -n "$peak" ] && echo "$peak" >"$2"
-      sleep 0.05
-    done ) &
+  await_listening_port "$server_pid" "$work_dir/serve.log"
 }
 
 # Starts `psgrad shard --tables 0` and `--tables 1` against the server at $port; sets s0 and s1.
 start_two_table_shards() {
   "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
   "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard1.log" & s1=$!
+}
+
+# Starts two `psgrad work` processes against the server at $port; sets w0 and w1.
+start_two_workers() {
+  "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+  "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
 }
 
 # The server exits non-zero within 10 s (ten times the connection timeout), naming table shard 1.
@@ -133,8 +125,7 @@ case "$scenario" in
     write_config "$work_dir/run.toml" 4096 100000000
     start_server "$work_dir/run.toml"
     start_two_table_shards
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    start_two_workers
     for _ in $(seq 100); do grep -q "worker 1 joined\|worker 0 joined.*2 of 2" "$work_dir/serve.log" && break; sleep 0.1; done
     sleep 1
     kill -9 $s1
@@ -158,8 +149,7 @@ case "$scenario" in
     printf 'connection_timeout_ms = 1000\n' >>"$work_dir/run.toml"
     start_server "$work_dir/run.toml"
     start_two_table_shards
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    start_two_workers
     for _ in $(seq 100); do grep -q "worker [01] joined.*(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
     grep -q "worker [01] joined.*(2 of 2)" "$work_dir/serve.log" || fail "the workers did not join"
     kill -STOP $s1
@@ -205,8 +195,7 @@ case "$scenario" in
     write_config "$work_dir/run.toml" 4096 5000
     start_server "$work_dir/run.toml"
     start_two_table_shards
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    start_two_workers
     for _ in $(seq 100); do grep -q "(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
     sleep 1
     grep -q "summary" "$work_dir/serve.out" && fail "the run ended before a worker could be killed"
@@ -273,8 +262,7 @@ case "$scenario" in
     grep -q "sync summary: workers 2, steps 10," "$work_dir/three.out" || fail "the resumed run did not take 10 steps"
     start_server "$work_dir/run.toml" --no-metrics --resume "$ckpt" --set cluster.servers=1
     "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
-    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work1.log" & w1=$!
+    start_two_workers
     for pid in $server_pid $s0 $w0 $w1; do wait $pid || fail "serve --resume: a process failed"; done
     got=$(final_line "$work_dir/serve.out")
     [ "$got" = "$expected" ] || fail "serve --resume on 1 table shard: '$got', uninterrupted: '$expected'"
