@@ -4,22 +4,16 @@
 
 #include <fmt/format.h>
 
-#include "apps/connect_options.hpp"
+#include "apps/local_workers.hpp"
 
 namespace psgrad {
 
 std::vector<ChildProcess> start_local_table_shards(std::size_t count, std::uint16_t port, const std::string& token) {
   std::vector<ChildProcess> shards;
   for (std::size_t i = 0; i < count; ++i) {
-    ChildSpec spec;
-    spec.command = {"psgrad", "shard", "--tables", std::to_string(i), "--connect",
-                    fmt::format("127.0.0.1:{}", port), "--listen", "127.0.0.1"};
-    spec.executable = "/proc/self/exe";
-    // As for worker processes: the token in the environment, a process group of their own, default signals.
-    spec.environment = {std::string(join_token_variable) + "=" + token};
-    spec.streams = ChildStreams::inherited;
-    spec.own_process_group = true;
-    spec.default_signals = true;
+    const auto spec = local_child_spec({"psgrad", "shard", "--tables", std::to_string(i), "--connect",
+                                        fmt::format("127.0.0.1:{}", port), "--listen", "127.0.0.1"},
+                                       token);
     auto shard = ChildProcess::start(spec);
     if (shard)
       shards.push_back(std::move(*shard));

@@ -19,11 +19,9 @@ constexpr std::chrono::seconds kStopGrace{5};
 
 }  // namespace
 
-std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t port, const std::string& data_dir,
-                                              const std::string& token) {
+ChildSpec local_child_spec(std::vector<std::string> command, const std::string& token) {
   ChildSpec spec;
-  spec.command = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port), "--quiet"};
-  if (!data_dir.empty()) spec.command.insert(spec.command.end(), {"--data-dir", data_dir});
+  spec.command = std::move(command);
   spec.executable = "/proc/self/exe";
   // The token goes in the environment, which only this user can read, not on the command line,
   // which every local user can (ps).
@@ -36,6 +34,14 @@ std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t p
   // The server blocks SIGINT and SIGTERM for its signal watch: a child inheriting that mask would
   // ignore `kill <worker pid>`.
   spec.default_signals = true;
+  return spec;
+}
+
+std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t port, const std::string& data_dir,
+                                              const std::string& token) {
+  std::vector<std::string> command = {"psgrad", "work", "--connect", fmt::format("127.0.0.1:{}", port), "--quiet"};
+  if (!data_dir.empty()) command.insert(command.end(), {"--data-dir", data_dir});
+  const auto spec = local_child_spec(std::move(command), token);
   std::vector<ChildProcess> workers;
   for (std::size_t k = 0; k < count; ++k) {
     auto worker = ChildProcess::start(spec);

@@ -11,6 +11,10 @@
 
 namespace psgrad {
 
+// A child of this very binary running `command`: the join token in its environment, its output where the
+// server's goes, a process group of its own and default signal handling.
+ChildSpec local_child_spec(std::vector<std::string> command, const std::string& token);
+
 // `psgrad work --connect 127.0.0.1:port --quiet [--data-dir data_dir]`, `count` times. One that cannot
 // start is named on stderr.
 std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t port, const std::string& data_dir,
