@@ -145,14 +145,18 @@ class SparseEvaluator : public EvaluatorActor::base {
 Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const TrainingJob& job,
                                               std::shared_ptr<const SparseDataset> dev,
                                               std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
-                                              SnapshotCallback on_snapshot, std::size_t keys_per_part) {
+                                              SnapshotCallback on_snapshot, std::size_t keys_per_part,
+                                              EvaluatorThread thread) {
   if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
   auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *dev, "dev data");
   if (!model) return Error{model.error()};
   auto batch = gather_examples(*dev, {}, 0, dev->count);
   auto lookup = model->look_up(batch.fields, batch.numbers);
   if (!lookup) return Error{"dev data: " + lookup.error()};
-  // Detached: its own thread, so a long evaluation never queues a worker behind it.
+  if (thread == EvaluatorThread::scheduler)
+    return system.spawn<SparseEvaluator>(std::move(model).value(), std::move(batch), std::move(lookup).value(),
+                                         std::move(shards), job.evaluation.batch_size, keys_per_part,
+                                         std::move(on_report), std::move(on_snapshot));
   return system.spawn<SparseEvaluator, caf::detached>(std::move(model).value(), std::move(batch),
                                                       std::move(lookup).value(), std::move(shards),
                                                       job.evaluation.batch_size, keys_per_part, std::move(on_report),

@@ -15,12 +15,20 @@
 
 namespace psgrad {
 
+// Where the evaluator runs. Beside workers in one process it needs a thread of its own, so a long
+// evaluation never queues a worker behind it. In a server whose shards are other processes it runs on
+// the scheduler: there CAF's network layer may still hold a reference to it as the process ends (seen
+// about once in 60 runs under load), and the actor system waits forever to free a detached actor,
+// while one on the scheduler is freed or not without holding up the exit.
+enum class EvaluatorThread { own, scheduler };
+
 // on_snapshot, then on_report, run for every report before the evaluator answers, as for dense runs. The
 // dev set's keys are pulled from each shard in parts of at most keys_per_part keys (pull_parts.hpp).
 Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const TrainingJob& job,
                                               std::shared_ptr<const SparseDataset> dev,
                                               std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
                                               SnapshotCallback on_snapshot = {},
-                                              std::size_t keys_per_part = kKeysPerPullPart);
+                                              std::size_t keys_per_part = kKeysPerPullPart,
+                                              EvaluatorThread thread = EvaluatorThread::own);
 
 }  // namespace psgrad

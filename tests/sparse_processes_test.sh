@@ -318,7 +318,7 @@ case "$scenario" in
     expected=$(final_line "$work_dir/whole.out")
     printf 'localhost workers=1 shards=1\n127.0.0.1 workers=1 shards=1\n' >"$work_dir/hosts"
     ckpt="$work_dir/half.ckpt"
-    timeout 60 "$psgrad" launch --hostfile "$work_dir/hosts" --config "$work_dir/run.toml" --no-metrics \
+    timeout 30 "$psgrad" launch --hostfile "$work_dir/hosts" --config "$work_dir/run.toml" --no-metrics \
       --set training.iterations=10 --set training.checkpoint_path="$ckpt" \
       >"$work_dir/launch.out" 2>"$work_dir/launch.log" || fail "launch exited with code $?"
     grep -q "1 server, 2 table shard process(es), 2 worker(s)" "$work_dir/launch.log" || fail "not the roles planned"
@@ -328,7 +328,7 @@ case "$scenario" in
       "$work_dir/launch.log")" = 2 ] || fail "the workers are not labelled with their numbers"
     grep -q "^\[localhost server\] psgrad: checkpoint at iteration 10 written to $ckpt" "$work_dir/launch.log" ||
       fail "the server wrote no checkpoint"
-    timeout 60 "$psgrad" launch --hostfile "$work_dir/hosts" --config "$work_dir/run.toml" --no-metrics \
+    timeout 30 "$psgrad" launch --hostfile "$work_dir/hosts" --config "$work_dir/run.toml" --no-metrics \
       --resume "$ckpt" >"$work_dir/resumed.out" 2>"$work_dir/resumed.log" || fail "launch --resume exited with code $?"
     got=$(sed -n 's/^\[localhost server\] \(final weights: .*\)/\1/p' "$work_dir/resumed.out")
     [ "$got" = "$expected" ] || fail "launch --resume: '$got', uninterrupted: '$expected'"

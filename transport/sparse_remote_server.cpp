@@ -36,8 +36,14 @@ class SparseServingCleanup {
   SparseServingCleanup& operator=(const SparseServingCleanup&) = delete;
 
   ~SparseServingCleanup() {
-    if (watch_) caf::anon_send_exit(watch_, caf::exit_reason::user_shutdown);
     caf::scoped_actor self{system_};
+    // Down before a shard is stopped: a shard's end that reached the watch first would count as a loss.
+    if (watch_) {
+      self->monitor(watch_);
+      self->send_exit(watch_, caf::exit_reason::user_shutdown);
+      self->receive([](const caf::down_msg&) {}, caf::after(std::chrono::seconds(5)) >> [] {});
+      watch_ = nullptr;
+    }
     for (const auto& shard : shards_) {
       self->monitor(shard);
       self->send_exit(shard, failure_ ? caf::make_error(caf::sec::runtime_error, *failure_)
@@ -196,7 +202,9 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
     cleanup.run_failed(introduced.error());
     return Error{introduced.error()};
   }
-  auto evaluator = spawn_sparse_evaluator(system, job, setup.dev, shards, setup.on_report);
+  // No worker runs in this process (see EvaluatorThread).
+  auto evaluator = spawn_sparse_evaluator(system, job, setup.dev, shards, setup.on_report, {}, kKeysPerPullPart,
+                                          EvaluatorThread::scheduler);
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
   const auto loss = std::make_shared<TableShardLoss>();
