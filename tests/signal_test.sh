@@ -210,6 +210,36 @@ case "$scenario" in
     [ -s "$work_dir/lost.ckpt" ] || fail "no checkpoint written"
     grep -q "summary: workers" lost.out || fail "no summary line"
     ;;
+  serve-signal-as-workers-join)
+    # A signal that reaches the server while the last workers join still came before training: the
+    # run ends as one stopped while waiting, not with a run of 0 steps. The server is held (SIGSTOP)
+    # while both workers connect and the signal arrives, so all reach it in one go on SIGCONT; which
+    # it takes first varies, so three rounds.
+    for round in 1 2 3; do
+      "$psgrad" serve --config "$config" --port 0 --workers 2 --set training.checkpoint_path="$work_dir/early.ckpt" \
+        --no-metrics >joining.out 2>joining.err &
+      pid=$!
+      pids+=("$pid")
+      for _ in $(seq 100); do grep -q "listening on" joining.err && break; sleep 0.1; done
+      port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' joining.err)
+      [ -n "$port" ] || fail "round $round: the server did not listen"
+      kill -STOP "$pid"
+      for k in 0 1; do
+        "$psgrad" work --connect "127.0.0.1:$port" 2>"work$k.err" &
+        pids+=("$!")
+      done
+      sleep 0.5
+      kill -INT "$pid"
+      kill -CONT "$pid"
+      timeout 20 tail --pid="$pid" -f /dev/null
+      wait "$pid"; rc=$?
+      [ "$rc" -eq 130 ] || fail "round $round: exit code $rc, expected 130"
+      grep -q "stopped by a signal while waiting for workers" joining.err ||
+        fail "round $round: no line saying it stopped while waiting"
+      grep -q "summary:" joining.out && fail "round $round: a run of no steps was summarised as trained"
+      [ -e "$work_dir/early.ckpt" ] && fail "round $round: a checkpoint of no steps was written"
+    done
+    ;;
   *) fail "unknown scenario $scenario" ;;
 esac
 echo "PASS: $scenario"

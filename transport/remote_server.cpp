@@ -120,10 +120,11 @@ Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const Coordina
           if (error == caf::sec::request_timeout) slice_over = true;
           else on_error(error);
         });
-    if (!slice_over) break;
+    // A signal that came while the last workers joined still came before training: nothing is run.
     if (setup.interrupt && setup.interrupt->load() != 0)
       return Error{fmt::format("stopped by a signal while waiting for workers ({} of {} joined); nothing to save yet",
                                tally.workers_joined.load(), setup.job.cluster.num_workers)};
+    if (!slice_over) break;
     if (!forever && Clock::now() >= deadline) return Error{gave_up_waiting(setup, tally, remote_shards)};
   }
   return joined;

@@ -96,12 +96,13 @@ Status wait_in_slices(caf::actor_system& system, const SparseServeSetup& setup, 
   const auto deadline = Clock::now() + setup.join_timeout;
   for (;;) {
     const caf::error error = ask(std::chrono::milliseconds(200));
+    // A signal that came while the last of them joined still came before training: nothing is run.
+    if (setup.interrupt && setup.interrupt->load() != 0)
+      return Error{fmt::format("stopped by a signal while waiting for {}; nothing to save yet", what)};
     if (!error) return success();
     if (error != caf::sec::request_timeout)
       return Error{fmt::format("waiting for {}: {}", what, error_text(system, error))};
     if (const auto lost = loss.line(); !lost.empty()) return Error{lost};
-    if (setup.interrupt && setup.interrupt->load() != 0)
-      return Error{fmt::format("stopped by a signal while waiting for {}; nothing to save yet", what)};
     if (setup.join_timeout.count() > 0 && Clock::now() >= deadline)
       return Error{fmt::format("gave up waiting for {} after {:g} s (cluster.join_timeout_ms)", what,
                                std::chrono::duration<double>(setup.join_timeout).count())};
