@@ -152,6 +152,7 @@ Result<RunEnding> serve_until_stopped(caf::scoped_actor& self, const Coordinator
   self->monitor(caf::actor_cast<caf::actor>(served));
   Result<RunEnding> outcome = RunEnding{};
   bool done = false;
+  bool server_gone = false;
   auto on_down = [&](const caf::down_msg& down) {
     if (down.source == served) {
       // The server ends a failed run's workers with the failure as their exit reason.
@@ -159,11 +160,14 @@ Result<RunEnding> serve_until_stopped(caf::scoped_actor& self, const Coordinator
         outcome = RunEnding{RunEnding::Outcome::failed_on_server, error_text(self->system(), down.reason)};
       else if (is_refused_payload(down.reason))
         outcome = RunEnding{RunEnding::Outcome::dropped, error_text(self->system(), down.reason)};
+      else if (server_gone && down.reason == caf::exit_reason::user_shutdown)
+        outcome = Error{"lost the connection to the server before training finished"};
       done = true;
-    } else if (down.source == coordinator.address()) {
-      outcome = Error{"lost the connection to the server before training finished"};
+    } else if (down.source == coordinator.address() && !server_gone) {
+      // A server that ends as soon as it has the answer to its stop can be seen gone before the served
+      // actor, which quit on that stop, is: ended here, the served actor's own reason tells which.
+      server_gone = true;
       caf::anon_send_exit(caf::actor_cast<caf::actor>(served), caf::exit_reason::user_shutdown);
-      done = true;
     }
   };
   if (!wait) {
@@ -188,13 +192,13 @@ Result<RunEnding> serve_until_stopped(caf::scoped_actor& self, const Coordinator
                     caf::after(server.interval()) >> [] {});
     }
   }
-  if (!outcome || linger.count() <= 0) return outcome;
+  if (!outcome || linger.count() <= 0 || server_gone) return outcome;
   // The server goes away once it has our answer; if it stays, the answer has had `linger` to leave.
   const auto deadline = std::chrono::steady_clock::now() + linger;
-  for (bool server_gone = false; !server_gone && std::chrono::steady_clock::now() < deadline;)
-    self->receive([&](const caf::down_msg& down) { server_gone = down.source == coordinator.address(); },
+  for (bool gone = false; !gone && std::chrono::steady_clock::now() < deadline;)
+    self->receive([&](const caf::down_msg& down) { gone = down.source == coordinator.address(); },
                   caf::after(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())) >>
-                      [&] { server_gone = true; });
+                      [&] { gone = true; });
   return outcome;
 }
 
