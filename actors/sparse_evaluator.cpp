@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <memory>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -153,14 +154,15 @@ Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const T
   auto batch = gather_examples(*dev, {}, 0, dev->count);
   auto lookup = model->look_up(batch.fields, batch.numbers);
   if (!lookup) return Error{"dev data: " + lookup.error()};
+  // CAF takes spawn options only as a template argument.
+  auto spawn = [&](auto options) -> EvaluatorActor {
+    return system.spawn<SparseEvaluator, decltype(options)::value>(
+        std::move(model).value(), std::move(batch), std::move(lookup).value(), std::move(shards),
+        job.evaluation.batch_size, keys_per_part, std::move(on_report), std::move(on_snapshot));
+  };
   if (thread == EvaluatorThread::scheduler)
-    return system.spawn<SparseEvaluator>(std::move(model).value(), std::move(batch), std::move(lookup).value(),
-                                         std::move(shards), job.evaluation.batch_size, keys_per_part,
-                                         std::move(on_report), std::move(on_snapshot));
-  return system.spawn<SparseEvaluator, caf::detached>(std::move(model).value(), std::move(batch),
-                                                      std::move(lookup).value(), std::move(shards),
-                                                      job.evaluation.batch_size, keys_per_part, std::move(on_report),
-                                                      std::move(on_snapshot));
+    return spawn(std::integral_constant<caf::spawn_options, caf::no_spawn_options>{});
+  return spawn(std::integral_constant<caf::spawn_options, caf::detached>{});
 }
 
 }  // namespace psgrad

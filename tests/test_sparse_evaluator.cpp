@@ -7,13 +7,12 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/embedding_shard.hpp"
 #include "actors/sparse_evaluator.hpp"
-#include "actors/sparse_parts.hpp"
 #include "model/random.hpp"
 #include "model/sparse_model.hpp"
 #include "runtime/error_text.hpp"
 #include "tests/sparse_fixtures.hpp"
+#include "tests/sparse_shard_fixtures.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -26,15 +25,9 @@ TEST_CASE("a dev set pulled from the shards in parts of 3 keys scores as in one 
   job.evaluation.frequency = 1;  // the shards hold every step until the evaluator has pulled
   const auto train = colour_task(64, 1);
   const auto dev = colour_task(50, 2);
-  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *train, "data");
-  REQUIRE(model.ok());
-  model->dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
-  auto setup = embedding_shard_setup(job, *model, TableOptimizerChoice{}, 0);
-  std::vector<EmbeddingShardActor> shards;
-  for (std::uint32_t s = 0; s < 2; ++s) {
-    setup.index = s;
-    shards.push_back(spawn_embedding_shard(system, setup).value());
-  }
+  auto model = model_for(job, *train);
+  model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
+  const auto shards = spawn_table_shards(system, job, model, 2);
   REQUIRE(introduce_table_shards(system, job, shards).ok());
   auto in_parts = spawn_sparse_evaluator(system, job, dev, shards, {}, {}, 3);
   auto whole = spawn_sparse_evaluator(system, job, dev, shards, {});
@@ -46,7 +39,7 @@ TEST_CASE("a dev set pulled from the shards in parts of 3 keys scores as in one 
                               caf::actor_cast<caf::actor>(shards[0]), caf::actor_cast<caf::actor>(shards[1])})
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   });
-  const auto& dense = model->dense();
+  const auto& dense = model.dense();
   const Weights weights{0, dense.layout().hash(), FloatBuffer::copy_of(dense.weights().data(), dense.weights().size())};
   auto evaluate = [&](const EvaluatorActor& evaluator) {
     EvaluationReport report;

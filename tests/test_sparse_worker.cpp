@@ -11,6 +11,7 @@
 #include "model/sparse_model.hpp"
 #include "runtime/error_text.hpp"
 #include "tests/sparse_fixtures.hpp"
+#include "tests/sparse_shard_fixtures.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -23,19 +24,15 @@ TEST_CASE("a sync sparse worker whose rows are still out says its push feeds the
   caf::scoped_actor self{system};
   const auto job = sparse_job(TrainingMode::sync, 1, 1, 10);
   const auto train = colour_task(64, 1);
-  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *train, "data");
-  REQUIRE(model.ok());
-  auto server = spawn_dense_server(system, job, *model);
+  auto model = model_for(job, *train);
+  auto server = spawn_dense_server(system, job, model);
   REQUIRE(server.ok());
-  auto setup = embedding_shard_setup(job, *model, TableOptimizerChoice{}, 0);
-  setup.index = 0;
-  auto shard = spawn_embedding_shard(system, setup);
-  REQUIRE(shard.ok());
-  auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, 0, train, {*shard}, std::nullopt});
+  const auto shard = spawn_table_shards(system, job, model, 1).front();
+  auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, 0, train, {shard}, std::nullopt});
   REQUIRE(worker.ok());
 
   // Weights of version 1: the shard, at version 0, holds the worker's pull until it has taken a step.
-  const auto& dense = model->dense();
+  const auto& dense = model.dense();
   Weights weights{1, dense.layout().hash(), FloatBuffer::copy_of(dense.weights().data(), dense.weights().size())};
   caf::anon_send(*worker, train_atom::value, weights, std::vector<ParameterServerActor>{*server}, std::uint64_t{0});
   caf::anon_send(*worker, until_atom::value, std::uint64_t{100});
@@ -45,7 +42,7 @@ TEST_CASE("a sync sparse worker whose rows are still out says its push feeds the
                [&](caf::error& error) { FAIL(error_text(system, error)); });
   CHECK(fed == 2);
 
-  for (const auto& actor : {caf::actor_cast<caf::actor>(*worker), caf::actor_cast<caf::actor>(*shard),
+  for (const auto& actor : {caf::actor_cast<caf::actor>(*worker), caf::actor_cast<caf::actor>(shard),
                             caf::actor_cast<caf::actor>(*server)})
     caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }

@@ -6,11 +6,9 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/embedding_shard.hpp"
-#include "actors/sparse_parts.hpp"
 #include "actors/table_shard_watch.hpp"
-#include "model/sparse_model.hpp"
 #include "tests/sparse_fixtures.hpp"
+#include "tests/sparse_shard_fixtures.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -37,16 +35,12 @@ TEST_CASE("a table shard that goes away ends the evaluator with the loss as the 
   caf::scoped_actor self{system};
   const auto job = sparse_job(TrainingMode::sync, 1, 1, 4);
   const auto train = colour_task(32, 1);
-  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *train, "data");
-  REQUIRE(model.ok());
-  auto setup = embedding_shard_setup(job, *model, TableOptimizerChoice{}, 0);
-  auto shard = spawn_embedding_shard(system, setup);
-  REQUIRE(shard.ok());
+  const auto shard = spawn_table_shards(system, job, model_for(job, *train), 1).front();
   auto evaluator = system.spawn<EvaluatorStandIn>();
   auto loss = std::make_shared<TableShardLoss>();
-  auto watch = spawn_table_shard_watch(system, {*shard}, ParameterServerActor{}, evaluator, {}, loss);
+  auto watch = spawn_table_shard_watch(system, {shard}, ParameterServerActor{}, evaluator, {}, loss);
   self->monitor(evaluator);
-  self->send_exit(*shard, caf::exit_reason::user_shutdown);
+  self->send_exit(shard, caf::exit_reason::user_shutdown);
   std::string reason;
   self->receive([&](const caf::down_msg& down) { reason = system.render(down.reason); },
                 caf::after(std::chrono::seconds(10)) >> [] {});
