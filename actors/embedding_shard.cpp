@@ -46,6 +46,7 @@ class EmbeddingShard : public EmbeddingShardActor::base {
         },
         [this](push_rows_atom, RowPush& push) -> caf::result<bool> {
           if (fault_) return refuse(*fault_);
+          if (!push.refusal.empty()) return refuse(fmt::format("push from worker {}: {}", push.worker, push.refusal));
           if (auto problem = tables_.check(push, !sync()))
             return refuse(fmt::format("push from worker {}: {}", push.worker, *problem));
           if (!sync()) {

@@ -76,6 +76,7 @@ std::optional<std::string> ShardTables::check(const RowPush& push, bool with_squ
 PulledRows ShardTables::rows(const RowPull& pull, std::uint64_t version) const {
   PulledRows answer;
   answer.version = version;
+  answer.through_shared_memory = pull.answer_through_shared_memory;
   for (const auto& entry : pull.tables) {
     const auto& table = tables_[entry.table];
     const std::size_t width = table.width();

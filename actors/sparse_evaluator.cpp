@@ -21,7 +21,7 @@ namespace {
 class SparseEvaluator : public EvaluatorActor::base {
  public:
   SparseEvaluator(caf::actor_config& config, SparseModel model, SparseBatch dev, BatchLookup lookup,
-                  std::vector<EmbeddingShardActor> shards, std::size_t batch_size, std::size_t keys_per_part,
+                  std::vector<EmbeddingShardActor> shards, std::size_t batch_size, SparseEvaluatorPlacement placement,
                   ReportCallback on_report, SnapshotCallback on_snapshot)
       : EvaluatorActor::base(config),
         model_(std::move(model)),
@@ -29,7 +29,8 @@ class SparseEvaluator : public EvaluatorActor::base {
         lookup_(std::move(lookup)),
         shards_(std::move(shards)),
         batch_size_(batch_size),
-        keys_per_part_(keys_per_part),
+        keys_per_part_(placement.keys_per_part),
+        shards_on_this_host_(std::move(placement.shards_on_this_host)),
         on_report_(std::move(on_report)),
         on_snapshot_(std::move(on_snapshot)) {}
 
@@ -70,6 +71,8 @@ class SparseEvaluator : public EvaluatorActor::base {
     std::vector<std::vector<RowPull>> parts;
     for (std::size_t s = 0; s < shards_.size(); ++s) {
       parts.push_back(cut_pull(pulls[s], keys_per_part_));
+      if (s < shards_on_this_host_.size() && shards_on_this_host_[s])
+        for (auto& part : parts.back()) part.answer_through_shared_memory = true;
       pending->answers[s].resize(parts.back().size());
       pending->missing += parts.back().size();
     }
@@ -79,6 +82,7 @@ class SparseEvaluator : public EvaluatorActor::base {
             .then(
                 [this, pending, s, p](PulledRows& rows) {
                   if (pending->done) return;
+                  if (!rows.refusal.empty()) return fail(*pending, s, rows.refusal);
                   pending->answers[s][p] = std::move(rows);
                   if (--pending->missing == 0) report(*pending);
                 },
@@ -137,6 +141,7 @@ class SparseEvaluator : public EvaluatorActor::base {
   std::deque<std::shared_ptr<Pending>> queue_;  // the evaluation being pulled for first
   std::size_t batch_size_;
   std::size_t keys_per_part_;
+  std::vector<bool> shards_on_this_host_;  // they answer through shared memory
   ReportCallback on_report_;
   SnapshotCallback on_snapshot_;
 };
@@ -146,8 +151,7 @@ class SparseEvaluator : public EvaluatorActor::base {
 Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const TrainingJob& job,
                                               std::shared_ptr<const SparseDataset> dev,
                                               std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
-                                              SnapshotCallback on_snapshot, std::size_t keys_per_part,
-                                              EvaluatorThread thread) {
+                                              SnapshotCallback on_snapshot, SparseEvaluatorPlacement placement) {
   if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
   auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *dev, "dev data");
   if (!model) return Error{model.error()};
@@ -158,9 +162,9 @@ Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const T
   auto spawn = [&](auto options) -> EvaluatorActor {
     return system.spawn<SparseEvaluator, decltype(options)::value>(
         std::move(model).value(), std::move(batch), std::move(lookup).value(), std::move(shards),
-        job.evaluation.batch_size, keys_per_part, std::move(on_report), std::move(on_snapshot));
+        job.evaluation.batch_size, placement, std::move(on_report), std::move(on_snapshot));
   };
-  if (thread == EvaluatorThread::scheduler)
+  if (placement.thread == EvaluatorThread::scheduler)
     return spawn(std::integral_constant<caf::spawn_options, caf::no_spawn_options>{});
   return spawn(std::integral_constant<caf::spawn_options, caf::detached>{});
 }

@@ -22,13 +22,20 @@ namespace psgrad {
 // while one on the scheduler is freed or not without holding up the exit.
 enum class EvaluatorThread { own, scheduler };
 
-// on_snapshot, then on_report, run for every report before the evaluator answers, as for dense runs. The
-// dev set's keys are pulled from each shard in parts of at most keys_per_part keys (pull_parts.hpp).
+// How the evaluator pulls and where it runs. The dev set's keys are pulled from each shard in parts of at
+// most keys_per_part keys (pull_parts.hpp); shards on this host (per shard, or none) answer their rows
+// through shared memory (payloads/shared_rows.hpp).
+struct SparseEvaluatorPlacement {
+  std::size_t keys_per_part = kKeysPerPullPart;
+  EvaluatorThread thread = EvaluatorThread::own;
+  std::vector<bool> shards_on_this_host;
+};
+
+// on_snapshot, then on_report, run for every report before the evaluator answers, as for dense runs.
 Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const TrainingJob& job,
                                               std::shared_ptr<const SparseDataset> dev,
                                               std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
                                               SnapshotCallback on_snapshot = {},
-                                              std::size_t keys_per_part = kKeysPerPullPart,
-                                              EvaluatorThread thread = EvaluatorThread::own);
+                                              SparseEvaluatorPlacement placement = {});
 
 }  // namespace psgrad

@@ -39,15 +39,18 @@ struct TableShardAddress {
   std::string host;
   std::uint16_t port = 0;
   EmbeddingShardActor shard;
+  // Its process's shared_memory_host_identity() when it takes rows through shared memory, else empty.
+  std::string host_identity;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TableShardAddress& x) {
-  return f(caf::meta::type_name("TableShardAddress"), x.index, x.host, x.port, x.shard);
+  return f(caf::meta::type_name("TableShardAddress"), x.index, x.host, x.port, x.shard, x.host_identity);
 }
 
 // A table shard process's join: its index, the tables' layout it built from the run's config, its
-// shard, where workers reach it, and a name for messages (host and pid).
+// shard, where workers reach it, a name for messages (host and pid), and its host identity (as in
+// TableShardAddress).
 struct TableShardJoin {
   std::uint32_t index = 0;
   TableLayout layout;
@@ -55,11 +58,13 @@ struct TableShardJoin {
   std::string host;
   std::uint16_t port = 0;
   std::string name;
+  std::string host_identity;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, TableShardJoin& x) {
-  return f(caf::meta::type_name("TableShardJoin"), x.index, x.layout, x.shard, x.host, x.port, x.name);
+  return f(caf::meta::type_name("TableShardJoin"), x.index, x.layout, x.shard, x.host, x.port, x.name,
+           x.host_identity);
 }
 
 // Admits the table shard processes of a sparse run (actors/table_shard_registry.hpp): "tablehello"

@@ -87,7 +87,11 @@ Result<std::vector<SparseRows>> collect_tables(caf::actor_system& system, const 
   for (std::size_t i = 0; i < shards.size(); ++i) {
     std::optional<std::string> failed;
     self->request(shards[i], job.cluster.request_timeout, tables_atom::value, version)
-        .receive([&](PulledRows& rows) { parts.push_back(std::move(rows)); },
+        .receive(
+            [&](PulledRows& rows) {
+              if (!rows.refusal.empty()) failed = fmt::format("table shard {}: {}", i, rows.refusal);
+              parts.push_back(std::move(rows));
+            },
                  [&](caf::error& error) { failed = fmt::format("table shard {}: {}", i, error_text(system, error)); });
     if (failed) return Error{*failed};
   }

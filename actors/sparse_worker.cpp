@@ -124,6 +124,9 @@ class SparseWorker : public DataWorkerActor::base {
     return setup_->job.cluster.wire == WireEncoding::fp32 && servers_ && servers_->first_through_shared_memory();
   }
   std::size_t shard_count() const { return setup_->shards.size(); }
+  bool on_this_host(std::size_t shard) const {
+    return shard < setup_->shards_on_this_host.size() && setup_->shards_on_this_host[shard];
+  }
   std::string who() const { return fmt::format("worker {}", setup_->worker_index); }
 
   void on_weights(Weights weights) {
@@ -182,9 +185,16 @@ class SparseWorker : public DataWorkerActor::base {
     for (const auto& pull : pulls) step->missing += pull.tables.empty() ? 0 : 1;
     for (std::size_t s = 0; s < shard_count(); ++s) {
       if (pulls[s].tables.empty()) continue;
+      pulls[s].answer_through_shared_memory = on_this_host(s);
       request(setup_->shards[s], caf::infinite, pull_atom::value, std::move(pulls[s]))
           .then(
               [this, step, s](PulledRows& rows) {
+                if (!rows.refusal.empty()) {
+                  const auto refused = caf::make_error(caf::sec::invalid_argument, rows.refusal);
+                  if (step->started) return end_loop(fmt::format("table shard {}", s), refused);
+                  if (!step->failure) step->failure.emplace(fmt::format("table shard {}", s), refused);
+                  return;
+                }
                 step->answers[s] = std::move(rows);
                 if (--step->missing == 0 && step->started && !step->failure) finish_step(step);
               },
@@ -228,9 +238,11 @@ class SparseWorker : public DataWorkerActor::base {
     previous_answered_ = gradients.timing.answered;
     // Every shard gets a push, an empty one too: a sync step waits for every worker's.
     auto pushes = split_push(gradients.version, gradients.worker, row_gradients, shard_count(), !sync());
-    for (std::size_t s = 0; s < shard_count(); ++s)
+    for (std::size_t s = 0; s < shard_count(); ++s) {
+      pushes[s].through_shared_memory = on_this_host(s);
       request(setup_->shards[s], caf::infinite, push_rows_atom::value, std::move(pushes[s]))
           .then([](bool) {}, [this, s](caf::error& error) { end_loop(fmt::format("table shard {}", s), error); });
+    }
     const auto version = gradients.version;
     servers_->apply(
         this, caf::infinite,

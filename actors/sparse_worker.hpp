@@ -27,8 +27,11 @@ struct SparseWorkerSetup {
   std::vector<EmbeddingShardActor> shards;  // in index order
   std::optional<WorkerStreamState> resume;  // a checkpoint's stream position and dropout generator
   // Server processes on this host: the dense gradient and weights go to and from them through shared
-  // memory (payloads/shared_memory.hpp), as a dense worker's do. Rows always travel in messages.
+  // memory (payloads/shared_memory.hpp), as a dense worker's do.
   std::vector<caf::node_id> shared_memory_nodes;
+  // Per table shard (or none): it is a process on this host, so rows go to and from it through shared
+  // memory (payloads/shared_rows.hpp).
+  std::vector<bool> shards_on_this_host;
 };
 
 // Fails when the model cannot be built, or its fields are not the data's.

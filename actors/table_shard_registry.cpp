@@ -48,7 +48,7 @@ class TableShardRegistry : public TableShardRegistryActor::base {
             return refuse(who, "that shard was not expected");
           if (join.host.empty() || join.port == 0) return refuse(who, "it gave no address for workers to reach it");
           if (auto differs = layout_difference(join.layout, setup_.layout)) return refuse(who, *differs);
-          joined_[join.index] = TableShardAddress{join.index, join.host, join.port, join.shard};
+          joined_[join.index] = TableShardAddress{join.index, join.host, join.port, join.shard, join.host_identity};
           monitor(join.shard);
           ++count_;
           event(fmt::format("table shard {} joined from {}; workers reach it at {}:{} ({} of {})", join.index,

@@ -14,6 +14,7 @@
 #include "io/machine_memory.hpp"
 #include "io/user_text.hpp"
 #include "model/table_optimizer.hpp"
+#include "payloads/shared_memory.hpp"
 #include "transport/remote_client.hpp"
 #include "transport/table_shard_process.hpp"
 
@@ -63,7 +64,7 @@ int run_table_shard_command(const ShardOptions& options, const ServerContact& co
   if (!done) return error.failed(done.error());
   if (done->outcome == RunEnding::Outcome::failed_on_server)
     return error.failed("the run failed on the server: " + done->failure);
-  say("training finished");
+  say(with_shared_memory_note("training finished"));
   return 0;
 }
 

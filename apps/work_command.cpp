@@ -97,7 +97,7 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
     if (done->outcome == RunEnding::Outcome::failed_on_server)
       return {error.failed("the run failed on the server: " + done->failure), false};
     if (done->outcome != RunEnding::Outcome::finished) return {error.failed(done->failure), false};
-    say("training finished");
+    say(with_shared_memory_note("training finished"));
     return {0, false};
   }
   auto data = load_worker_data(*config, options.data);

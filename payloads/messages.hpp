@@ -52,7 +52,7 @@ using pong_atom = caf::atom_constant<caf::atom("pong")>;
 
 // Bumped whenever a message or an actor's interface changes shape, so mismatched builds refuse each
 // other at "hello" (what changed when is in git's history of this line).
-constexpr std::uint32_t protocol_version = 16;
+constexpr std::uint32_t protocol_version = 17;
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {

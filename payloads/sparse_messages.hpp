@@ -6,12 +6,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "caf/atom.hpp"
+#include "caf/deserializer.hpp"
 #include "caf/meta/type_name.hpp"
+#include "caf/serializer.hpp"
 #include "model/sparse_rows.hpp"
 #include "payloads/raw_vector.hpp"
+#include "payloads/shared_rows.hpp"
 
 namespace psgrad {
 
@@ -50,11 +55,13 @@ struct RowPull {
   std::uint64_t version = 0;
   bool evaluation = false;
   std::vector<TableKeys> tables;  // ascending tables, each at most once
+  // The asker is a process on the shard's host: the answer's rows go through shared memory.
+  bool answer_through_shared_memory = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RowPull& x) {
-  return f(caf::meta::type_name("RowPull"), x.version, x.evaluation, x.tables);
+  return f(caf::meta::type_name("RowPull"), x.version, x.evaluation, x.tables, x.answer_through_shared_memory);
 }
 
 // One table's rows, or row gradients, of some keys.
@@ -68,16 +75,56 @@ typename Inspector::result_type inspect(Inspector& f, TableRows& x) {
   return f(caf::meta::type_name("TableRows"), x.table, x.rows);
 }
 
+// A message's list of table rows, sent inline or, marked for a receiver on this host, through a slot
+// of shared memory (payloads/shared_rows.hpp): a route byte, then the rows or the slot's reference.
+// Rows that arrived by a reference that could not be taken arrive as none, with the reason in `refusal`.
+struct TableRowsRoute {
+  std::vector<TableRows>& tables;
+  bool through_shared_memory;
+  std::string& refusal;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TableRowsRoute x) {
+  enum : std::uint8_t { inline_rows = 0, shared_rows = 1 };
+  if constexpr (std::is_base_of<caf::serializer, Inspector>::value) {
+    if (x.through_shared_memory && !x.tables.empty())
+      if (auto where = put_rows_in_shared_memory(x.tables)) {
+        std::uint8_t route = shared_rows;
+        return f(route, where->slot.pid, where->slot.fd, where->slot.key, where->slot.slot, where->slot.sequence,
+                 where->slot.checksum, where->bytes);
+      }
+    std::uint8_t route = inline_rows;
+    return f(route, x.tables);
+  } else if constexpr (std::is_base_of<caf::deserializer, Inspector>::value) {
+    std::uint8_t route = inline_rows;
+    if (auto err = f(route)) return err;
+    if (route == inline_rows) return f(x.tables);
+    if (route != shared_rows) return caf::make_error(caf::sec::invalid_argument, "rows sent by an unknown route");
+    SharedRowsReference where;
+    if (auto err = f(where.slot.pid, where.slot.fd, where.slot.key, where.slot.slot, where.slot.sequence,
+                     where.slot.checksum, where.bytes))
+      return err;
+    x.tables.clear();
+    x.refusal = take_rows_from_shared_memory(where, x.tables);
+    return caf::error{};
+  } else {
+    return f(x.tables);
+  }
+}
+
 // A shard's answer to a pull (the tables in the pull's order), or its whole tables: rows after
 // `version` steps.
 struct PulledRows {
   std::uint64_t version = 0;
   std::vector<TableRows> tables;
+  bool through_shared_memory = false;  // sent: the asker is on this host (RowPull)
+  std::string refusal;                 // arrived: why its rows could not be taken (then it has none)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, PulledRows& x) {
-  return f(caf::meta::type_name("PulledRows"), x.version, x.tables);
+  return f(caf::meta::type_name("PulledRows"), x.version, TableRowsRoute{x.tables, x.through_shared_memory, x.refusal});
 }
 
 // One worker's row gradients of one batch for the keys one shard holds, computed with the dense weights
@@ -91,11 +138,14 @@ struct RowPush {
   // that each shard clips by the norm of all of it. Sync: none; the shards exchange their parts of the
   // summed gradient's (TableSquares).
   std::vector<double> squares;
+  bool through_shared_memory = false;  // sent: the shard is on this host
+  std::string refusal;                 // arrived: why its rows could not be taken (then it has none)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RowPush& x) {
-  return f(caf::meta::type_name("RowPush"), x.version, x.worker, x.tables, RawDoubles{x.squares});
+  return f(caf::meta::type_name("RowPush"), x.version, x.worker,
+           TableRowsRoute{x.tables, x.through_shared_memory, x.refusal}, RawDoubles{x.squares});
 }
 
 // What a sync shard tells every other of the step from `version`: the exact sum of squares of its part

@@ -113,12 +113,17 @@ case "$scenario" in
       [ "$got" = "$want" ] || fail "$shards shards: '$got' across processes, '$want' in one process"
       [ "$(grep -c 'table shard .* joined' "$work_dir/processes$shards.log")" = "$shards" ] ||
         fail "$shards shards: not every table shard process joined"
+      # Every shard process took its pushes and answered its pulls through shared memory.
+      [ "$(grep -c 'shard: training finished; through shared memory: [1-9][0-9]* payloads sent.* [1-9][0-9]* received' \
+            "$work_dir/processes$shards.log")" = "$shards" ] ||
+        fail "$shards shards: not every table shard process passed rows through shared memory"
     done
-    # The dense part over the connection instead: the same weights again.
+    # The dense part and the rows over the connection instead: the same weights again.
     "$psgrad" train --config "$work_dir/run.toml" --processes --set cluster.servers=2 --set cluster.shared_memory=false \
       >"$work_dir/no-shm.out" 2>"$work_dir/no-shm.log" || fail "--processes without shared memory"
     [ "$(final_line "$work_dir/no-shm.out")" = "$(final_line "$work_dir/local2.out")" ] ||
       fail "without shared memory: '$(final_line "$work_dir/no-shm.out")', in one process '$(final_line "$work_dir/local2.out")'"
+    grep -q "through shared memory" "$work_dir/no-shm.log" && fail "cluster.shared_memory=false still used shared memory"
     ;;
   kill-table-shard)
     # kill -9 of a table shard process ends the run in one line naming it; every process exits non-zero.

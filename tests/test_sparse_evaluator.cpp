@@ -29,7 +29,7 @@ TEST_CASE("a dev set pulled from the shards in parts of 3 keys scores as in one 
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   const auto shards = spawn_table_shards(system, job, model, 2);
   REQUIRE(introduce_table_shards(system, job, shards).ok());
-  auto in_parts = spawn_sparse_evaluator(system, job, dev, shards, {}, {}, 3);
+  auto in_parts = spawn_sparse_evaluator(system, job, dev, shards, {}, {}, SparseEvaluatorPlacement{3});
   auto whole = spawn_sparse_evaluator(system, job, dev, shards, {});
   REQUIRE(in_parts.ok());
   REQUIRE(whole.ok());

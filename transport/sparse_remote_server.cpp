@@ -165,6 +165,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
     coordinator_setup.host_identity = shared_memory_host_identity();
     accept_shared_memory(true);
   }
+  const auto host_identity = coordinator_setup.host_identity;
   auto coordinator = spawn_coordinator(system, std::move(coordinator_setup));
   cleanup.stop_on_exit(coordinator);
   auto port = publish(system, coordinator, setup, cleanup);
@@ -187,12 +188,16 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   });
   if (!joined) return Error{joined.error()};
   std::vector<EmbeddingShardActor> shards;
+  std::vector<bool> shards_on_this_host;  // their rows come to the evaluator through shared memory
   auto gathered = wait_in_slices(system, setup, *lost_before_run, fmt::format("{} table shards", shard_count), [&](auto slice) {
     caf::error failed;
     self->request(registry, slice, table_shards_atom::value, layout, std::string("the server"))
         .receive(
             [&](std::vector<TableShardAddress>& joined_shards) {
-              for (const auto& shard : joined_shards) shards.push_back(shard.shard);
+              for (const auto& shard : joined_shards) {
+                shards.push_back(shard.shard);
+                shards_on_this_host.push_back(!host_identity.empty() && shard.host_identity == host_identity);
+              }
             },
             [&](caf::error& error) { failed = std::move(error); });
     return failed;
@@ -204,8 +209,9 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
     return Error{introduced.error()};
   }
   // No worker runs in this process (see EvaluatorThread).
-  auto evaluator = spawn_sparse_evaluator(system, job, setup.dev, shards, setup.on_report, {}, kKeysPerPullPart,
-                                          EvaluatorThread::scheduler);
+  auto evaluator = spawn_sparse_evaluator(
+      system, job, setup.dev, shards, setup.on_report, {},
+      SparseEvaluatorPlacement{kKeysPerPullPart, EvaluatorThread::scheduler, shards_on_this_host});
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
   const auto loss = std::make_shared<TableShardLoss>();

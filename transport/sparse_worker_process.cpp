@@ -72,9 +72,18 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
   const auto here = job.cluster.shared_memory ? shared_memory_host_identity() : std::string();
   if (!here.empty() && offer.host_identity == here)
     worker_setup.shared_memory_nodes.push_back(connection.coordinator.node());
-  accept_shared_memory(!worker_setup.shared_memory_nodes.empty());
+  // Table shard processes on this host take the row gradients and answer the rows the same way.
+  std::size_t shards_here = 0;
+  for (const auto& shard : *shards) {
+    worker_setup.shards_on_this_host.push_back(!here.empty() && shard.host_identity == here);
+    shards_here += worker_setup.shards_on_this_host.back() ? 1 : 0;
+  }
+  accept_shared_memory(!worker_setup.shared_memory_nodes.empty() || shards_here > 0);
   if (!worker_setup.shared_memory_nodes.empty() && setup.say)
     setup.say("the dense gradient and weights go through shared memory to the server process on this host");
+  if (shards_here > 0 && setup.say)
+    setup.say(fmt::format("rows go through shared memory to the {} table shard process{} on this host", shards_here,
+                          shards_here == 1 ? "" : "es"));
   auto worker = spawn_sparse_worker(system, std::move(worker_setup));
   if (!worker) return Error{worker.error()};
   JoinRequest request{offer.worker_index, *worker, layout.hash(), setup.train->id_fields.size(),

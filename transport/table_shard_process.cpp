@@ -11,6 +11,7 @@
 #include "model/table_layout.hpp"
 #include "model/table_memory.hpp"
 #include "model/table_state_pieces.hpp"
+#include "payloads/shared_memory.hpp"
 #include "runtime/error_text.hpp"
 #include "transport/table_shard_routes.hpp"
 
@@ -120,8 +121,11 @@ Result<RunEnding> serve_table_shard(caf::scoped_actor& self, const ServerConnect
     end_shard();
     return Error{"--listen: " + port.error()};
   }
+  // Workers on this host send their row gradients and take their rows through shared memory.
+  const auto host_identity = job.cluster.shared_memory ? shared_memory_host_identity() : std::string();
+  accept_shared_memory(!host_identity.empty());
   TableShardJoin join{setup.index, table_layout(*model, job.training.seed), *shard, port->host(), port->port(),
-                      setup.name};
+                      setup.name, host_identity};
   Status joined = Error{"no answer"};
   self->request(connection.coordinator, std::chrono::seconds(10), table_join_atom::value, join)
       .receive([&](std::uint32_t) { joined = success(); },
