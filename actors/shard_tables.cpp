@@ -77,20 +77,28 @@ PulledRows ShardTables::rows(const RowPull& pull, std::uint64_t version) const {
   PulledRows answer;
   answer.version = version;
   answer.through_shared_memory = pull.answer_through_shared_memory;
+  std::vector<const float*> found;  // per key of a table, its row (null: never touched)
   for (const auto& entry : pull.tables) {
     const auto& table = tables_[entry.table];
     const std::size_t width = table.width();
     SparseRows rows;
     rows.keys = entry.keys;
     rows.width = width;
-    // Appended row by row rather than zeroed first and then overwritten: the answer is most of a pull's cost.
+    // Appended row by row rather than zeroed first and then overwritten: the answer is most of a pull's
+    // cost. The rows are scattered over a table far bigger than the cache, so every key's row is found
+    // first and each is copied while the one a few keys on is fetched.
+    found.clear();
+    for (const auto key : rows.keys) found.push_back(table.find(key));
     rows.values.reserve(rows.keys.size() * width);
-    for (const auto key : rows.keys) {
-      if (const float* row = table.find(key)) {
+    constexpr std::size_t kAhead = 4;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (i + kAhead < found.size() && found[i + kAhead] != nullptr)
+        for (std::size_t f = 0; f < width; f += 16) __builtin_prefetch(found[i + kAhead] + f);
+      if (const float* row = found[i]) {
         rows.values.insert(rows.values.end(), row, row + width);
       } else {
         rows.values.resize(rows.values.size() + width);
-        table.initial_row(key, rows.values.data() + rows.values.size() - width);
+        table.initial_row(rows.keys[i], rows.values.data() + rows.values.size() - width);
       }
     }
     answer.tables.push_back(TableRows{entry.table, std::move(rows)});

@@ -39,11 +39,12 @@ double gradient_squares(const SparseRows& gradient) {
   return ExactSquares(gradient.values.data(), gradient.values.size()).value();
 }
 
-EmbeddingTable::EmbeddingTable(const EmbeddingTableSettings& settings) : settings_(settings) {}
+EmbeddingTable::EmbeddingTable(const EmbeddingTableSettings& settings)
+    : settings_(settings), rows_(settings.width) {}
 
 const float* EmbeddingTable::find(std::uint64_t key) const {
   const std::size_t slot = slots_.find(key);
-  return slot == RowSlots::kNone ? nullptr : rows_.data() + slot * settings_.width;
+  return slot == RowSlots::kNone ? nullptr : rows_.row(slot);
 }
 
 std::vector<std::uint64_t> EmbeddingTable::keys() const {
@@ -70,8 +71,8 @@ std::size_t EmbeddingTable::slot_for(std::uint64_t key) {
   bool made = false;
   const std::size_t slot = slots_.insert(key, made);
   if (made) {
-    rows_.resize(rows_.size() + settings_.width);
-    initial_row(key, rows_.data() + slot * settings_.width);
+    rows_.grow_to(slot + 1);
+    initial_row(key, rows_.row(slot));
   }
   return slot;
 }
@@ -79,7 +80,7 @@ std::size_t EmbeddingTable::slot_for(std::uint64_t key) {
 Result<std::size_t> EmbeddingTable::restore_row(std::uint64_t key, const float* values) {
   if (contains(key)) return Error{fmt::format("restore: key {} has a row already", key)};
   const std::size_t slot = slot_for(key);
-  std::copy(values, values + settings_.width, rows_.data() + slot * settings_.width);
+  std::copy(values, values + settings_.width, rows_.row(slot));
   return slot;
 }
 
@@ -87,8 +88,7 @@ Result<SparseRows> EmbeddingTable::pull(const std::vector<std::uint64_t>& keys) 
   if (auto problem = unsorted_key(keys)) return Error{"pull: " + *problem};
   SparseRows rows(keys, settings_.width);
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const std::size_t slot = slot_for(keys[i]);  // may grow rows_, so only then take its address
-    const float* row = rows_.data() + slot * settings_.width;
+    const float* row = rows_.row(slot_for(keys[i]));
     std::copy(row, row + settings_.width, rows.row(i));
   }
   return rows;
@@ -107,8 +107,8 @@ Status EmbeddingTable::apply(const SparseRows& gradient, RowOptimizer& optimizer
   double squares = 0.0;
   if (optimizer.grad_clip() > 0.0) squares = total_squares ? *total_squares : gradient_squares(gradient);
   const float scale = clip_scale_from(squares, optimizer.grad_clip());
-  // Slots first (making new rows may move rows_), then the updates, each fetching a later row and its
-  // state into the cache while it computes: the rows a batch touches are scattered over the table.
+  // Slots first (new rows made), then the updates, each fetching a later row and its state into the
+  // cache while it computes: the rows a batch touches are scattered over the table.
   apply_slots_.clear();
   for (const auto key : gradient.keys) apply_slots_.push_back(slot_for(key));
   constexpr std::size_t kAhead = 4;
@@ -116,11 +116,11 @@ Status EmbeddingTable::apply(const SparseRows& gradient, RowOptimizer& optimizer
   for (std::size_t i = 0; i < apply_slots_.size(); ++i) {
     if (i + kAhead < apply_slots_.size()) {
       const std::size_t later = apply_slots_[i + kAhead];
-      for (std::size_t f = 0; f < width; f += 16) __builtin_prefetch(rows_.data() + later * width + f, 1);
+      for (std::size_t f = 0; f < width; f += 16) __builtin_prefetch(rows_.row(later) + f, 1);
       optimizer.prefetch_row(later);
     }
     const std::size_t slot = apply_slots_[i];
-    optimizer.update_row(slot, rows_.data() + slot * width, gradient.row(i), scale);
+    optimizer.update_row(slot, rows_.row(slot), gradient.row(i), scale);
   }
   return success();
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/result.hpp"
+#include "model/row_blocks.hpp"
 #include "model/row_optimizer.hpp"
 #include "model/row_slots.hpp"
 #include "model/sparse_rows.hpp"
@@ -65,7 +66,7 @@ class EmbeddingTable {
 
   EmbeddingTableSettings settings_;
   RowSlots slots_;
-  std::vector<float> rows_;  // width floats per slot, in first-touch order
+  RowBlocks rows_;  // a row per slot, in first-touch order
   std::vector<std::size_t> apply_slots_;  // apply's slots of its gradient's keys, kept to spare an allocation
 };
 

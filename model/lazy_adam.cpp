@@ -5,23 +5,23 @@
 
 namespace psgrad {
 
-LazyAdam::LazyAdam(const LazyAdamSettings& settings, std::size_t width) : settings_(settings), width_(width) {}
+LazyAdam::LazyAdam(const LazyAdamSettings& settings, std::size_t width)
+    : settings_(settings), width_(width), first_moment_(width), second_moment_(width) {}
 
 const float* LazyAdam::first_moment(std::size_t slot) const {
-  return row_steps(slot) > 0 ? first_moment_.data() + slot * width_ : nullptr;
+  return row_steps(slot) > 0 ? first_moment_.row(slot) : nullptr;
 }
 
 const float* LazyAdam::second_moment(std::size_t slot) const {
-  return row_steps(slot) > 0 ? second_moment_.data() + slot * width_ : nullptr;
+  return row_steps(slot) > 0 ? second_moment_.row(slot) : nullptr;
 }
 
 void LazyAdam::grow(std::size_t slot) {
+  // The moments grow a block at a time without moving; doubling keeps the counts' growth amortised.
+  first_moment_.grow_to(slot + 1);
+  second_moment_.grow_to(slot + 1);
   if (slot < steps_.size()) return;
-  // Slots grow in first-touch order; doubling keeps growth amortised.
-  const std::size_t slots = std::max(slot + 1, 2 * steps_.size());
-  steps_.resize(slots, 0);
-  first_moment_.resize(slots * width_, 0.0f);
-  second_moment_.resize(slots * width_, 0.0f);
+  steps_.resize(std::max(slot + 1, 2 * steps_.size()), 0);
 }
 
 std::uint64_t LazyAdam::read_row_state(std::size_t slot, float* out) const {
@@ -36,8 +36,8 @@ std::uint64_t LazyAdam::read_row_state(std::size_t slot, float* out) const {
 
 void LazyAdam::restore_row_state(std::size_t slot, const float* state, std::uint64_t steps) {
   grow(slot);
-  std::copy(state, state + width_, first_moment_.data() + slot * width_);
-  std::copy(state + width_, state + 2 * width_, second_moment_.data() + slot * width_);
+  std::copy(state, state + width_, first_moment_.row(slot));
+  std::copy(state + width_, state + 2 * width_, second_moment_.row(slot));
   steps_[slot] = steps;
 }
 
@@ -54,11 +54,13 @@ float LazyAdam::step_rate(std::uint64_t t) {
 }
 
 void LazyAdam::prefetch_row(std::size_t slot) const {
-  if (slot >= steps_.size()) return;  // a new slot's state is made by its update
+  if (slot >= first_moment_.size()) return;  // a new slot's state is made by its update
+  const float* first = first_moment_.row(slot);
+  const float* second = second_moment_.row(slot);
   constexpr std::size_t kLineFloats = 64 / sizeof(float);
   for (std::size_t i = 0; i < width_; i += kLineFloats) {
-    __builtin_prefetch(first_moment_.data() + slot * width_ + i, 1);
-    __builtin_prefetch(second_moment_.data() + slot * width_ + i, 1);
+    __builtin_prefetch(first + i, 1);
+    __builtin_prefetch(second + i, 1);
   }
   __builtin_prefetch(steps_.data() + slot, 1);
 }
@@ -70,8 +72,8 @@ void LazyAdam::update_row(std::size_t slot, float* row, const float* gradient, f
   const auto b2 = static_cast<float>(settings_.beta2);
   const auto eps = static_cast<float>(settings_.eps);
   const auto decay = static_cast<float>(settings_.learn_rate * settings_.L2);
-  float* m = first_moment_.data() + slot * width_;
-  float* v = second_moment_.data() + slot * width_;
+  float* m = first_moment_.row(slot);
+  float* v = second_moment_.row(slot);
   for (std::size_t i = 0; i < width_; ++i) {
     const float g = gradient[i] * gradient_scale;
     m[i] = b1 * m[i] + (1.0f - b1) * g;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/row_blocks.hpp"
+
 #include "model/row_optimizer.hpp"
 
 namespace psgrad {
@@ -49,7 +51,7 @@ class LazyAdam final : public RowOptimizer {
 
   LazyAdamSettings settings_;
   std::size_t width_;
-  std::vector<float> first_moment_, second_moment_;  // width floats per slot
+  RowBlocks first_moment_, second_moment_;  // a row per slot
   std::vector<std::uint64_t> steps_;
   std::vector<float> rates_;  // rates_[t - 1]: step_rate(t), for the counts met so far, up to kKeptRates
 };

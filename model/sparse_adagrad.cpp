@@ -6,17 +6,16 @@
 namespace psgrad {
 
 SparseAdagrad::SparseAdagrad(const AdagradSettings& settings, std::size_t width)
-    : settings_(settings), width_(width) {}
+    : settings_(settings), width_(width), accumulators_(width, static_cast<float>(settings.initial_accumulator)) {}
 
 const float* SparseAdagrad::accumulator(std::size_t slot) const {
-  return slot < stepped_.size() && stepped_[slot] ? accumulators_.data() + slot * width_ : nullptr;
+  return slot < stepped_.size() && stepped_[slot] ? accumulators_.row(slot) : nullptr;
 }
 
 void SparseAdagrad::grow(std::size_t slot) {
+  accumulators_.grow_to(slot + 1);  // a block at a time, never moving
   if (slot < stepped_.size()) return;
-  const std::size_t slots = std::max(slot + 1, 2 * stepped_.size());
-  stepped_.resize(slots, false);
-  accumulators_.resize(slots * width_, static_cast<float>(settings_.initial_accumulator));
+  stepped_.resize(std::max(slot + 1, 2 * stepped_.size()), false);
 }
 
 std::uint64_t SparseAdagrad::read_row_state(std::size_t slot, float* out) const {
@@ -27,7 +26,7 @@ std::uint64_t SparseAdagrad::read_row_state(std::size_t slot, float* out) const 
 
 void SparseAdagrad::restore_row_state(std::size_t slot, const float* state, std::uint64_t) {
   grow(slot);
-  std::copy(state, state + width_, accumulators_.data() + slot * width_);
+  std::copy(state, state + width_, accumulators_.row(slot));
   stepped_[slot] = true;
 }
 
@@ -36,7 +35,7 @@ void SparseAdagrad::update_row(std::size_t slot, float* row, const float* gradie
   stepped_[slot] = true;
   const auto learn_rate = static_cast<float>(settings_.learn_rate);
   const auto eps = static_cast<float>(settings_.eps);
-  float* sum = accumulators_.data() + slot * width_;
+  float* sum = accumulators_.row(slot);
   for (std::size_t i = 0; i < width_; ++i) {
     const float g = gradient[i] * gradient_scale;
     sum[i] += g * g;

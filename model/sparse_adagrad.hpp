@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/row_blocks.hpp"
 #include "model/row_optimizer.hpp"
 
 namespace psgrad {
@@ -38,7 +39,7 @@ class SparseAdagrad final : public RowOptimizer {
 
   AdagradSettings settings_;
   std::size_t width_;
-  std::vector<float> accumulators_;  // width floats per slot
+  RowBlocks accumulators_;  // a row per slot
   std::vector<bool> stepped_;
 };
 
