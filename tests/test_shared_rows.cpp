@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "caf/actor_system.hpp"
-#include "caf/binary_deserializer.hpp"
+#include "caf/binary_serializer.hpp"
 #include "actors/actor_config.hpp"
 #include "payloads/payload_checksum.hpp"
 #include "payloads/shared_memory.hpp"
@@ -55,18 +55,7 @@ bool same_rows(const std::vector<TableRows>& a, const std::vector<TableRows>& b)
   return true;
 }
 
-// The reference a pull answer's message carries (its version, then the route byte and the reference).
-SharedRowsReference reference_in(caf::actor_system& system, const std::vector<char>& message) {
-  caf::binary_deserializer source{system, message};
-  std::uint64_t version = 0;
-  std::uint8_t route = 0;
-  SharedRowsReference where;
-  REQUIRE_FALSE(source(version, route, where.slot.pid, where.slot.fd, where.slot.key, where.slot.slot,
-                       where.slot.sequence, where.slot.checksum, where.bytes));
-  REQUIRE(route == 1);
-  return where;
-}
-
+// A pull answer's message (version 9) whose rows are said to wait at `where`.
 std::vector<char> answer_message(caf::actor_system& system, const SharedRowsReference& where) {
   std::vector<char> bytes;
   caf::binary_serializer sink{system, bytes};
