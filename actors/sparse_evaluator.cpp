@@ -10,6 +10,7 @@
 #include "caf/sec.hpp"
 #include "actors/pull_parts.hpp"
 #include "actors/row_router.hpp"
+#include "model/embedding_table.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_model.hpp"
 #include "runtime/error_text.hpp"
@@ -22,7 +23,7 @@ class SparseEvaluator : public EvaluatorActor::base {
  public:
   SparseEvaluator(caf::actor_config& config, SparseModel model, SparseBatch dev, BatchLookup lookup,
                   std::vector<EmbeddingShardActor> shards, std::size_t batch_size, SparseEvaluatorPlacement placement,
-                  ReportCallback on_report, SnapshotCallback on_snapshot)
+                  std::vector<EmbeddingTable> seed_tables, ReportCallback on_report, SnapshotCallback on_snapshot)
       : EvaluatorActor::base(config),
         model_(std::move(model)),
         dev_(std::move(dev)),
@@ -31,6 +32,7 @@ class SparseEvaluator : public EvaluatorActor::base {
         batch_size_(batch_size),
         keys_per_part_(placement.keys_per_part),
         shards_on_this_host_(std::move(placement.shards_on_this_host)),
+        seed_tables_(std::move(seed_tables)),
         on_report_(std::move(on_report)),
         on_snapshot_(std::move(on_snapshot)) {}
 
@@ -64,6 +66,9 @@ class SparseEvaluator : public EvaluatorActor::base {
   // other message while an actor awaits, exit messages too, and a shard process whose connection dropped
   // never answers, so an awaiting evaluator could never be stopped and its process never exit.
   void start(const std::shared_ptr<Pending>& pending) {
+    // Async, version 0: every row is still the one the seed makes, so the evaluator makes them itself
+    // instead of pulling the whole dev set from the shards just as the workers ask for their first rows.
+    if (!seed_tables_.empty() && pending->weights.version == 0) return score(*pending, seed_rows());
     // Every shard is asked, those holding none of the dev set's keys too: a sync shard holds the
     // step from an evaluation point back until the evaluator has pulled at that version. The dev
     // set's keys go in parts (pull_parts.hpp), so no answer is too big to cross a connection at once.
@@ -123,8 +128,23 @@ class SparseEvaluator : public EvaluatorActor::base {
       pending.promise.deliver(caf::make_error(caf::sec::invalid_argument, "evaluator: " + rows.error()));
       return finished(pending);
     }
+    score(pending, *rows);
+  }
+
+  // The dev set's rows as the seed makes them, per field.
+  std::vector<SparseRows> seed_rows() const {
+    std::vector<SparseRows> rows;
+    for (std::size_t f = 0; f < seed_tables_.size(); ++f) {
+      SparseRows field(lookup_.fields[f].keys, seed_tables_[f].width());
+      for (std::size_t i = 0; i < field.size(); ++i) seed_tables_[f].initial_row(field.keys[i], field.row(i));
+      rows.push_back(std::move(field));
+    }
+    return rows;
+  }
+
+  void score(Pending& pending, const std::vector<SparseRows>& rows) {
     const auto& targets = dev_.targets;
-    const auto result = model_.evaluate(pending.weights.values.data(), lookup_, *rows,
+    const auto result = model_.evaluate(pending.weights.values.data(), lookup_, rows,
                                         ConstMatrixMap(targets.data(), targets.rows(), targets.cols()), batch_size_);
     EvaluationReport report{pending.progress.iteration, pending.weights.version, result.accuracy, result.loss,
                             pending.progress.final, pending.progress};
@@ -142,6 +162,9 @@ class SparseEvaluator : public EvaluatorActor::base {
   std::size_t batch_size_;
   std::size_t keys_per_part_;
   std::vector<bool> shards_on_this_host_;  // they answer through shared memory
+  // Async: per field, a table that makes rows as the seed does (empty: sync, where a shard holds the
+  // evaluation's step until the evaluator has pulled it).
+  std::vector<EmbeddingTable> seed_tables_;
   ReportCallback on_report_;
   SnapshotCallback on_snapshot_;
 };
@@ -158,11 +181,19 @@ Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const T
   auto batch = gather_examples(*dev, {}, 0, dev->count);
   auto lookup = model->look_up(batch.fields, batch.numbers);
   if (!lookup) return Error{"dev data: " + lookup.error()};
+  std::vector<EmbeddingTable> seed_tables;
+  if (job.cluster.mode != TrainingMode::sync)
+    for (std::size_t f = 0; f < model->fields().size(); ++f) {
+      EmbeddingTableSettings settings;  // as the shards' (embedding_shard_setup)
+      settings.width = model->fields()[f].width;
+      settings.init_seed = embedding_init_seed(job.training.seed, f);
+      seed_tables.emplace_back(settings);
+    }
   // CAF takes spawn options only as a template argument.
   auto spawn = [&](auto options) -> EvaluatorActor {
     return system.spawn<SparseEvaluator, decltype(options)::value>(
         std::move(model).value(), std::move(batch), std::move(lookup).value(), std::move(shards),
-        job.evaluation.batch_size, placement, std::move(on_report), std::move(on_snapshot));
+        job.evaluation.batch_size, placement, std::move(seed_tables), std::move(on_report), std::move(on_snapshot));
   };
   if (placement.thread == EvaluatorThread::scheduler)
     return spawn(std::integral_constant<caf::spawn_options, caf::no_spawn_options>{});

@@ -1,5 +1,6 @@
 // The sparse evaluator against real table shards: the dev set pulled in parts scores as in one pull, and
-// a sync shard lets its held step go once the last part is answered.
+// a sync shard lets its held step go once the last part is answered; async, version 0 is scored with
+// the seed's rows, without pulling them.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -66,4 +67,47 @@ TEST_CASE("a dev set pulled from the shards in parts of 3 keys scores as in one 
                  [&](caf::error& error) { FAIL(error_text(system, error)); });
     CHECK(version == 1);
   }
+}
+
+TEST_CASE("an async evaluator scores version 0 with the seed's rows, as the untouched shards would answer, without asking them") {
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  caf::scoped_actor self{system};
+  auto job = sparse_job(TrainingMode::async, 1, 2, 4);
+  const auto train = colour_task(64, 1);
+  const auto dev = colour_task(50, 2);
+  auto model = model_for(job, *train);
+  model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
+  const auto shards = spawn_table_shards(system, job, model, 2);
+  auto evaluator = spawn_sparse_evaluator(system, job, dev, shards, {});
+  REQUIRE(evaluator.ok());
+  const std::shared_ptr<void> end_all(nullptr, [&](void*) {
+    for (const auto& actor : {caf::actor_cast<caf::actor>(*evaluator), caf::actor_cast<caf::actor>(shards[0]),
+                              caf::actor_cast<caf::actor>(shards[1])})
+      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  });
+  const auto& dense = model.dense();
+  auto evaluate = [&](std::uint64_t version) {
+    const Weights weights{version, dense.layout().hash(),
+                          FloatBuffer::copy_of(dense.weights().data(), dense.weights().size())};
+    std::optional<EvaluationReport> report;
+    self->request(*evaluator, std::chrono::seconds(10), evaluate_atom::value, weights, TrainingProgress{})
+        .receive([&](EvaluationReport& answer) { report = answer; }, [&](caf::error&) {});
+    return report;
+  };
+  // Version 1 is pulled: no push has reached the shards, so they answer every row as the seed made it.
+  const auto pulled = evaluate(1);
+  REQUIRE(pulled.has_value());
+  // With the shards gone, version 0 still scores, and the same; version 1 no longer can.
+  for (const auto& shard : shards) {
+    self->monitor(shard);
+    caf::anon_send_exit(shard, caf::exit_reason::user_shutdown);
+    self->receive([](const caf::down_msg&) {});
+  }
+  const auto seeded = evaluate(0);
+  REQUIRE(seeded.has_value());
+  CHECK(seeded->accuracy == pulled->accuracy);
+  CHECK(seeded->loss == pulled->loss);
+  CHECK(seeded->loss > 0.0);
+  CHECK_FALSE(evaluate(1).has_value());
 }
