@@ -10,6 +10,7 @@
 #include "caf/sec.hpp"
 #include "actors/pull_parts.hpp"
 #include "actors/row_router.hpp"
+#include "actors/sparse_parts.hpp"
 #include "model/embedding_table.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_model.hpp"
@@ -183,12 +184,7 @@ Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const T
   if (!lookup) return Error{"dev data: " + lookup.error()};
   std::vector<EmbeddingTable> seed_tables;
   if (job.cluster.mode != TrainingMode::sync)
-    for (std::size_t f = 0; f < model->fields().size(); ++f) {
-      EmbeddingTableSettings settings;  // as the shards' (embedding_shard_setup)
-      settings.width = model->fields()[f].width;
-      settings.init_seed = embedding_init_seed(job.training.seed, f);
-      seed_tables.emplace_back(settings);
-    }
+    for (const auto& settings : seeded_table_settings(job, *model)) seed_tables.emplace_back(settings);
   // CAF takes spawn options only as a template argument.
   auto spawn = [&](auto options) -> EvaluatorActor {
     return system.spawn<SparseEvaluator, decltype(options)::value>(

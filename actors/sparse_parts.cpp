@@ -35,17 +35,23 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
   return spawn_parameter_server(system, std::move(state));
 }
 
+std::vector<EmbeddingTableSettings> seeded_table_settings(const TrainingJob& job, const SparseModel& model) {
+  std::vector<EmbeddingTableSettings> tables;
+  for (std::size_t f = 0; f < model.fields().size(); ++f) {
+    EmbeddingTableSettings table;
+    table.width = model.fields()[f].width;
+    table.init_seed = embedding_init_seed(job.training.seed, f);
+    tables.push_back(table);
+  }
+  return tables;
+}
+
 EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseModel& model,
                                           const TableOptimizerChoice& optimizer, std::uint64_t start_iteration,
                                           bool checkpoints, std::optional<std::uint64_t> resumed_version) {
   EmbeddingShardSetup setup;
   setup.count = static_cast<std::uint32_t>(job.cluster.servers);
-  for (std::size_t f = 0; f < model.fields().size(); ++f) {
-    EmbeddingTableSettings table;
-    table.width = model.fields()[f].width;
-    table.init_seed = embedding_init_seed(job.training.seed, f);
-    setup.tables.push_back(table);
-  }
+  setup.tables = seeded_table_settings(job, model);
   setup.optimizer = optimizer;
   setup.run_optimizer = job.optimizer;
   setup.mode = job.cluster.mode;

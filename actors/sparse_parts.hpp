@@ -24,6 +24,9 @@ namespace psgrad {
 Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
                                                 SparseModel& model, const TrainingCheckpoint* resume = nullptr);
 
+// Per field, the settings of its table: its width, and the seed its rows' first values are drawn from.
+std::vector<EmbeddingTableSettings> seeded_table_settings(const TrainingJob& job, const SparseModel& model);
+
 // Every table shard's setup but its index and restored rows: cluster.servers shards of every field's
 // table, holding sync steps for evaluations (and checkpoints, when taken) from start_iteration on;
 // resumed_version: the steps a resumed checkpoint had taken.

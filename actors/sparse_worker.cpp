@@ -189,21 +189,20 @@ class SparseWorker : public DataWorkerActor::base {
       request(setup_->shards[s], caf::infinite, pull_atom::value, std::move(pulls[s]))
           .then(
               [this, step, s](PulledRows& rows) {
-                if (!rows.refusal.empty()) {
-                  const auto refused = caf::make_error(caf::sec::invalid_argument, rows.refusal);
-                  if (step->started) return end_loop(fmt::format("table shard {}", s), refused);
-                  if (!step->failure) step->failure.emplace(fmt::format("table shard {}", s), refused);
-                  return;
-                }
+                if (!rows.refusal.empty())
+                  return pull_failed(*step, s, caf::make_error(caf::sec::invalid_argument, rows.refusal));
                 step->answers[s] = std::move(rows);
                 if (--step->missing == 0 && step->started && !step->failure) finish_step(step);
               },
-              [this, step, s](caf::error& error) {
-                if (step->started) return end_loop(fmt::format("table shard {}", s), error);
-                if (!step->failure) step->failure.emplace(fmt::format("table shard {}", s), error);
-              });
+              [this, step, s](caf::error& error) { pull_failed(*step, s, error); });
     }
     return step;
+  }
+
+  // A step already started ends the loop; a pull ahead keeps its failure until its step starts.
+  void pull_failed(Step& step, std::size_t shard, const caf::error& error) {
+    if (step.started) return end_loop(fmt::format("table shard {}", shard), error);
+    if (!step.failure) step.failure.emplace(fmt::format("table shard {}", shard), error);
   }
 
   void finish_step(const std::shared_ptr<Step>& step) {

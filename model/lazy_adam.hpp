@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "model/row_blocks.hpp"
-
 #include "model/row_optimizer.hpp"
 
 namespace psgrad {
