@@ -1,12 +1,15 @@
 // Float storage aligned to 64 bytes. Eigen's vectorized kernels pick their summation order by a
 // buffer's alignment, so every buffer the model computes on starts on the same boundary: that keeps
-// results bit-identical across threads, processes and machines.
+// results bit-identical across threads, processes and machines. Large buffers get their pages at once
+// (populated_pages.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdlib>
 #include <new>
 #include <vector>
+
+#include "model/populated_pages.hpp"
 
 namespace psgrad {
 
@@ -21,6 +24,7 @@ struct AlignedAllocator {
     const std::size_t bytes = ((n * sizeof(T) + alignment - 1) / alignment) * alignment;
     void* p = std::aligned_alloc(alignment, bytes == 0 ? alignment : bytes);
     if (!p) throw std::bad_alloc();
+    populate_pages(p, bytes);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t) { std::free(p); }

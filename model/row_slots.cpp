@@ -45,7 +45,7 @@ void RowSlots::grow() {
   const std::size_t count = buckets_.empty() ? 64 : 2 * buckets_.size();
   shift_ = 64;
   for (std::size_t c = count; c > 1; c >>= 1) --shift_;
-  std::vector<Bucket> old(count, Bucket{});
+  std::vector<Bucket, AlignedAllocator<Bucket>> old(count, Bucket{});
   old.swap(buckets_);
   const std::size_t mask = count - 1;
   for (const Bucket& bucket : old) {

@@ -1,11 +1,13 @@
 // The slot of each key of a sparse table: an open-addressing hash map (linear probing over one flat
 // array), so a lookup is a multiply and, most often, one cache line, where std::unordered_map chases a
-// node pointer per key.
+// node pointer per key. Its buckets come from AlignedAllocator for their pages, made in one system call.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "model/aligned_floats.hpp"
 
 namespace psgrad {
 
@@ -31,7 +33,7 @@ class RowSlots {
   std::size_t home(std::uint64_t key) const;
   void grow();
 
-  std::vector<Bucket> buckets_;  // a power of two of them, at most half full
+  std::vector<Bucket, AlignedAllocator<Bucket>> buckets_;  // a power of two of them, at most half full
   std::size_t size_ = 0;
   unsigned shift_ = 64;  // 64 - log2(buckets)
 };
