@@ -11,6 +11,7 @@ namespace psgrad::bench {
 
 struct SparseEffort {
   std::size_t repeats = 2;
+  std::size_t loopback_repeats = 3;   // the ratio across processes spreads most: its median of three
   double seconds_per_run = 1.0;       // each timed training run, and each shard timing
   std::size_t click_train_rows = 50000;
   std::size_t click_dev_rows = 2000;
@@ -19,7 +20,7 @@ struct SparseEffort {
   double debian_epochs = 2.0;
   double quiet_wait_seconds = 5.0;    // before each repeat of the training runs
   static SparseEffort full() { return {}; }
-  static SparseEffort quick() { return {1, 0.05, 4000, 500, 8, 3000, 0.5, 0.0}; }
+  static SparseEffort quick() { return {1, 1, 0.05, 4000, 500, 8, 3000, 0.5, 0.0}; }
 };
 
 // hashembed_mlp.v1, sum pooling (PyTorch's EmbeddingBag(mode="sum") is its peer), tables of `width` and

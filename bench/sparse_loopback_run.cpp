@@ -32,15 +32,16 @@ SparseLoopbackRun::SparseLoopbackRun(std::string psgrad_path, const TrainingJob&
   if (!out.flush()) throw std::runtime_error(config_path_ + ": could not be written");
 }
 
-double SparseLoopbackRun::run(std::uint64_t iterations) const {
-  const std::vector<std::string> argv = {psgrad_path_, "train", "--config", config_path_, "--processes",
-                                         "--set", fmt::format("training.iterations={}", iterations)};
+double SparseLoopbackRun::run(std::uint64_t iterations, bool processes) const {
+  std::vector<std::string> argv = {psgrad_path_, "train", "--config", config_path_, "--set",
+                                   fmt::format("training.iterations={}", iterations)};
+  if (processes) argv.push_back("--processes");
   const auto run = run_captured(argv, std::chrono::seconds(300));
   const double rate = parse_samples_per_second(run.output);
   if (run.exit_code != 0 || rate < 0.0 || run.leftover_processes > 0)
     throw std::runtime_error(fmt::format(
-        "`{} train --config {} --processes` failed (exit {}, signal {}{}, {} process(es) left running):\n{}",
-        psgrad_path_, config_path_, run.exit_code, run.signal, run.timed_out ? ", timed out" : "",
+        "`{} train --config {}{}` failed (exit {}, signal {}{}, {} process(es) left running):\n{}",
+        psgrad_path_, config_path_, processes ? " --processes" : "", run.exit_code, run.signal, run.timed_out ? ", timed out" : "",
         run.leftover_processes, run.output));
   return rate;
 }

@@ -26,8 +26,8 @@ class SparseLoopbackRun {
 
   // One run of `iterations`: samples per training second, from psgrad's summary line, so starting the
   // processes, reading the files and joining are not part of it. Throws when the run fails or leaves a
-  // process behind.
-  double run(std::uint64_t iterations) const;
+  // process behind. Across processes with `train --processes`; else the same command in one process.
+  double run(std::uint64_t iterations, bool processes = true) const;
 
   const std::string& config_path() const { return config_path_; }
 

@@ -24,7 +24,8 @@ measured = ["sparse.rows_pulled_per_s_per_shard", "sparse.rows_pushed_per_s_per_
             "sparse.table_2_24.bytes_per_step", "sparse.table_2_24.dense_equivalent_bytes_per_step",
             "sparse.table_2_24.unique_keys_per_step"]
 measured += [f"sparse.samples_per_s.local_{k}_shards.{mode}" for k in (1, 2, 4) for mode in ("sync", "async")]
-measured += ["sparse.samples_per_s.loopback_3_processes", "sparse.loopback_vs_local"]
+measured += ["sparse.samples_per_s.loopback_3_processes", "sparse.samples_per_s.local_command",
+             "sparse.loopback_vs_local", "sparse.loopback_vs_bench_process"]
 for key in measured:
     if key not in rows:
         problems.append(f"row {key} missing")
@@ -34,13 +35,17 @@ for key in ("sparse.torch_samples_per_s", "sparse.psgrad_async_vs_torch", "spars
     row = rows.get(key)
     if row is None or row["median"] is not None or "skipped" not in row.get("note", "") and "not measured" not in row.get("note", ""):
         problems.append(f"row {key} should be null with a reason: {row}")
-# The ratio divides the runs of each repeat: its median lies within the ratios of the rates' extremes.
+# Each ratio divides the runs of each repeat: its median lies within the ratios of the rates' extremes.
 if not problems:
     details = json.load(open(sys.argv[1]))["details"]["sparse"]["samples_per_s"]["loopback_3_processes"]
-    runs = list(zip(details["loopback"], details["local_async_1_shard"]))
-    ratio = rows["sparse.loopback_vs_local"]["median"]
-    if not runs or not min(a / b for a, b in runs) <= ratio <= max(a / b for a, b in runs):
-        problems.append(f"loopback ratio {ratio} is not within its runs' ratios {runs}")
+    for key, local in (("sparse.loopback_vs_local", "local_command"),
+                       ("sparse.loopback_vs_bench_process", "in_bench_process")):
+        runs = list(zip(details["loopback"], details[local]))
+        ratio = rows[key]["median"]
+        if not runs or not min(a / b for a, b in runs) <= ratio <= max(a / b for a, b in runs):
+            problems.append(f"{key} {ratio} is not within its runs' ratios {runs}")
+    if len(details["in_bench_process_page_faults"]) != len(details["loopback"]):
+        problems.append(f"page faults of the runs in the bench process: {details}")
 # Tables 256 times larger move the same keys: the whole-table figure grows with them, a step's bytes do not.
 if not problems:
     small, large = rows["sparse.bytes_per_step"]["median"], rows["sparse.table_2_24.bytes_per_step"]["median"]
