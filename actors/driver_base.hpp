@@ -149,11 +149,15 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
   }
 
   // -- checkpoints -----------------------------------------------------------------------------------
+  // Checkpoints kept only for a signal are never periodic: a signal's is taken as the run stops.
   bool checkpoint_due(std::uint64_t done) const override {
-    return checkpoints_enabled() && job_.training.checkpoint_every > 0 && done % job_.training.checkpoint_every == 0;
+    return !hooks_.checkpoints_on_signal_only && checkpoints_enabled() && job_.training.checkpoint_every > 0 &&
+           done % job_.training.checkpoint_every == 0;
   }
 
-  bool checkpoints_enabled() const { return static_cast<bool>(hooks_.on_checkpoint); }
+  bool checkpoints_enabled() const {
+    return hooks_.on_checkpoint && (!hooks_.checkpoints_on_signal_only || interrupted_by() != 0);
+  }
 
   // Collects the server's state and every live worker's stream position, hands them to the hook, then
   // continues with `then`. In sync mode the workers are idle here, so the positions are exact (with

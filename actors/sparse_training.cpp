@@ -88,7 +88,10 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
   auto server = spawn_dense_server(system, job, *model, resume ? &resume->dense : nullptr);
   if (!server) return Error{server.error()};
   const bool checkpoints = static_cast<bool>(checkpointing.on_checkpoint);
-  auto shards = spawn_table_shards(system, job, *model, tables, hooks.start_iteration, checkpoints, resume);
+  // Sync shards hold at each periodic checkpoint's step until it is gathered; a signal's has none.
+  const bool periodic_checkpoints = checkpoints && !checkpointing.checkpoints_on_signal_only;
+  auto shards =
+      spawn_table_shards(system, job, *model, tables, hooks.start_iteration, periodic_checkpoints, resume);
   std::vector<caf::actor> spawned{caf::actor_cast<caf::actor>(*server)};
   const auto end_all = [&spawned] {
     // Local actors would otherwise live on until the system shuts down.
@@ -129,6 +132,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
                                                     std::move(checkpointing.config),
                                                     std::move(checkpointing.on_checkpoint)});
     hooks.on_checkpoint = collector->hook();
+    hooks.checkpoints_on_signal_only = checkpointing.checkpoints_on_signal_only;
   }
   hooks.on_worker_lost = tell_shards_of_lost_workers(*shards);
   auto driver = spawn_training_driver(system, dense_job, *server, workers, *evaluator, std::move(hooks));

@@ -31,6 +31,7 @@ struct SparseCheckpointing {
   // order taken, with the tables as every shard held them at its step (sync: exactly that step) and the
   // training data's fingerprint; empty: no checkpoints.
   std::function<void(const SparseCheckpoint&)> on_checkpoint;
+  bool checkpoints_on_signal_only = false;  // see DriverHooks::checkpoints_on_signal_only
   std::string config;  // the run's config text, given to each checkpoint (so the tables are never copied for it)
   // Continue from here: the dense part, the workers' streams, and the tables re-split over this run's
   // cluster.servers. Sync runs continue bit for bit as the run that wrote it would have.

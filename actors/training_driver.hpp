@@ -24,6 +24,10 @@ struct DriverHooks {
   std::function<void(std::size_t)> on_worker_lost;
   // Receives each checkpoint (without its config text); empty: no checkpoints.
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;
+  // on_checkpoint keeps only the state of a run a signal stops (no training.checkpoint_path): the driver
+  // then gathers checkpoints only once a signal came. Gathering a sparse run's tables at every end for
+  // nothing took longer than a short run's training.
+  bool checkpoints_on_signal_only = false;
   std::uint64_t start_iteration = 0;  // when resuming: loop iterations (sync) or steps (async) done
   // Becomes a signal's number when the user asks the run to stop: the driver then stops at the next
   // step boundary (async/ssp: once the gradients in flight are applied), checkpoints and reports.

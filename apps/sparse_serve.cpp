@@ -72,6 +72,7 @@ int run_sparse_serve(const ServeOptions& given) {
   setup.collect_tables = !options.save_model.empty();
   setup.train_data = fingerprint_of(*sparse.data.train, sparse.data.train->origin);
   setup.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
+  setup.checkpoints_on_signal_only = run.config.training.checkpoint_path.empty();
   if (sparse.resume) setup.resume = std::make_shared<const SparseCheckpoint>(std::move(*sparse.resume));
   std::vector<ChildProcess> children;
   setup.on_listening = [&](std::uint16_t port) {

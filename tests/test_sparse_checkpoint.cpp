@@ -3,6 +3,7 @@
 // only touched rows are kept, and a checkpoint that does not fit the run is refused in one line.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -32,7 +33,8 @@ struct Outcome {
 
 Outcome run(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
             std::shared_ptr<const SparseDataset> dev, std::optional<SparseCheckpoint> resume = std::nullopt,
-            const TableOptimizerChoice& tables = {}, std::size_t threads = 2) {
+            const TableOptimizerChoice& tables = {}, std::size_t threads = 2, DriverHooks hooks = {},
+            bool checkpoints_on_signal_only = false) {
   ActorConfig config(threads);
   prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
@@ -43,10 +45,11 @@ Outcome run(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
     std::lock_guard<std::mutex> lock(*mutex);
     outcome.checkpoints[checkpoint.dense.iteration] = checkpoint;
   };
+  checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only;
   checkpointing.resume = std::move(resume);
   checkpointing.config = "# the run's config\n";
-  outcome.summary = train_sparse_in_process(system, job, std::move(train), std::move(dev), nullptr, tables, {},
-                                            std::move(checkpointing));
+  outcome.summary = train_sparse_in_process(system, job, std::move(train), std::move(dev), nullptr, tables,
+                                            std::move(hooks), std::move(checkpointing));
   return outcome;
 }
 
@@ -167,6 +170,31 @@ TEST_CASE("an async sparse run checkpoints and resumes into another shard count,
   const auto resumed = run(job, train, dev, at_6);
   REQUIRE_MESSAGE(resumed.summary.ok(), (resumed.summary.ok() ? "" : resumed.summary.error()));
   CHECK(resumed.summary->run.steps == first.summary->run.steps);
+}
+
+TEST_CASE("a sparse run that keeps checkpoints only for a signal gathers none at its end unless a signal came") {
+  const auto train = colour_task(90, 1);
+  const auto dev = colour_task(30, 2);
+  for (const auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    CAPTURE(mode_name(mode));
+    auto job = sparse_job(mode, 2, 2, 8);
+    job.training.checkpoint_every = 3;
+    const auto plain = run(job, train, dev, std::nullopt, {}, 2, {}, true);
+    REQUIRE_MESSAGE(plain.summary.ok(), (plain.summary.ok() ? "" : plain.summary.error()));
+    CHECK(plain.summary->run.interrupted_by == 0);
+    CHECK(plain.checkpoints.empty());
+    // Without the flag, the same run gathers one every checkpoint_every steps and one at the end.
+    const auto every = run(job, train, dev);
+    REQUIRE(every.summary.ok());
+    CHECK(every.checkpoints.size() >= 2);
+  }
+  // A signal before the first step: the sync run stops at once and its state is gathered for the hook.
+  DriverHooks stopped;
+  stopped.interrupt = std::make_shared<std::atomic<int>>(2);
+  const auto signalled = run(sparse_job(TrainingMode::sync, 2, 2, 8), train, dev, std::nullopt, {}, 2, stopped, true);
+  REQUIRE_MESSAGE(signalled.summary.ok(), (signalled.summary.ok() ? "" : signalled.summary.error()));
+  CHECK(signalled.summary->run.interrupted_by == 2);
+  CHECK(signalled.checkpoints.size() == 1);
 }
 
 TEST_CASE("a sparse checkpoint that is damaged or does not fit the run is refused in one line naming why") {

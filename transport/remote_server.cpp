@@ -233,6 +233,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   hooks.worker_names = joined->names;
   hooks.on_event = setup.on_event;
   hooks.on_checkpoint = setup.on_checkpoint;
+  hooks.checkpoints_on_signal_only = setup.checkpoints_on_signal_only;
   hooks.interrupt = setup.interrupt;
   hooks.trace = setup.trace;
   hooks.stop_early = setup.stop_early;

@@ -36,6 +36,7 @@ struct ServeSetup {
   std::function<void(const std::string&)> on_event;
   ReportCallback on_report;
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints
+  bool checkpoints_on_signal_only = false;  // see DriverHooks::checkpoints_on_signal_only
   std::shared_ptr<const std::atomic<int>> interrupt;  // see DriverHooks::interrupt
   std::shared_ptr<TraceRecorder> trace;  // see DriverHooks::trace
   std::shared_ptr<const std::atomic<bool>> stop_early;  // see DriverHooks::stop_early

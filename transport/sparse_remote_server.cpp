@@ -137,7 +137,8 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   const auto shard_count = static_cast<std::uint32_t>(job.cluster.servers);
   TableShardRegistrySetup registry_setup{shard_count, layout, setup.config, setup.dev->num_classes(), hello_token,
                                         setup.on_event};
-  registry_setup.start.checkpoints = static_cast<bool>(setup.on_checkpoint);
+  // Sync shards hold at each periodic checkpoint's step until it is gathered; a signal's has none.
+  registry_setup.start.checkpoints = setup.on_checkpoint && !setup.checkpoints_on_signal_only;
   if (resume) {
     registry_setup.start.resume = true;
     registry_setup.start.start_iteration = resume->dense.iteration;
@@ -229,6 +230,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
                                                     (*row_optimizer)->name(), setup.train_data, setup.config,
                                                     setup.on_checkpoint});
     hooks.on_checkpoint = collector->hook();
+    hooks.checkpoints_on_signal_only = setup.checkpoints_on_signal_only;
   }
   // The driver sees one parameter server: the tables' shards are the workers' and the evaluator's business.
   TrainingJob dense_job = job;
