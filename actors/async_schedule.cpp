@@ -34,6 +34,9 @@ class AsyncSchedule final : public RunSchedule {
     for (std::size_t k = 0; k < slots().size(); ++k)
       if (slots()[k].alive) start_loop(k);
     if (summary().steps >= total_steps_) return driver_.finish();
+    // Stopped before the first step (a signal as the workers joined): no credit went out, so no note
+    // will come to end the run.
+    if (driver_.stopping() && !any_outstanding()) return driver_.finish();
   }
 
   void joined(std::size_t k) override { start_loop(k); }

@@ -188,13 +188,18 @@ TEST_CASE("a sparse run that keeps checkpoints only for a signal gathers none at
     REQUIRE(every.summary.ok());
     CHECK(every.checkpoints.size() >= 2);
   }
-  // A signal before the first step: the sync run stops at once and its state is gathered for the hook.
-  DriverHooks stopped;
-  stopped.interrupt = std::make_shared<std::atomic<int>>(2);
-  const auto signalled = run(sparse_job(TrainingMode::sync, 2, 2, 8), train, dev, std::nullopt, {}, 2, stopped, true);
-  REQUIRE_MESSAGE(signalled.summary.ok(), (signalled.summary.ok() ? "" : signalled.summary.error()));
-  CHECK(signalled.summary->run.interrupted_by == 2);
-  CHECK(signalled.checkpoints.size() == 1);
+  // A signal before the first step: the run stops at once (async too: no credit goes out, so no step
+  // would end it) and its state is gathered for the hook.
+  for (const auto mode : {TrainingMode::sync, TrainingMode::async}) {
+    CAPTURE(mode_name(mode));
+    DriverHooks stopped;
+    stopped.interrupt = std::make_shared<std::atomic<int>>(2);
+    const auto signalled = run(sparse_job(mode, 2, 2, 8), train, dev, std::nullopt, {}, 2, stopped, true);
+    REQUIRE_MESSAGE(signalled.summary.ok(), (signalled.summary.ok() ? "" : signalled.summary.error()));
+    CHECK(signalled.summary->run.interrupted_by == 2);
+    CHECK(signalled.summary->run.steps == 0);
+    CHECK(signalled.checkpoints.size() == 1);
+  }
 }
 
 TEST_CASE("a sparse checkpoint that is damaged or does not fit the run is refused in one line naming why") {
