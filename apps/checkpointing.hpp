@@ -18,6 +18,10 @@ namespace psgrad {
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,
                                                                  std::shared_ptr<const std::atomic<int>> interrupt = {});
 
+// True when the run has no training.checkpoint_path: then the writers above keep only a signalled run's
+// state, and the driver gathers a checkpoint only once a signal came (DriverHooks).
+inline bool checkpoints_on_signal_only(const PreparedRun& run) { return run.config.training.checkpoint_path.empty(); }
+
 // Where a run stopped by a signal leaves its checkpoint: training.checkpoint_path, else beside the
 // run's metrics file (runs/<run>-interrupted.ckpt).
 std::string interrupted_checkpoint_path(const PreparedRun& run);

@@ -20,7 +20,7 @@ void attach_run_hooks(Hooks& hooks, const PreparedRun& run, std::shared_ptr<cons
                       bool checkpoint_unless_configured, const std::string& event_prefix) {
   hooks.on_event = run.output->event_printer(event_prefix);
   hooks.on_checkpoint = checkpoint_writer(run, checkpoint_unless_configured ? stop : nullptr);
-  hooks.checkpoints_on_signal_only = run.config.training.checkpoint_path.empty();
+  hooks.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
   hooks.interrupt = std::move(stop);
   hooks.trace = run.trace;
   if (run.best) hooks.stop_early = run.best->stop_flag();

@@ -191,7 +191,7 @@ int run_sparse_train(const TrainOptions& options) {
   hooks.trace = run.trace;
   SparseCheckpointing checkpointing;
   checkpointing.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
-  checkpointing.checkpoints_on_signal_only = run.config.training.checkpoint_path.empty();
+  checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
   checkpointing.config = run.config_text;
   checkpointing.resume = std::move(sparse.resume);
   signals.training_started();

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "caf/actor_system.hpp"
+#include "apps/checkpointing.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/launched_role.hpp"
 #include "apps/local_run.hpp"
@@ -72,7 +73,7 @@ int run_sparse_serve(const ServeOptions& given) {
   setup.collect_tables = !options.save_model.empty();
   setup.train_data = fingerprint_of(*sparse.data.train, sparse.data.train->origin);
   setup.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
-  setup.checkpoints_on_signal_only = run.config.training.checkpoint_path.empty();
+  setup.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
   if (sparse.resume) setup.resume = std::make_shared<const SparseCheckpoint>(std::move(*sparse.resume));
   std::vector<ChildProcess> children;
   setup.on_listening = [&](std::uint16_t port) {

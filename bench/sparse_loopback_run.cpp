@@ -41,8 +41,8 @@ double SparseLoopbackRun::run(std::uint64_t iterations, bool processes) const {
   if (run.exit_code != 0 || rate < 0.0 || run.leftover_processes > 0)
     throw std::runtime_error(fmt::format(
         "`{} train --config {}{}` failed (exit {}, signal {}{}, {} process(es) left running):\n{}",
-        psgrad_path_, config_path_, processes ? " --processes" : "", run.exit_code, run.signal, run.timed_out ? ", timed out" : "",
-        run.leftover_processes, run.output));
+        psgrad_path_, config_path_, processes ? " --processes" : "", run.exit_code, run.signal,
+        run.timed_out ? ", timed out" : "", run.leftover_processes, run.output));
   return rate;
 }
 

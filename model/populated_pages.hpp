@@ -1,7 +1,7 @@
 // Gives fresh memory its pages in one system call instead of one page fault each.
 //
-// On a virtual machine a page fault is dear: on this project's VM a first touch cost 11-14 µs a 4 KiB
-// page, and the same pages made by madvise(MADV_POPULATE_WRITE) 0.75 µs. Embedding tables that fill up
+// On a virtual machine a page fault is dear: on this project's VM a first touch cost 10-14 µs a 4 KiB
+// page, and the same pages made by madvise(MADV_POPULATE_WRITE) 0.45-1 µs. Embedding tables that fill up
 // as a run trains, and their hash indexes, touch hundreds of megabytes of fresh memory in the first
 // seconds: faulted page by page, that was most of a short run's table shard time.
 #pragma once
