@@ -38,7 +38,7 @@ struct SparseCheckpointing {
   std::optional<SparseCheckpoint> resume;
 };
 
-// job.model names a sparse architecture (model/sparse_registry.hpp) and its settings; the data's id
+// job.model names an architecture with embedding tables (model/registry.hpp) and its settings; the data's id
 // fields are its fields, in order (numeric columns are not read). The tables step with lazy Adam on the
 // run's Adam.v1 settings unless `tables` chooses Adagrad. Not offered yet, and refused with a one-line
 // error: cluster.pipeline, backup workers, and hooks.on_checkpoint (the tables' checkpoints come through

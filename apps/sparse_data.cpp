@@ -8,7 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "io/sparse_examples.hpp"
-#include "model/sparse_registry.hpp"
+#include "model/registry.hpp"
 
 namespace psgrad {
 
@@ -72,7 +72,7 @@ std::string field_text(const SparseDataset& data) {
 
 }  // namespace
 
-bool is_sparse_model(const Config& config) { return find_sparse_architecture(config.model.architecture) != nullptr; }
+bool is_sparse_model(const Config& config) { return names_architecture_with_tables(config.model.architecture); }
 
 Status check_model_fits_data(const Config& config) {
   const bool columns = !config.data.columns.empty();
@@ -80,7 +80,7 @@ Status check_model_fits_data(const Config& config) {
   if (columns && !sparse)
     return Error{fmt::format("{}: data.columns: named columns feed embedding tables, but model.@layers \"{}\" has "
                              "none; use a model with embedding tables ({})",
-                             config.source, config.model.architecture, fmt::join(sparse_architecture_names(), ", "))};
+                             config.source, config.model.architecture, fmt::join(architecture_names_with_tables(), ", "))};
   if (sparse && !columns)
     return Error{fmt::format("{}: model.@layers: \"{}\" reads named columns, but the config declares none; declare "
                              "them in [data.columns] with data.path and data.label",

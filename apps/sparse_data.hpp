@@ -21,7 +21,7 @@ struct SparseDataSplit {
   double majority_accuracy = 0.0;        // dev accuracy of always predicting training's commonest class
 };
 
-// Whether the config's model has embedding tables (model/sparse_registry.hpp).
+// Whether the config's model has embedding tables (model/registry.hpp).
 bool is_sparse_model(const Config& config);
 
 // Refuses, in one line naming the config and key, named columns ([data.columns]) with a dense model and

@@ -7,15 +7,15 @@
 #include <fmt/ranges.h>
 
 #include "io/machine_memory.hpp"
-#include "model/sparse_registry.hpp"
+#include "model/registry.hpp"
 #include "model/table_memory.hpp"
 
 namespace psgrad {
 
 Status check_tables_fit(const Config& config, std::size_t shards_here, std::uint64_t machine_bytes) {
-  const auto architecture = find_sparse_architecture(config.model.architecture);
-  if (!architecture) return success();
-  auto front = architecture->front(config.model.settings);
+  const auto architecture = find_architecture(config.model.architecture);
+  if (!architecture || !has_tables(*architecture)) return success();
+  auto front = architecture->tables(config.model.settings);
   if (!front) return Error{fmt::format("{}: model: {}", config.source, front.error())};
   std::vector<std::string> id_columns;
   for (const auto& column : config.data.columns)

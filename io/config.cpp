@@ -22,7 +22,6 @@
 #include "model/checked_count.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
-#include "model/sparse_registry.hpp"
 #include "model/table_optimizer.hpp"
 #include "model/training_mode.hpp"
 #include "model/wire_encoding.hpp"
@@ -63,18 +62,8 @@ std::shared_ptr<const std::vector<SettingSpec>> settings_of(const std::shared_pt
   return std::shared_ptr<const std::vector<SettingSpec>>(entry, &entry->settings);  // aliases the entry
 }
 
-// [model] names a dense architecture or one with embedding tables; the two registries stay apart.
-std::vector<std::string> every_architecture_name() {
-  auto names = architecture_names();
-  for (auto& name : sparse_architecture_names()) names.push_back(std::move(name));
-  return names;
-}
-
-const RegistrySection model_section{"model", kLayersKey, "architecture", every_architecture_name,
-                                    [](const std::string& name) {
-                                      if (auto dense = settings_of(find_architecture(name))) return dense;
-                                      return settings_of(find_sparse_architecture(name));
-                                    }};
+const RegistrySection model_section{"model", kLayersKey, "architecture", architecture_names,
+                                    [](const std::string& name) { return settings_of(find_architecture(name)); }};
 const RegistrySection optimizer_section{"optimizer", kOptimizersKey, "optimizer", optimizer_names,
                                         [](const std::string& name) { return settings_of(find_optimizer(name)); }};
 
@@ -185,7 +174,7 @@ Status read_optimizer(const toml::table& document, const Validator& validator, O
 Status read_tables_section(const toml::table& document, const Validator& validator, Config& config) {
   if (auto read = read_section(document, validator, tables_table(), config.tables); !read) return read;
   const auto* section = document.get_as<toml::table>(tables_table().name());
-  const bool sparse = find_sparse_architecture(config.model.architecture) != nullptr;
+  const bool sparse = names_architecture_with_tables(config.model.architecture);
   if (!sparse) {
     if (section && !section->empty())
       return validator.fail("tables", fmt::format("sets embedding tables' optimizer, but model.@layers \"{}\" has no "

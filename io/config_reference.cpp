@@ -7,7 +7,6 @@
 #include "io/toml_text.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
-#include "model/sparse_registry.hpp"
 
 namespace psgrad {
 
@@ -71,13 +70,6 @@ void add_descriptions(std::string& out, const char* what, const std::vector<std:
     if (const auto entry = find(name)) out += fmt::format("- `{}` ({}): {}\n", name, what, entry->description);
 }
 
-// [model] may name either registry's architectures; those with embedding tables get their rows after.
-std::vector<std::string> every_architecture_name() {
-  auto names = architecture_names();
-  for (auto& name : sparse_architecture_names()) names.push_back(std::move(name));
-  return names;
-}
-
 }  // namespace
 
 std::string config_reference_markdown() {
@@ -96,10 +88,7 @@ std::string config_reference_markdown() {
   add_registry_rows(out,
                     {"model", "@layers", "architecture", code("\"" + ModelSection{}.architecture + "\""),
                      "Which registered architecture to build."},
-                    every_architecture_name(), find_architecture);
-  for (const auto& name : sparse_architecture_names())
-    if (const auto entry = find_sparse_architecture(name))
-      add_rows(out, fmt::format("model ({})", name), entry->settings);
+                    architecture_names(), find_architecture);
   add_registry_rows(out,
                     {"optimizer", "@optimizers", "optimizer", code("\"" + OptimizerSection{}.name + "\""),
                      "Which registered optimizer updates the weights."},
@@ -116,7 +105,6 @@ std::string config_reference_markdown() {
   add_rows(out, "cluster", cluster_settings());
   out += "\n## Architectures and optimizers\n\n";
   add_descriptions(out, "architecture", architecture_names(), find_architecture);
-  add_descriptions(out, "architecture with embedding tables", sparse_architecture_names(), find_sparse_architecture);
   add_descriptions(out, "optimizer", optimizer_names(), find_optimizer);
   add_descriptions(out, "schedule", schedule_names(), find_schedule);
   return out;

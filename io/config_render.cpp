@@ -8,7 +8,6 @@
 #include "io/toml_text.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
-#include "model/sparse_registry.hpp"
 
 namespace psgrad {
 
@@ -83,14 +82,13 @@ void render_optimizer(std::ostringstream& out, const Spelling& spelling, const O
 }
 
 std::vector<SettingSpec> architecture_specs(const std::string& architecture) {
-  if (const auto dense = find_architecture(architecture)) return dense->settings;
-  return specs_of(find_sparse_architecture(architecture));
+  return specs_of(find_architecture(architecture));
 }
 
 // Only a model with embedding tables has [tables]; lazy Adam's settings are [optimizer]'s, so its
 // section holds the choice alone (Adagrad's keys would be refused beside it).
 void render_tables(std::ostringstream& out, const Spelling& spelling, const Config& config) {
-  if (!find_sparse_architecture(config.model.architecture)) return;
+  if (!names_architecture_with_tables(config.model.architecture)) return;
   const auto& table = tables_table();
   if (config.tables.optimizer != "lazy_adam") {
     render_section(out, spelling, table, config.tables);

@@ -36,14 +36,13 @@ Result<Model> Model::build(const std::string& architecture, const Settings& sett
                            std::size_t input_width, std::size_t output_width) {
   const auto entry = find_architecture(architecture);
   if (!entry) return Error{fmt::format("unknown architecture '{}'", architecture)};
-  Settings filled = settings;
-  if (auto missing = fill_defaults(entry->settings, filled))
-    return Error{fmt::format("architecture '{}': missing setting '{}'", architecture, *missing)};
-  for (const auto& spec : entry->settings)
-    if (auto expected = check_setting(spec, filled.at(spec.name)))
-      return Error{fmt::format("architecture '{}': {}: expected {}", architecture, spec.name,
-                               *expected)};
-  return Model(entry->build(filled, input_width, output_width), architecture);
+  if (has_tables(*entry))
+    return Error{fmt::format("architecture '{}' has embedding tables: it reads named id columns, not a matrix of "
+                             "features alone",
+                             architecture)};
+  auto filled = validated_settings(*entry, settings);
+  if (!filled) return Error{filled.error()};
+  return Model(entry->build(*filled, input_width, output_width), architecture);
 }
 
 void Model::initialize(std::uint64_t seed) {

@@ -1,7 +1,10 @@
 #include "model/registry.hpp"
 
+#include <fmt/format.h>
+
 #include "model/adam.hpp"
 #include "model/dropout.hpp"
+#include "model/hashembed_architecture.hpp"
 #include "model/named_registry.hpp"
 #include "model/relu.hpp"
 #include "model/sgd.hpp"
@@ -130,7 +133,7 @@ OptimizerEntry sgd() {
 }
 
 NamedRegistry<Architecture>& architectures() {
-  static NamedRegistry<Architecture> registry{relu_relu_softmax(), mlp()};
+  static NamedRegistry<Architecture> registry{relu_relu_softmax(), mlp(), hashembed_mlp_architecture()};
   return registry;
 }
 
@@ -141,9 +144,30 @@ NamedRegistry<OptimizerEntry>& optimizers() {
 
 }  // namespace
 
+Result<Settings> validated_settings(const Architecture& architecture, const Settings& settings) {
+  Settings filled = settings;
+  if (auto missing = fill_defaults(architecture.settings, filled))
+    return Error{fmt::format("architecture '{}': missing setting '{}'", architecture.name, *missing)};
+  for (const auto& spec : architecture.settings)
+    if (auto expected = check_setting(spec, filled.at(spec.name)))
+      return Error{fmt::format("architecture '{}': {}: expected {}", architecture.name, spec.name, *expected)};
+  return filled;
+}
+
 void register_architecture(Architecture architecture) { architectures().add(std::move(architecture)); }
 std::shared_ptr<const Architecture> find_architecture(const std::string& name) { return architectures().find(name); }
 std::vector<std::string> architecture_names() { return architectures().names(); }
+bool names_architecture_with_tables(const std::string& name) {
+  const auto entry = find_architecture(name);
+  return entry && has_tables(*entry);
+}
+
+std::vector<std::string> architecture_names_with_tables() {
+  std::vector<std::string> names;
+  for (auto& name : architecture_names())
+    if (names_architecture_with_tables(name)) names.push_back(std::move(name));
+  return names;
+}
 
 void register_optimizer(OptimizerEntry optimizer) { optimizers().add(std::move(optimizer)); }
 std::shared_ptr<const OptimizerEntry> find_optimizer(const std::string& name) { return optimizers().find(name); }

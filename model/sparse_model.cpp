@@ -45,18 +45,15 @@ SparseModel::SparseModel(EmbeddingFront front, LayerChain dense_chain, std::stri
 
 Result<SparseModel> SparseModel::build(const std::string& architecture, const Settings& settings,
                                        std::size_t output_width, std::vector<std::string> number_names) {
-  const auto entry = find_sparse_architecture(architecture);
-  if (!entry) return Error{fmt::format("unknown sparse architecture '{}'", architecture)};
-  Settings filled = settings;
-  if (auto missing = fill_defaults(entry->settings, filled))
-    return Error{fmt::format("architecture '{}': missing setting '{}'", architecture, *missing)};
-  for (const auto& spec : entry->settings)
-    if (auto expected = check_setting(spec, filled.at(spec.name)))
-      return Error{fmt::format("architecture '{}': {}: expected {}", architecture, spec.name, *expected)};
-  auto front = entry->front(filled);
+  const auto entry = find_architecture(architecture);
+  if (!entry) return Error{fmt::format("unknown architecture '{}'", architecture)};
+  if (!has_tables(*entry)) return Error{fmt::format("architecture '{}' has no embedding tables", architecture)};
+  auto filled = validated_settings(*entry, settings);
+  if (!filled) return Error{filled.error()};
+  auto front = entry->tables(*filled);
   if (!front) return Error{fmt::format("architecture '{}': {}", architecture, front.error())};
   const std::size_t width = total_width(*front) + number_names.size();
-  return SparseModel(std::move(*front), entry->build_dense(filled, width, output_width), architecture,
+  return SparseModel(std::move(*front), entry->build(*filled, width, output_width), architecture,
                      std::move(number_names));
 }
 

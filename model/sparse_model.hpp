@@ -14,7 +14,8 @@
 #include "model/pooling.hpp"
 #include "model/ragged_ids.hpp"
 #include "model/sparse_dataset.hpp"
-#include "model/sparse_registry.hpp"
+#include "model/embedding_front.hpp"
+#include "model/registry.hpp"
 #include "model/sparse_rows.hpp"
 
 namespace psgrad {

@@ -8,7 +8,6 @@
 #include "io/config_reference.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
-#include "model/sparse_registry.hpp"
 
 using namespace psgrad;
 
@@ -49,8 +48,6 @@ TEST_CASE("the config reference has one row per setting of every section and reg
   check_section("data", data_settings());
   check_section("cluster", cluster_settings());
   for (const auto& name : architecture_names()) check_section("model (" + name + ")", find_architecture(name)->settings);
-  for (const auto& name : sparse_architecture_names())
-    check_section("model (" + name + ")", find_sparse_architecture(name)->settings);
   for (const auto& name : optimizer_names()) check_section("optimizer (" + name + ")", find_optimizer(name)->settings);
   for (const auto& name : schedule_names())
     check_section("optimizer.learn_rate (" + name + ")", find_schedule(name)->settings);

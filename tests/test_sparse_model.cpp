@@ -2,6 +2,7 @@
 // chain against finite differences, and a plain training loop that learns a hidden rule over ids.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -71,10 +72,23 @@ TEST_CASE("hashembed_mlp.v1 builds a front per field and the tutorial's chain be
   CHECK(with_seeds->pooling() == Pooling::mean);
 }
 
-TEST_CASE("hashembed_mlp.v1 lives in the sparse registry only, so no dense job can pick it") {
-  CHECK(find_sparse_architecture("hashembed_mlp.v1") != nullptr);
-  CHECK(find_architecture("hashembed_mlp.v1") == nullptr);
-  CHECK(sparse_architecture_names() == std::vector<std::string>{"hashembed_mlp.v1"});
+TEST_CASE("one registry holds every architecture and says which have embedding tables") {
+  const auto names = architecture_names();
+  CHECK(std::find(names.begin(), names.end(), "hashembed_mlp.v1") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "relu_relu_softmax.v1") != names.end());
+  CHECK(architecture_names_with_tables() == std::vector<std::string>{"hashembed_mlp.v1"});
+  CHECK(names_architecture_with_tables("hashembed_mlp.v1"));
+  CHECK_FALSE(names_architecture_with_tables("mlp.v1"));
+  CHECK_FALSE(names_architecture_with_tables("no_such.v1"));
+}
+
+TEST_CASE("a model of dense arrays only refuses an architecture with tables, and the other way round") {
+  const auto as_dense = Model::build("hashembed_mlp.v1", small_settings("sum"), 4, 3);
+  REQUIRE_FALSE(as_dense.ok());
+  CHECK(as_dense.error().find("'hashembed_mlp.v1' has embedding tables") != std::string::npos);
+  const auto as_tables = SparseModel::build("mlp.v1", Settings{}, 3);
+  REQUIRE_FALSE(as_tables.ok());
+  CHECK(as_tables.error() == "architecture 'mlp.v1' has no embedding tables");
 }
 
 TEST_CASE("bad hashembed_mlp.v1 settings are one-line errors naming the setting") {
@@ -103,7 +117,7 @@ TEST_CASE("bad hashembed_mlp.v1 settings are one-line errors naming the setting"
   CHECK(error_of(settings) ==
         "architecture 'hashembed_mlp.v1': embedding_widths: expected a non-empty array of integers each in [1, "
         "1048576]");
-  CHECK(SparseModel::build("nope.v1", {}, 3).error() == "unknown sparse architecture 'nope.v1'");
+  CHECK(SparseModel::build("nope.v1", {}, 3).error() == "unknown architecture 'nope.v1'");
 }
 
 TEST_CASE("look_up refuses a batch with other fields or examples than the model's") {

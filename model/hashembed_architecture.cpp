@@ -1,8 +1,6 @@
-#include "model/sparse_registry.hpp"
+#include "model/hashembed_architecture.hpp"
 
 #include <fmt/format.h>
-
-#include "model/named_registry.hpp"
 
 namespace psgrad {
 
@@ -37,8 +35,10 @@ Result<EmbeddingFront> hashembed_front(const Settings& settings) {
   return front;
 }
 
-SparseArchitecture hashembed_mlp() {
-  SparseArchitecture entry;
+}  // namespace
+
+Architecture hashembed_mlp_architecture() {
+  Architecture entry;
   entry.name = "hashembed_mlp.v1";
   entry.description =
       "One HashEmbed per field, pooled by reduce_sum or reduce_mean and concatenated, followed by the "
@@ -63,27 +63,12 @@ SparseArchitecture hashembed_mlp() {
       {"dropout", SettingKind::number, SettingValue{0.2},
        "Dropout rate applied after each hidden activation while training.", 0.0, 1.0, true},
   };
-  entry.front = hashembed_front;
+  entry.tables = hashembed_front;
   // The chain behind the front is the tutorial's MLP, reading the same hidden_width and dropout.
-  entry.build_dense = [](const Settings& settings, std::size_t input_width, std::size_t output_width) {
+  entry.build = [](const Settings& settings, std::size_t input_width, std::size_t output_width) {
     return find_architecture("relu_relu_softmax.v1")->build(settings, input_width, output_width);
   };
   return entry;
 }
-
-NamedRegistry<SparseArchitecture>& sparse_architectures() {
-  static NamedRegistry<SparseArchitecture> registry{hashembed_mlp()};
-  return registry;
-}
-
-}  // namespace
-
-void register_sparse_architecture(SparseArchitecture architecture) {
-  sparse_architectures().add(std::move(architecture));
-}
-std::shared_ptr<const SparseArchitecture> find_sparse_architecture(const std::string& name) {
-  return sparse_architectures().find(name);
-}
-std::vector<std::string> sparse_architecture_names() { return sparse_architectures().names(); }
 
 }  // namespace psgrad
