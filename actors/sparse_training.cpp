@@ -14,6 +14,7 @@
 #include "actors/sparse_worker.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_data_fingerprint.hpp"
+#include "model/run_features.hpp"
 #include "model/sparse_model.hpp"
 #include "runtime/error_text.hpp"
 
@@ -25,8 +26,7 @@ Status check_run(const TrainingJob& job, const SparseDataset* train, const Spars
                  const DriverHooks& hooks) {
   if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
   if (job.cluster.servers == 0) return Error{"cluster.servers: at least one table shard is needed"};
-  if (job.cluster.pipeline) return Error{"cluster.pipeline is not offered for sparse models yet"};
-  if (job.cluster.backup_workers > 0) return Error{"cluster.backup_workers is not offered for sparse models yet"};
+  if (auto offered = check_run_features(job, true); !offered) return offered;
   if (hooks.on_checkpoint)
     return Error{"a sparse run's checkpoints hold its tables too: they come through SparseCheckpointing, not "
                  "hooks.on_checkpoint"};

@@ -13,6 +13,7 @@
 #include "apps/run_plan_check.hpp"
 #include "io/config.hpp"
 #include "io/config_reference.hpp"
+#include "model/run_features.hpp"
 
 namespace psgrad {
 
@@ -39,12 +40,18 @@ Command add_config_command(CLI::App& app) {
   check->parse_complete_callback([options] { options->action = "check"; });
   auto* reference = command->add_subcommand("reference", "Print the Markdown reference of every setting");
   reference->parse_complete_callback([options] { options->action = "reference"; });
+  auto* features = command->add_subcommand("features", "Print the Markdown table of features by parameter kind");
+  features->parse_complete_callback([options] { options->action = "features"; });
   return {command, [options] { return run_config_command(*options); }};
 }
 
 int run_config_command(const ConfigOptions& options) {
   if (options.action == "reference") {
     std::fputs(config_reference_markdown().c_str(), stdout);
+    return 0;
+  }
+  if (options.action == "features") {
+    std::fputs(run_features_markdown().c_str(), stdout);
     return 0;
   }
   // Config errors start with the file they are about: they stand alone, without "psgrad: ".
@@ -58,6 +65,9 @@ int run_config_command(const ConfigOptions& options) {
     return 0;
   }
   if (auto fits = check_model_fits_data(*config); !fits) return error.refused(fits.error());
+  // What `check` accepts must run: a feature the model does not offer is refused here as `train` refuses it.
+  if (auto offered = check_run_features(*config, is_sparse_model(*config)); !offered)
+    return error.refused(fmt::format("{}: {}", config->source, offered.error()));
   if (is_sparse_model(*config)) {
     if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits)
       return error.refused(fits.error());

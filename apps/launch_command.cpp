@@ -16,6 +16,7 @@
 #include "launch/hostfile.hpp"
 #include "launch/launch_plan.hpp"
 #include "launch/shell_quote.hpp"
+#include "model/run_features.hpp"
 
 namespace psgrad {
 
@@ -81,9 +82,7 @@ int run_launch_command(const LaunchOptions& options) {
   const bool tables = names_sparse_model(run, options.resume);
   if (options.slurm) {
     if (!options.hostfile.empty()) return error.refused("give --hostfile or --slurm, not both");
-    if (tables)
-      return error.refused("--slurm is not offered for models with embedding tables yet: use --hostfile, with "
-                           "shards=K for the table shard processes");
+    if (auto offered = check_run_feature("launch --slurm", tables); !offered) return error.refused(offered.error());
     return run_slurm_task(options);
   }
   if (options.hostfile.empty())

@@ -24,6 +24,7 @@
 #include "io/sparse_model_file.hpp"
 #include "io/user_text.hpp"
 #include "model/embedding_table.hpp"
+#include "model/run_features.hpp"
 #include "model/sparse_model.hpp"
 #include "model/table_optimizer.hpp"
 
@@ -39,19 +40,6 @@ std::vector<FlagSetting> run_flags(const RunOptions& options) {
   return flags;
 }
 
-// What dense runs offer and sparse ones do not yet, refused before any data is read.
-Status check_offered(const Config& config) {
-  const auto refuse = [&](const std::string& what) {
-    return Error{fmt::format("{}: {} is not offered for models with embedding tables yet", config.source, what)};
-  };
-  if (config.training.patience > 0) return refuse("training.patience");
-  if (config.training.save_best) return refuse("training.save_best");
-  if (config.cluster.pipeline) return refuse("cluster.pipeline");
-  if (config.cluster.backup_workers > 0) return refuse("cluster.backup_workers");
-  if (config.cluster.elastic) return refuse("cluster.elastic");
-  return success();
-}
-
 }  // namespace
 
 Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_here) {
@@ -59,7 +47,9 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_he
   if (!config) return Error{config.error()};
   if (options.verbosity >= Verbosity::normal)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
-  if (auto offered = check_offered(*config); !offered) return Error{offered.error()};
+  // Refused before any data is read.
+  if (auto offered = check_run_features(*config, true); !offered)
+    return Error{fmt::format("{}: {}", config->source, offered.error())};
   if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
   if (tables_here)

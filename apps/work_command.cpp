@@ -29,6 +29,7 @@
 #include "io/config.hpp"
 #include "io/data_source.hpp"
 #include "model/checkpoint_fit.hpp"
+#include "model/run_features.hpp"
 #include "io/user_text.hpp"
 
 namespace psgrad {
@@ -92,6 +93,8 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
       parse_config(offer.config, fmt::format("config from server {}", options.connect), {}, work_flags(options));
   if (!config) return {error.failed(config.error()), false};
   if (is_sparse_model(*config)) {
+    if (options.retry)
+      if (auto offered = check_run_feature("work --retry", true); !offered) say("note: " + offered.error());
     auto done = serve_sparse_work(self, *connection, *config, options.data, options.token, retry.tls, host_name(), say);
     if (!done) return {error.failed(done.error()), false};
     if (done->outcome == RunEnding::Outcome::failed_on_server)

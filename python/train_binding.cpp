@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -18,6 +19,8 @@
 #include "apps/run_hooks.hpp"
 #include "apps/weights_file.hpp"
 #include "model/fnv1a.hpp"
+#include "model/registry.hpp"
+#include "model/run_features.hpp"
 #include "python/array_data.hpp"
 #include "python/errors.hpp"
 #include "python/model_binding.hpp"
@@ -67,6 +70,9 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
                const std::vector<py::tuple>& settings, const py::object& on_progress, const std::string& resume_path) {
   auto config = read_config(config_source, config_is_path, overrides, flag_settings(settings));
   if (!config) throw InputError(config.error());
+  if (auto offered = check_run_feature("psgrad.train (Python)", names_architecture_with_tables(config->model.architecture));
+      !offered)
+    throw InputError(fmt::format("{}: {}", config->source, offered.error()));
   for (const auto& note : config->notes)
     if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 1) != 0) throw py::error_already_set();
   auto data = split_from_arrays(x, y, dev_x, dev_y, config->data.scale);

@@ -468,6 +468,30 @@ case "$scenario" in
     diff -u "$source_dir/docs/config-reference.md" reference.md ||
       fail "docs/config-reference.md is stale; regenerate: psgrad config reference > docs/config-reference.md"
     ;;
+  features-current)
+    "$psgrad" config features >features.md || fail "config features failed"
+    diff -u "$source_dir/docs/features.md" features.md ||
+      fail "docs/features.md is stale; regenerate: psgrad config features > docs/features.md"
+    ;;
+  config-check-refuses-what-train-refuses)
+    # What `config check` accepts must run: a feature a model with tables does not offer is refused by
+    # both, in the same line, from the one feature table.
+    tables="$source_dir/configs/debian-packages.toml"
+    "$psgrad" config check "$tables" >ok.out 2>ok.err || fail "config check refused $tables: $(cat ok.err)"
+    for setting in training.patience=3 training.save_best=true cluster.pipeline=true cluster.backup_workers=1 \
+                   cluster.elastic=true; do
+      "$psgrad" config check "$tables" --set "$setting" >check.out 2>check.err
+      code=$?
+      [ "$code" -eq 2 ] || fail "config check exited $code for $setting on a model with tables, expected 2"
+      [ "$(wc -l <check.err)" -eq 1 ] &&
+        grep -q "^$tables: ${setting%%=*} is not offered for models with embedding tables yet: " check.err ||
+        fail "config check: no one-line refusal naming ${setting%%=*}: $(head -n1 check.err)"
+      "$psgrad" train --config "$tables" --set "$setting" --no-metrics >train.out 2>train.err &&
+        fail "train accepted $setting"
+      grep -qxF "psgrad: $(cat check.err)" train.err ||
+        fail "train refused $setting otherwise than config check: $(tail -n1 train.err)"
+    done
+    ;;
   *) fail "unknown scenario $scenario" ;;
 esac
 echo "ok: $scenario"

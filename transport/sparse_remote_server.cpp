@@ -16,6 +16,7 @@
 #include "actors/table_shard_registry.hpp"
 #include "actors/table_shard_watch.hpp"
 #include "actors/training_driver.hpp"
+#include "model/run_features.hpp"
 #include "model/table_layout.hpp"
 #include "payloads/shared_memory.hpp"
 #include "runtime/error_text.hpp"
@@ -115,9 +116,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   const auto& job = setup.job;
   if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
   if (job.cluster.servers == 0) return Error{"cluster.servers: at least one table shard is needed"};
-  if (job.cluster.pipeline) return Error{"cluster.pipeline is not offered for sparse models yet"};
-  if (job.cluster.backup_workers > 0) return Error{"cluster.backup_workers is not offered for sparse models yet"};
-  if (job.cluster.elastic) return Error{"cluster.elastic is not offered for sparse models yet"};
+  if (auto offered = check_run_features(job, true); !offered) return Error{offered.error()};
   if (!setup.dev) return Error{"no dev data to evaluate on"};
   // Built for the dev data's layout, which the training data's was checked against: its number columns too.
   auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *setup.dev, "dev data");

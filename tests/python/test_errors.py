@@ -80,3 +80,14 @@ def test_a_failing_role_raises_with_the_line_it_printed(tmp_path):
     missing = tmp_path / "missing.toml"
     with pytest.raises(psgrad.InputError, match=f"^psgrad: {re.escape(str(missing))}: "):
         psgrad.serve(config=missing, no_metrics=True)
+
+
+def test_a_model_with_embedding_tables_is_refused_from_the_feature_table(float_digits):
+    x, y, x_dev, y_dev = float_digits
+    tables = CONFIG.replace('"relu_relu_softmax.v1"\nhidden_width = 32', '"hashembed_mlp.v1"\nhidden_width = 32')
+    assert tables != CONFIG
+    with pytest.raises(psgrad.InputError) as raised:
+        psgrad.train(tables, x, y, dev=(x_dev, y_dev))
+    message = str(raised.value)
+    assert message.startswith("<string>: psgrad.train (Python) is not offered for models with embedding tables yet: ")
+    assert "\n" not in message

@@ -1,0 +1,108 @@
+#include "model/run_features.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace psgrad {
+
+namespace {
+
+std::vector<RunFeature> make_run_features() {
+  const auto offered = [](std::string name, std::string what, std::string with_tables = {}) {
+    return RunFeature{std::move(name), std::move(what), nullptr, {}, std::move(with_tables)};
+  };
+  const auto not_with_tables = [](std::string name, std::string what, std::function<bool(const TrainingJob&)> used_by,
+                                  std::string why) {
+    return RunFeature{std::move(name), std::move(what), std::move(used_by), std::move(why), {}};
+  };
+  return {
+      offered("cluster.mode", "sync, async or ssp training"),
+      offered("train --processes", "the same run with its roles in processes of their own on this machine",
+              "table shards are processes of their own, `psgrad shard --tables`"),
+      offered("serve, work, shard", "a run's roles started by hand, on any hosts",
+              "`psgrad shard --tables --index i` holds table shard i"),
+      offered("launch --hostfile", "every role of a run started on the hosts a file lists",
+              "a host's `shards=K` starts table shards"),
+      not_with_tables("launch --slurm", "every role of a run started inside a Slurm allocation", nullptr,
+                      "the Slurm task starts no table shards; use --hostfile with shards=K"),
+      offered("cluster.servers", "how many shards hold the parameters",
+              "the number of table shards; the dense part is held by the server alone"),
+      not_with_tables("serve --remote-shards", "dense parameter shards in `psgrad shard --index i` processes", nullptr,
+                      "the dense part is held by the server alone, the tables by `psgrad shard --tables` processes"),
+      offered("cluster.wire", "fp32, bf16 or topk encoding of weights and gradients",
+              "applies to the dense part; table rows travel as fp32"),
+      not_with_tables("cluster.pipeline", "a worker computes its next gradient while one is out",
+                      [](const TrainingJob& job) { return job.cluster.pipeline; },
+                      "a worker pulls its next rows only after its push"),
+      not_with_tables("cluster.backup_workers", "a sync step uses the first gradients to arrive and drops the rest",
+                      [](const TrainingJob& job) { return job.cluster.backup_workers > 0; },
+                      "table shards apply every worker's rows"),
+      not_with_tables("cluster.elastic", "workers may join while training runs",
+                      [](const TrainingJob& job) { return job.cluster.elastic; },
+                      "table shards serve the workers the run started with"),
+      not_with_tables("training.patience", "stop after this many evaluations without a better dev accuracy",
+                      [](const TrainingJob& job) { return job.training.patience > 0; },
+                      "train for a fixed training.iterations"),
+      not_with_tables("training.save_best", "keep the best evaluated weights instead of the last",
+                      [](const TrainingJob& job) { return job.training.save_best; }, "the last weights are kept"),
+      not_with_tables("work --retry", "a worker reconnects when its server goes away", nullptr,
+                      "the worker retries joining, but ends when its server goes away"),
+      offered("training.checkpoint_path, --resume", "checkpoints, and runs continued from them",
+              "a checkpoint holds every row the tables made"),
+      offered("predict, eval", "a saved model's predictions and scores", "on the same named columns"),
+      not_with_tables("psgrad.train (Python)", "training from NumPy arrays in Python", nullptr,
+                      "a model with tables reads named columns; train it with `psgrad train`"),
+  };
+}
+
+const RunFeature* find_feature(const std::string& name) {
+  for (const auto& feature : run_features())
+    if (feature.name == name) return &feature;
+  return nullptr;
+}
+
+Error refusal(const RunFeature& feature) {
+  return Error{fmt::format("{} is not offered for models with embedding tables yet: {}", feature.name,
+                           feature.not_with_tables)};
+}
+
+}  // namespace
+
+const std::vector<RunFeature>& run_features() {
+  static const std::vector<RunFeature> features = make_run_features();
+  return features;
+}
+
+Status check_run_features(const TrainingJob& job, bool has_tables) {
+  if (!has_tables) return success();
+  for (const auto& feature : run_features())
+    if (!feature.not_with_tables.empty() && feature.used_by && feature.used_by(job)) return refusal(feature);
+  return success();
+}
+
+Status check_run_feature(const std::string& name, bool has_tables) {
+  const auto* feature = find_feature(name);
+  if (!feature) throw std::logic_error("no run feature named " + name);
+  if (!has_tables || feature->not_with_tables.empty()) return success();
+  return refusal(*feature);
+}
+
+std::string run_features_markdown() {
+  std::string out =
+      "# Features by parameter kind\n\n"
+      "Generated by `psgrad config features` from the table every refusal comes from "
+      "(`model/run_features.cpp`); do not edit by hand. A model's parameters are dense arrays, or dense arrays "
+      "and embedding tables (`hashembed_mlp.v1`).\n\n"
+      "| Feature | What it does | Dense arrays | With embedding tables |\n"
+      "|---|---|---|---|\n";
+  for (const auto& feature : run_features()) {
+    const auto tables = !feature.not_with_tables.empty() ? "not yet: " + feature.not_with_tables
+                        : feature.with_tables.empty()    ? std::string("yes")
+                                                         : "yes: " + feature.with_tables;
+    out += fmt::format("| `{}` | {} | yes | {} |\n", feature.name, feature.what, tables);
+  }
+  return out;
+}
+
+}  // namespace psgrad
