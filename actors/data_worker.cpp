@@ -155,8 +155,7 @@ class DataWorker : public DataWorkerSelf::base {
   // network thread a message leaves only after the handler returns, hence the continue message).
   // Answers through shared memory (same host) are never held back, so they need no receipt.
   bool acknowledges(const Weights& answer) const {
-    return setup_->job.cluster.ordered_answers && setup_->job.cluster.mode == TrainingMode::sync && servers_ &&
-           servers_->first().node() != node() && !answer.values.arrived_through_shared_memory();
+    return servers_ && servers_->wants_receipt(setup_->job.cluster, node(), answer);
   }
 
   // Pipelined, an answer that comes while the one before waits for that continue message is kept for
@@ -164,8 +163,7 @@ class DataWorker : public DataWorkerSelf::base {
   // whose weights it starts from, whatever the timing, so runs end with the same weights.
   void on_answer_to_acknowledge(Weights weights) {
     if (loop_ == Loop::idle) return;
-    const auto index = static_cast<std::uint32_t>(setup_->worker_index);
-    for (const auto& server : servers_->handles()) send(server, received_atom::value, index, weights.version);
+    servers_->send_receipts(this, static_cast<std::uint32_t>(setup_->worker_index), weights.version);
     if (setup_->job.cluster.pipeline && latest_unused_) {
       newer_ = std::move(weights);
     } else {

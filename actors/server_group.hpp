@@ -21,6 +21,7 @@
 #include "actors/gradient_slicer.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/shard_state.hpp"
+#include "model/job.hpp"
 #include "runtime/steady_time.hpp"
 
 namespace psgrad {
@@ -57,6 +58,18 @@ class ServerGroup {
 
   const ParameterServerActor& first() const { return servers_.front(); }
   const std::vector<ParameterServerActor>& handles() const { return servers_; }
+
+  // Sync with cluster.ordered_answers and servers in another process: each server sends the next
+  // worker's answer once this one says it has its own (AnswerPacer), so every worker, whatever its
+  // model, receipts an answer before it computes. Answers through shared memory are never held back.
+  bool wants_receipt(const ClusterSection& cluster, const caf::node_id& here, const Weights& answer) const {
+    return cluster.ordered_answers && cluster.mode == TrainingMode::sync && !servers_.empty() &&
+           servers_.front().node() != here && !answer.values.arrived_through_shared_memory();
+  }
+  template <class Self>
+  void send_receipts(Self* self, std::uint32_t worker, std::uint64_t version) const {
+    for (const auto& server : servers_) self->send(server, received_atom::value, worker, version);
+  }
 
   // `failed` gets who failed ("parameter server", "parameter server shard 1") and why.
   using FailureHandler = std::function<void(const std::string&, const caf::error&)>;

@@ -39,7 +39,10 @@ Result<ShardTables> ShardTables::make(std::uint32_t index, std::uint32_t count,
 }
 
 std::optional<std::string> ShardTables::check_keys(std::uint32_t table, const std::vector<std::uint64_t>& keys) const {
+  const auto rows = tables_[table].key_limit();
   for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (rows != 0 && keys[i] >= rows)
+      return fmt::format("table {}: key {} is beyond its {} rows", table, keys[i], rows);
     if (i > 0 && keys[i] <= keys[i - 1])
       return fmt::format("table {}: key {} follows key {}: keys must be sorted and unique", table, keys[i],
                          keys[i - 1]);

@@ -21,18 +21,28 @@ struct SparseCheckpointCollector::State {
   std::uint64_t passed_on = 0;  // of those, passed on or failed, in order
   std::map<std::uint64_t, std::optional<SparseCheckpoint>> finished;  // by order taken; empty: failed
   std::optional<std::string> failure;
+  bool passing_on = false;  // one finisher passes checkpoints on at a time, the others leave theirs to it
 
-  // Passes on, in order, every finished checkpoint whose predecessors are through.
+  // Passes on, in order, every finished checkpoint whose predecessors are through. The write runs
+  // without the lock: the driver's hook takes it, and must not wait for a disk.
   void finish(std::uint64_t sequence, std::optional<SparseCheckpoint> checkpoint, std::optional<std::string> why) {
     std::unique_lock<std::mutex> lock(mutex);
     if (why && !failure) failure = std::move(why);
     finished.emplace(sequence, std::move(checkpoint));
+    if (passing_on) return;
+    passing_on = true;
     for (auto it = finished.find(passed_on); it != finished.end(); it = finished.find(passed_on)) {
-      if (it->second) setup.on_checkpoint(*it->second);
+      auto ready = std::move(it->second);
       finished.erase(it);
+      if (ready) {
+        lock.unlock();
+        setup.on_checkpoint(*ready);
+        lock.lock();
+      }
       ++passed_on;
+      settled.notify_all();
     }
-    settled.notify_all();
+    passing_on = false;
   }
 };
 

@@ -41,6 +41,7 @@ std::vector<EmbeddingTableSettings> seeded_table_settings(const TrainingJob& job
     EmbeddingTableSettings table;
     table.width = model.fields()[f].width;
     table.init_seed = embedding_init_seed(job.training.seed, f);
+    table.rows = model.fields()[f].rows;
     tables.push_back(table);
   }
   return tables;

@@ -11,6 +11,7 @@
 
 #include "caf/all.hpp"
 #include "caf/sec.hpp"
+#include "actors/answer_watch.hpp"
 #include "actors/row_router.hpp"
 #include "actors/server_group.hpp"
 #include "model/buffer_pool.hpp"
@@ -25,10 +26,14 @@ namespace psgrad {
 
 namespace {
 
-class SparseWorker : public DataWorkerActor::base {
+// To itself: time to check that no server or table shard owes an answer for too long (see watch_peers).
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
+using SparseWorkerSelf = DataWorkerActor::extend<caf::reacts_to<watch_atom>>;
+
+class SparseWorker : public SparseWorkerSelf::base {
  public:
   SparseWorker(caf::actor_config& config, std::shared_ptr<SparseWorkerSetup> setup, SparseModel model)
-      : DataWorkerActor::base(config),
+      : SparseWorkerSelf::base(config),
         setup_(std::move(setup)),
         model_(std::move(model)),
         batches_(setup_->train, setup_->job.training.batch_size,
@@ -36,7 +41,8 @@ class SparseWorker : public DataWorkerActor::base {
         dropout_rng_(worker_dropout_seed(setup_->job.training.seed, setup_->worker_index)),
         pool_(model_.dense().layout().total_size()),
         wire_(setup_->job.cluster.wire, model_.dense().layout(), setup_->job.cluster.topk_fraction),
-        delay_(worker_delay(setup_->job, setup_->worker_index)) {
+        delay_(worker_delay(setup_->job, setup_->worker_index)),
+        shard_answers_(setup_->shards.size()) {
     if (setup_->resume) {
       batches_.restore(setup_->resume->data);
       dropout_rng_.set_state(setup_->resume->dropout);
@@ -61,7 +67,12 @@ class SparseWorker : public DataWorkerActor::base {
           servers_->prepare(
               this, setup_->job.cluster.request_timeout, [this, weights]() mutable { on_weights(std::move(weights)); },
               [this](const std::string& who, const caf::error& error) { end_loop(who, error); });
+          watch_peers();
           return training_;
+        },
+        [this](watch_atom) {
+          watching_ = false;
+          watch_peers();
         },
         [this](until_atom, std::uint64_t version) {
           until_ = version;
@@ -186,15 +197,21 @@ class SparseWorker : public DataWorkerActor::base {
     for (std::size_t s = 0; s < shard_count(); ++s) {
       if (pulls[s].tables.empty()) continue;
       pulls[s].answer_through_shared_memory = on_this_host(s);
+      // No CAF timeout: watch_peers times the answer, as a server's.
+      shard_answers_.asked(s, steady_now_ns());
       request(setup_->shards[s], caf::infinite, pull_atom::value, std::move(pulls[s]))
           .then(
               [this, step, s](PulledRows& rows) {
+                shard_answers_.answered(s, steady_now_ns());
                 if (!rows.refusal.empty())
                   return pull_failed(*step, s, caf::make_error(caf::sec::invalid_argument, rows.refusal));
                 step->answers[s] = std::move(rows);
                 if (--step->missing == 0 && step->started && !step->failure) finish_step(step);
               },
-              [this, step, s](caf::error& error) { pull_failed(*step, s, error); });
+              [this, step, s](caf::error& error) {
+                shard_answers_.answered(s, steady_now_ns());
+                pull_failed(*step, s, error);
+              });
     }
     return step;
   }
@@ -239,13 +256,21 @@ class SparseWorker : public DataWorkerActor::base {
     auto pushes = split_push(gradients.version, gradients.worker, row_gradients, shard_count(), !sync());
     for (std::size_t s = 0; s < shard_count(); ++s) {
       pushes[s].through_shared_memory = on_this_host(s);
+      shard_answers_.asked(s, steady_now_ns());
       request(setup_->shards[s], caf::infinite, push_rows_atom::value, std::move(pushes[s]))
-          .then([](bool) {}, [this, s](caf::error& error) { end_loop(fmt::format("table shard {}", s), error); });
+          .then([this, s](bool) { shard_answers_.answered(s, steady_now_ns()); },
+                [this, s](caf::error& error) {
+                  shard_answers_.answered(s, steady_now_ns());
+                  end_loop(fmt::format("table shard {}", s), error);
+                });
     }
     const auto version = gradients.version;
     servers_->apply(
         this, caf::infinite,
         [this](Weights next) {
+          // Before any work on them: a sync step's rows are pulled after this handler returns.
+          if (servers_->wants_receipt(setup_->job.cluster, node(), next))
+            servers_->send_receipts(this, static_cast<std::uint32_t>(setup_->worker_index), next.version);
           in_step_ = false;
           fed_ = next.version;
           idle_since_ = steady_now_ns();
@@ -256,6 +281,22 @@ class SparseWorker : public DataWorkerActor::base {
     // Sync steps pull the rows of the version they compute with, known only with their weights. Async
     // rows are as they are: pulled after this push (a shard answers its messages in order), they hold it.
     if (!sync()) prefetched_ = pull_next_batch(version);
+  }
+
+  // While the loop runs, a tick ends it once a server or table shard has owed an answer for longer than
+  // the request timeout, with the dense worker's allowance: sync, an answer waits for every worker's
+  // push, so three times that.
+  void watch_peers() {
+    if (loop_ == Loop::idle || !servers_ || watching_) return;
+    const auto timeout = sync() ? 3 * setup_->job.cluster.request_timeout : setup_->job.cluster.request_timeout;
+    const auto silent_error = [&] {
+      return caf::make_error(caf::sec::request_timeout, fmt::format("no answer within {} ms", timeout.count()));
+    };
+    if (const auto server = servers_->silent_server(timeout)) return end_loop(*server, silent_error());
+    if (const auto shard = shard_answers_.silent(steady_now_ns(), timeout))
+      return end_loop(fmt::format("table shard {}", *shard), silent_error());
+    watching_ = true;
+    delayed_send(this, watch_interval(timeout), watch_atom::value);
   }
 
   // The loop's answer carries who refused and why, in words, since the driver did not ask them itself.
@@ -274,6 +315,8 @@ class SparseWorker : public DataWorkerActor::base {
   GradientEncoder wire_;  // cluster.wire: the dense gradient as it is sent
   std::chrono::milliseconds delay_;
   std::optional<ServerGroup> servers_;
+  AnswerWatch shard_answers_;  // pulls and pushes each table shard owes
+  bool watching_ = false;      // a watch tick is on its way
   caf::typed_response_promise<bool> training_;
   std::uint64_t credits_ = 0;  // async/ssp: batches it may still start
   std::uint64_t until_ = 0;    // sync: it computes only from weights older than this version
@@ -295,7 +338,9 @@ Result<DataWorkerActor> spawn_sparse_worker(caf::actor_system& system, SparseWor
   auto model = SparseModel::build_for_data(setup.job.model.architecture, setup.job.model.settings, *setup.train,
                                            "training data");
   if (!model) return Error{model.error()};
-  return system.spawn<SparseWorker>(std::make_shared<SparseWorkerSetup>(std::move(setup)), std::move(model).value());
+  DataWorkerActor worker =
+      system.spawn<SparseWorker>(std::make_shared<SparseWorkerSetup>(std::move(setup)), std::move(model).value());
+  return worker;
 }
 
 }  // namespace psgrad

@@ -17,6 +17,7 @@
 #include "apps/launched_role.hpp"
 #include "apps/local_workers.hpp"
 #include "apps/port_file.hpp"
+#include "apps/serve_ending.hpp"
 #include "apps/serve_gate.hpp"
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
@@ -130,27 +131,19 @@ int run_serve_command(const ServeOptions& given) {
   std::vector<ChildProcess> workers;
   setup.on_listening = [&](std::uint16_t port) {
     // The file before the line: a launch that reads the line finds the file there too.
-    if (port_file) {
-      // Whoever waits for the file would wait for ever: stop as a signal would, before anyone joined.
-      if (auto written = port_file->write({setup.host, port}); !written) {
-        fmt::print(stderr, "psgrad serve: --port-file: {}\n", written.error());
-        ::kill(::getpid(), SIGTERM);
-      }
-    }
+    write_port_file_or_stop(port_file, {setup.host, port}, "psgrad serve");
     say_listening(setup, port);
     if (options.spawn_local_workers)
       workers = start_local_workers(run.job().cluster.num_workers, port, options.data_dir, setup.token);
   };
   session.training_started();
   const auto summary = serve_training(system, setup);
-  int code = session.finish(summary);
+  const int run_code = session.finish(summary);
   if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
-  // Stopped by a signal before or while training: the shell sees which one.
-  if (code != 0 && session.signal_received() != 0) code = exit_code_for_signal(session.signal_received());
   // A failed run or one stopped before training: its workers would only find the server gone.
   if (!summary) stop_local_workers(workers);
   const int worker_failures = summary ? wait_for_local_workers(workers) : 0;
-  code = code != 0 ? code : (worker_failures ? 1 : 0);
+  const int code = serve_exit_code(run_code, session.signal_received(), worker_failures);
   deadline.arm(code);
   return code;
 }

@@ -14,10 +14,13 @@
 #include "apps/local_table_shards.hpp"
 #include "apps/local_workers.hpp"
 #include "apps/port_file.hpp"
+#include "apps/serve_ending.hpp"
 #include "apps/serve_gate.hpp"
+#include "apps/shutdown_deadline.hpp"
 #include "apps/signal_watch.hpp"
 #include "apps/sparse_checkpointing.hpp"
 #include "apps/sparse_run.hpp"
+#include "model/run_features.hpp"
 #include "model/sparse_data_fingerprint.hpp"
 #include "model/table_optimizer.hpp"
 #include "transport/sparse_remote_server.hpp"
@@ -34,8 +37,8 @@ int run_sparse_serve(const ServeOptions& given) {
   }
   SignalWatch signals;  // before the actor system, whose threads must not take the signals
   if (options.remote_shards)
-    return error.refused("--remote-shards is for dense runs: the embedding tables are always held by `psgrad shard "
-                         "--tables` processes");
+    if (auto offered = check_run_feature("serve --remote-shards", true); !offered)
+      return error.refused(offered.error());
   TrainOptions train;
   static_cast<RunOptions&>(train) = options;
   train.processes = true;  // the run is across processes: what only one process offers is refused
@@ -59,6 +62,7 @@ int run_sparse_serve(const ServeOptions& given) {
     port_file.emplace(std::move(*created));
   }
   auto actor_config = run_actor_config(run);
+  ShutdownDeadline deadline(std::chrono::seconds(10));
   caf::actor_system system{actor_config};
   SparseServeSetup setup;
   setup.job = run.job();
@@ -77,9 +81,7 @@ int run_sparse_serve(const ServeOptions& given) {
   if (sparse.resume) setup.resume = std::make_shared<const SparseCheckpoint>(std::move(*sparse.resume));
   std::vector<ChildProcess> children;
   setup.on_listening = [&](std::uint16_t port) {
-    if (port_file)
-      if (auto written = port_file->write({setup.host, port}); !written)
-        fmt::print(stderr, "psgrad serve: --port-file: {}\n", written.error());
+    write_port_file_or_stop(port_file, {setup.host, port}, "psgrad serve");
     fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers and {} table shards\n", setup.host,
                port, setup.job.cluster.num_workers, setup.job.cluster.servers);
     std::fflush(stderr);
@@ -96,10 +98,12 @@ int run_sparse_serve(const ServeOptions& given) {
     for (const auto& table : outcome->tables) rows += table.keys.size();
     fmt::print(stderr, "psgrad serve: the {} table shards held {} rows\n", setup.job.cluster.servers, rows);
   }
-  int code = finish_sparse_run(outcome, sparse, train);
+  const int run_code = finish_sparse_run(outcome, sparse, train);
   if (!outcome) stop_local_workers(children);
   const int child_failures = outcome ? wait_for_local_workers(children) : 0;
-  return code != 0 ? code : (child_failures ? 1 : 0);
+  const int code = serve_exit_code(run_code, signals.flag()->load(), child_failures);
+  deadline.arm(code);
+  return code;
 }
 
 }  // namespace psgrad

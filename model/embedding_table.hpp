@@ -19,6 +19,9 @@ namespace psgrad {
 struct EmbeddingTableSettings {
   std::size_t width = 0;
   std::uint64_t init_seed = 0;
+  // HashEmbed's nV: every key is below it, so a holder refuses others instead of growing for them
+  // (0: any key, for a table read from a file).
+  std::uint64_t rows = 0;
   // Thinc's uniform_init bounds; the values themselves come from psgrad's generator, not numpy's.
   float low = -0.1f;
   float high = 0.1f;
@@ -37,6 +40,7 @@ class EmbeddingTable {
   explicit EmbeddingTable(const EmbeddingTableSettings& settings);
 
   std::size_t width() const { return settings_.width; }
+  std::uint64_t key_limit() const { return settings_.rows; }  // 0: none
   std::size_t size() const { return slots_.size(); }  // rows made so far
   bool contains(std::uint64_t key) const { return slots_.find(key) != RowSlots::kNone; }
   // An existing row, or null for a key never touched (no row is made).

@@ -56,18 +56,6 @@ shards_and_workers_finish() {  # shard-1-listen
   wait_ok $server_pid serve; wait_ok $s1 "shard 1"; wait_ok $s2 "shard 2"; wait_ok $w0 "worker 0"; wait_ok $w1 "worker 1"
 }
 
-# Self-signed CA, and certificates it signs, for the TLS scenarios.
-make_identity() {  # name
-  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=psgrad test $1" \
-    -keyout "$work_dir/$1.key" -out "$work_dir/$1.pem" 2>/dev/null || fail "openssl could not make $1"
-}
-make_signed() {  # name ca
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=psgrad $1" -keyout "$work_dir/$1.key" \
-    -out "$work_dir/$1.csr" 2>/dev/null &&
-    openssl x509 -req -in "$work_dir/$1.csr" -CA "$work_dir/$2.pem" -CAkey "$work_dir/$2.key" \
-      -CAcreateserial -days 2 -out "$work_dir/$1.pem" 2>/dev/null || fail "openssl could not sign $1"
-}
-
 case "$scenario" in
   sync-matches-local)
     "$psgrad" train --config "$config" --set training.iterations=60 --save-weights "$work_dir/local.bin" \

@@ -20,3 +20,15 @@ follow_peak_memory() {  # pid file
       sleep 0.05
     done ) &
 }
+
+# Self-signed CA, and certificates it signs, for the TLS scenarios.
+make_identity() {  # name
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=psgrad test $1" \
+    -keyout "$work_dir/$1.key" -out "$work_dir/$1.pem" 2>/dev/null || fail "openssl could not make $1"
+}
+make_signed() {  # name ca
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=psgrad $1" -keyout "$work_dir/$1.key" \
+    -out "$work_dir/$1.csr" 2>/dev/null &&
+    openssl x509 -req -in "$work_dir/$1.csr" -CA "$work_dir/$2.pem" -CAkey "$work_dir/$2.key" \
+      -CAcreateserial -days 2 -out "$work_dir/$1.pem" 2>/dev/null || fail "openssl could not sign $1"
+}

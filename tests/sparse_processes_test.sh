@@ -97,6 +97,62 @@ server_ends_naming_frozen_shard_1() {
 final_line() { grep '^final weights:' "$1"; }
 
 case "$scenario" in
+  serve-stopped-before-training)
+    # A server of a model with tables ends as a dense one does: Ctrl-C while it waits for its shards and
+    # workers exits 130 (a launch reads that as interrupted, not failed), and a port file it cannot write
+    # stops it instead of leaving whoever waits for the file waiting.
+    write_config "$work_dir/run.toml" 4096 20
+    start_server "$work_dir/run.toml" --no-metrics
+    kill -INT "$server_pid"
+    wait "$server_pid"; code=$?
+    [ $code -eq 130 ] || fail "serve stopped by SIGINT before training exited $code, expected 130"
+    # The port file on a full file system (a small tmpfs, filled; so root): its temporary file is made,
+    # its line cannot be written.
+    if [ "$(id -u)" -ne 0 ]; then
+      [ "${CI:-}" = true ] && fail "cannot run under CI=true: a full file system needs root to mount a tmpfs"
+      echo "SKIP: a full file system needs root to mount a tmpfs"; exit 77
+    fi
+    full="$work_dir/full"
+    mkdir -p "$full"
+    trap 'stop_all; umount "$full" 2>/dev/null; rm -rf "$work_dir"' EXIT
+    mount -t tmpfs -o size=16k tmpfs "$full" || fail "cannot mount a tmpfs"
+    head -c $((16 * 1024)) /dev/zero >"$full/filler" 2>/dev/null
+    "$psgrad" serve --config "$work_dir/run.toml" --port 0 --port-file "$full/server.json" --no-metrics \
+      >"$work_dir/full.out" 2>"$work_dir/full.log" & server_pid=$!
+    # Bounded only to fail instead of hanging: the server must end on its own once the write failed.
+    for _ in $(seq 300); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$server_pid" 2>/dev/null && fail "the server kept waiting after its port file could not be written"
+    wait "$server_pid"; code=$?
+    [ $code -eq 143 ] || fail "serve whose port file failed exited $code, expected 143 (stopped as SIGTERM would)"
+    grep -q "^psgrad serve: --port-file: cannot write $full/server.json.*No space left on device" \
+      "$work_dir/full.log" || fail "the failed port file not named with its reason"
+    ls "$full" | grep -q "server.json" && fail "the port file's temporary file was left behind"
+    ;;
+  ordered-answers-tls)
+    # cluster.ordered_answers under TLS, where only a worker's receipt releases the next answer: the
+    # workers of a model with tables receipt theirs as dense workers do. The run ends with the weights
+    # of the same run in one process; had every second answer waited out its 1 s, 40 steps would take
+    # over 40 s.
+    make_identity ca; make_signed server ca; make_signed peer ca
+    write_config "$work_dir/run.toml" 4096 40
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" ||
+      fail "the run in one process failed"
+    peer_tls=(--tls-cert "$work_dir/peer.pem" --tls-key "$work_dir/peer.key" --tls-ca "$work_dir/ca.pem")
+    started=$(date +%s)
+    start_server "$work_dir/run.toml" --no-metrics --set cluster.ordered_answers=true --set cluster.shared_memory=false \
+      --set cluster.tls_certificate="$work_dir/server.pem" --set cluster.tls_key="$work_dir/server.key" \
+      --set cluster.tls_ca="$work_dir/ca.pem"
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 "${peer_tls[@]}" 2>"$work_dir/shard0.log" & s0=$!
+    "$psgrad" shard --tables 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 "${peer_tls[@]}" 2>"$work_dir/shard1.log" & s1=$!
+    "$psgrad" work --connect "127.0.0.1:$port" "${peer_tls[@]}" 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" "${peer_tls[@]}" 2>"$work_dir/work1.log" & w1=$!
+    wait "$server_pid" || fail "serve exited with $?"
+    for pid in $s0 $s1 $w0 $w1; do wait "$pid" || fail "a shard or worker exited with $?"; done
+    took=$(($(date +%s) - started))
+    [ "$(final_line "$work_dir/serve.out")" = "$(final_line "$work_dir/local.out")" ] ||
+      fail "ordered answers under TLS ended with other weights than one process: $(final_line "$work_dir/serve.out")"
+    ((took < 20)) || fail "40 steps with ordered answers under TLS took $took s: the workers' receipts did not release the answers"
+    ;;
   processes-match-one-process)
     # The same sync run in one process and with 1, 2 and 4 table shard processes: the same final weights.
     write_config "$work_dir/run.toml" 4096 20

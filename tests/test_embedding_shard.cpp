@@ -18,8 +18,8 @@ struct ShardFixture {
   caf::scoped_actor self{system};
   EmbeddingShardActor shard;
 
-  // Shard 1 of 2 over two tables of width 2, Adagrad without clipping, two workers.
-  explicit ShardFixture(TrainingMode mode) {
+  // Shard 1 of 2 over two tables of width 2 (keys below rows, 0: any), Adagrad without clipping, two workers.
+  explicit ShardFixture(TrainingMode mode, std::uint64_t rows = 0) {
     EmbeddingShardSetup setup;
     setup.index = 1;
     setup.count = 2;
@@ -27,6 +27,7 @@ struct ShardFixture {
       EmbeddingTableSettings table;
       table.width = 2;
       table.init_seed = seed;
+      table.rows = rows;
       setup.tables.push_back(table);
     }
     setup.optimizer.kind = TableOptimizerKind::adagrad;
@@ -66,6 +67,19 @@ TEST_CASE("a table shard refuses another shard's keys, unsorted keys, rows of an
   CHECK(contains(fixture.push(other_table), "table 2, but there are 2 tables"));
   CHECK(fixture.push(push_of(0, 0, {3})).empty());
   CHECK(contains(fixture.push(push_of(0, 0, {5})), "worker 0 pushed twice"));
+}
+
+TEST_CASE("a table shard refuses keys beyond its table's rows, so a faulty worker cannot grow it") {
+  ShardFixture fixture(TrainingMode::sync, 1000);
+  CHECK(contains(fixture.push(push_of(0, 0, {999, 1001})), "table 0: key 1001 is beyond its 1000 rows"));
+  CHECK(contains(fixture.push(push_of(0, 0, {std::uint64_t{1} << 40 | 1})), "is beyond its 1000 rows"));
+  std::string pulled = "no answer";
+  fixture.self
+      ->request(fixture.shard, std::chrono::seconds(10), pull_atom::value, RowPull{0, false, {TableKeys{1, {3, 2001}}}})
+      .receive([&](const PulledRows& rows) { pulled = rows.refusal.empty() ? "answered" : rows.refusal; },
+               [&](caf::error& error) { pulled = error_text(fixture.system, error); });
+  CHECK(contains(pulled, "table 1: key 2001 is beyond its 1000 rows"));
+  CHECK(fixture.push(push_of(0, 0, {1, 999})).empty());
 }
 
 TEST_CASE("a sync table shard answers a pull for the next version only once every worker's push is applied") {

@@ -1,0 +1,21 @@
+// What every `psgrad serve` does as it starts listening and as it ends, whatever its model: one rule
+// for the port file and one for the exit code, so a launch reads every server alike.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "apps/port_file.hpp"
+
+namespace psgrad {
+
+// Writes where the server listens. When that fails, says so and stops the server as SIGTERM would:
+// whoever waits for the file would otherwise wait for ever, and nobody has joined yet.
+void write_port_file_or_stop(std::optional<PortFile>& port_file, const ServedAddress& address,
+                             const std::string& command);
+
+// The server's exit code: 128 + the signal that stopped it before or while training (as a shell
+// reports it), else the run's own code, else 1 when one of the local processes it started failed.
+int serve_exit_code(int run_code, int signal_received, int local_failures);
+
+}  // namespace psgrad
