@@ -17,13 +17,7 @@ namespace psgrad {
 
 std::string interrupted_checkpoint_path(const PreparedRun& run) {
   if (!run.config.training.checkpoint_path.empty()) return run.config.training.checkpoint_path;
-  if (const auto* metrics = run.output->metrics()) {
-    auto path = metrics->path();
-    const auto dot = path.rfind(".jsonl");
-    if (dot != std::string::npos) path.erase(dot);
-    return path + "-interrupted.ckpt";
-  }
-  return fmt::format("runs/{}-interrupted.ckpt", mode_name(run.job().cluster.mode));
+  return run.output->interrupted_checkpoint();
 }
 
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,

@@ -36,6 +36,10 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   // --tensorboard: each report also goes to this event file. Call before the run starts.
   void add_tensorboard(std::unique_ptr<TensorBoardOutput> events) { tensorboard_ = std::move(events); }
   const TensorBoardOutput* tensorboard() const { return tensorboard_.get(); }
+  // Where a run without training.checkpoint_path saves itself when a signal stops it: a name of this
+  // run's own, so that no interrupted run overwrites another's checkpoint. Chosen once, at the start.
+  void name_interrupted_checkpoint(std::string path) { interrupted_checkpoint_ = std::move(path); }
+  const std::string& interrupted_checkpoint() const { return interrupted_checkpoint_; }
 
   // A line for stdout that --quiet drops.
   void print_line(const std::string& line);
@@ -71,7 +75,8 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   OutputSettings settings_;
   bool shows_staleness_;  // async and ssp runs: gradients computed on older weights
   std::unique_ptr<MetricsWriter> metrics_;
-  std::unique_ptr<TensorBoardOutput> tensorboard_;  // written under mutex_
+  std::unique_ptr<TensorBoardOutput> tensorboard_;
+  std::string interrupted_checkpoint_;  // written under mutex_
   ProgressLine progress_{stderr};
   std::mutex mutex_;
   bool stdout_closed_ = false;  // under mutex_

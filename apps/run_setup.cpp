@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include <cstring>
+#include <unistd.h>
 
 #include "apps/checkpointing.hpp"
 #include "apps/signal_watch.hpp"
@@ -77,7 +78,19 @@ Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, co
   OutputSettings settings;
   settings.verbosity = options.verbosity;
   settings.progress_line = output_is_terminal();
+  std::string interrupted_checkpoint;
+  if (metrics) {
+    interrupted_checkpoint = metrics->path();
+    const auto dot = interrupted_checkpoint.rfind(".jsonl");
+    if (dot != std::string::npos) interrupted_checkpoint.erase(dot);
+    interrupted_checkpoint += "-interrupted.ckpt";
+  } else {
+    // The process id keeps runs started in the same second apart, as the metrics file's free name does.
+    interrupted_checkpoint = fmt::format("{}/{}-{}-{}-interrupted.ckpt", kDefaultMetricsFolder, compact_utc(start),
+                                         mode_name(job.cluster.mode), ::getpid());
+  }
   auto output = std::make_shared<RunOutput>(settings, job.cluster.mode != TrainingMode::sync, std::move(metrics));
+  output->name_interrupted_checkpoint(std::move(interrupted_checkpoint));
   if (events) output->add_tensorboard(std::move(events));
   return output;
 }

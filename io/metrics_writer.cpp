@@ -26,11 +26,15 @@ std::tm utc_parts(std::chrono::system_clock::time_point time) {
   return parts;
 }
 
+}  // namespace
+
 std::string compact_utc(std::chrono::system_clock::time_point time) {
   const auto t = utc_parts(time);
   return fmt::format("{:04}{:02}{:02}T{:02}{:02}{:02}Z", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, t.tm_hour,
                      t.tm_min, t.tm_sec);
 }
+
+namespace {
 
 // A line of `type` with the record's fields after it, in their order.
 template <class Fields>

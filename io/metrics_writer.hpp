@@ -13,6 +13,9 @@
 
 namespace psgrad {
 
+// 20261207T050312Z: a time in file names, sorting as it runs.
+std::string compact_utc(std::chrono::system_clock::time_point time);
+
 class MetricsWriter {
   struct Key {  // only create() and create_in() can make one, so every writer holds an open file
     explicit Key() = default;

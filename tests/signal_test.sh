@@ -56,6 +56,33 @@ case "$scenario" in
       --no-metrics >resumed.out 2>resumed.err || fail "resuming the interrupted checkpoint exited with $?"
     grep -q "steps 5," resumed.out || fail "the resumed run did not make exactly the 5 remaining steps"
     ;;
+  no-metrics-runs-apart)
+    # Two runs in one folder without a metrics file, each stopped by Ctrl-C: each saves a checkpoint of
+    # its own, whose hint resumes that run and not the other.
+    for run in a b; do
+      extra=()
+      [ "$run" = b ] && extra=(--set model.hidden_width=64 --set training.seed=5)
+      "$psgrad" train --config "$config" --set training.iterations=1000000 --no-metrics "${extra[@]}" \
+        >"$run.out" 2>"$run.err" &
+      pid=$!
+      pids+=("$pid")
+      for _ in $(seq 600); do grep -qP '^0\taccuracy' "$run.out" 2>/dev/null && break; sleep 0.1; done
+      grep -qP '^0\taccuracy' "$run.out" || fail "$run: no first accuracy line"
+      kill -INT "$pid"
+      wait "$pid"
+      rc=$?
+      [ "$rc" -eq 130 ] || fail "$run: exit code $rc, expected 130"
+    done
+    checkpoint_a=$(sed -n 's/.*--resume \(.*\)$/\1/p' a.err)
+    checkpoint_b=$(sed -n 's/.*--resume \(.*\)$/\1/p' b.err)
+    [ -s "$checkpoint_a" ] && [ -s "$checkpoint_b" ] || fail "a hint names no written checkpoint: '$checkpoint_a' '$checkpoint_b'"
+    [ "$checkpoint_a" != "$checkpoint_b" ] || fail "both interrupted runs saved to $checkpoint_a"
+    [[ "$checkpoint_a" == runs/*-sync-*-interrupted.ckpt ]] || fail "unexpected checkpoint name $checkpoint_a"
+    # Each checkpoint holds its own run's config.
+    grep -aq "hidden_width = 128" "$checkpoint_a" && ! grep -aq "hidden_width = 64" "$checkpoint_a" ||
+      fail "$checkpoint_a does not hold run a's config"
+    grep -aq "hidden_width = 64" "$checkpoint_b" || fail "$checkpoint_b does not hold run b's config"
+    ;;
   sigterm-async)
     interrupt_run async TERM --mode async --metrics async.jsonl --save async.psgrad
     check_saved_run async 143
