@@ -42,7 +42,7 @@ Command add_config_command(CLI::App& app) {
   reference->parse_complete_callback([options] { options->action = "reference"; });
   auto* features = command->add_subcommand("features", "Print the Markdown table of features by parameter kind");
   features->parse_complete_callback([options] { options->action = "features"; });
-  return {command, [options] { return run_config_command(*options); }};
+  return {command, [options] { return run_config_command(*options); }, true};
 }
 
 int run_config_command(const ConfigOptions& options) {

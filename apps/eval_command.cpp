@@ -88,7 +88,7 @@ Command add_eval_command(CLI::App& app) {
                       "labelled examples: a folder of IDX or .npy files or an .npz (their test part), a CSV file, or a "
                       "named data set (default: the model's own data set)");
   command->add_option("--data-dir", options->data_dir, "folder of the named data sets (default $PSGRAD_DATA, else ./data)");
-  return {command, [options] { return run_eval_command(*options); }};
+  return {command, [options] { return run_eval_command(*options); }, true};
 }
 
 int run_eval_command(const EvalOptions& options) {

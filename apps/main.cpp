@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
     return psgrad::usage_error(error);
   }
   for (const auto& command : commands)
-    if (command.cli->parsed()) return command.run();
+    if (command.cli->parsed()) {
+      const int code = command.run();
+      return command.output_is_product ? psgrad::check_standard_output(command.cli->get_name(), code) : code;
+    }
   return 2;
 }

@@ -70,7 +70,7 @@ Command add_predict_command(CLI::App& app) {
   command->add_option("--scale", options->scale,
                       "multiply NumPy and CSV features by this (default: the model's data.scale)")
       ->check(above_zero());
-  return {command, [options] { return run_predict_command(*options); }};
+  return {command, [options] { return run_predict_command(*options); }, true};
 }
 
 int run_predict_command(const PredictOptions& options) {

@@ -69,6 +69,9 @@ case "$scenario" in
     tail -n1 run.jsonl | grep -q '^{"type":"summary"' || fail "the metrics file does not end with the summary"
     "$psgrad" predict --model model.psg colours.jsonl >predicted.out 2>predicted.err || fail "predict exited with $?"
     [ "$(wc -l <predicted.out)" -eq 400 ] || fail "predict printed $(wc -l <predicted.out) lines for 400 examples"
+    "$psgrad" predict --model model.psg colours.jsonl >/dev/full 2>full.err && fail "predict into a full disk exited 0"
+    grep -qx "psgrad predict: standard output: No space left on device" full.err ||
+      fail "predict into a full disk: no line naming standard output: $(cat full.err)"
     grep -qvP '^[0-9]+\t(blue|green|red)\t' predicted.out && fail "a prediction line without a class name"
     # The hint's command continues it, here for 3 more iterations.
     stopped=$(grep -oP 'checkpoint at iteration \K[0-9]+' run.err | tail -n1)

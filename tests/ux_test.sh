@@ -468,6 +468,22 @@ case "$scenario" in
     diff -u "$source_dir/docs/config-reference.md" reference.md ||
       fail "docs/config-reference.md is stale; regenerate: psgrad config reference > docs/config-reference.md"
     ;;
+  output-write-errors)
+    # A command whose standard output is what it makes fails when that output cannot be written (a full
+    # disk; /dev/full here), in one line naming the stream and the reason.
+    short_run run --no-metrics --save model.psgrad
+    for args in "predict --model model.psgrad $dev_images" "predict --model model.psgrad --format csv $dev_images" \
+                "eval --model model.psgrad" "config show $config" "config check $config" "config reference" \
+                "config features"; do
+      "$psgrad" $args >/dev/full 2>full.err
+      code=$?
+      [ "$code" -eq 1 ] || fail "psgrad $args >/dev/full exited $code, expected 1"
+      [ "$(wc -l <full.err)" -eq 1 ] && grep -q "^psgrad [a-z]*: standard output: No space left on device$" full.err ||
+        fail "psgrad $args >/dev/full: no one line naming standard output and the reason: $(cat full.err)"
+    done
+    # A run's lines are progress: training into a full standard output trains on and succeeds.
+    short_run full-run --no-metrics >/dev/full
+    ;;
   features-current)
     "$psgrad" config features >features.md || fail "config features failed"
     diff -u "$source_dir/docs/features.md" features.md ||
