@@ -17,65 +17,69 @@
 using namespace psgrad;
 using namespace psgrad::testing;
 
+namespace {
+
+// One sync sparse worker of job with its dense server and one table shard, at version 0, and weights of
+// version 1: the shard holds the worker's pull for them until it has taken a step.
+struct WorkerAhead {
+  ActorConfig config{2};
+  caf::actor_system system{config};
+  caf::scoped_actor self{system};
+  TrainingJob job;
+  std::shared_ptr<const SparseDataset> train = colour_task(64, 1);
+  SparseModel model;
+  ParameterServerActor server;
+  EmbeddingShardActor shard;
+  DataWorkerActor worker;
+  Weights weights;
+
+  explicit WorkerAhead(TrainingJob run) : job(std::move(run)), model(model_for(job, *train)) {
+    auto spawned_server = spawn_dense_server(system, job, model);
+    REQUIRE(spawned_server.ok());
+    server = *spawned_server;
+    shard = spawn_table_shards(system, job, model, 1).front();
+    auto spawned = spawn_sparse_worker(system, SparseWorkerSetup{job, 0, train, {shard}, std::nullopt});
+    REQUIRE(spawned.ok());
+    worker = *spawned;
+    const auto& dense = model.dense();
+    weights = Weights{1, dense.layout().hash(), FloatBuffer::copy_of(dense.weights().data(), dense.weights().size())};
+  }
+  ~WorkerAhead() {
+    for (const auto& actor : {caf::actor_cast<caf::actor>(worker), caf::actor_cast<caf::actor>(shard),
+                              caf::actor_cast<caf::actor>(server)})
+      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+};
+
+}  // namespace
+
 TEST_CASE("a sync sparse worker whose rows are still out says its push feeds the next version") {
   // A driver settling a stop asks each worker which step its push feeds: a step already started counts,
   // or the tables would take a step the final weights never see.
-  ActorConfig config(2);
-  caf::actor_system system{config};
-  caf::scoped_actor self{system};
-  const auto job = sparse_job(TrainingMode::sync, 1, 1, 10);
-  const auto train = colour_task(64, 1);
-  auto model = model_for(job, *train);
-  auto server = spawn_dense_server(system, job, model);
-  REQUIRE(server.ok());
-  const auto shard = spawn_table_shards(system, job, model, 1).front();
-  auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, 0, train, {shard}, std::nullopt});
-  REQUIRE(worker.ok());
-
-  // Weights of version 1: the shard, at version 0, holds the worker's pull until it has taken a step.
-  const auto& dense = model.dense();
-  Weights weights{1, dense.layout().hash(), FloatBuffer::copy_of(dense.weights().data(), dense.weights().size())};
-  caf::anon_send(*worker, train_atom::value, weights, std::vector<ParameterServerActor>{*server}, std::uint64_t{0});
-  caf::anon_send(*worker, until_atom::value, std::uint64_t{100});
+  WorkerAhead ahead(sparse_job(TrainingMode::sync, 1, 1, 10));
+  caf::anon_send(ahead.worker, train_atom::value, ahead.weights, std::vector<ParameterServerActor>{ahead.server},
+                 std::uint64_t{0});
+  caf::anon_send(ahead.worker, until_atom::value, std::uint64_t{100});
   std::uint64_t fed = 0;
-  self->request(*worker, std::chrono::seconds(10), fed_atom::value)
+  ahead.self->request(ahead.worker, std::chrono::seconds(10), fed_atom::value)
       .receive([&](std::uint64_t answer) { fed = answer; },
-               [&](caf::error& error) { FAIL(error_text(system, error)); });
+               [&](caf::error& error) { FAIL(error_text(ahead.system, error)); });
   CHECK(fed == 2);
-
-  for (const auto& actor : {caf::actor_cast<caf::actor>(*worker), caf::actor_cast<caf::actor>(shard),
-                            caf::actor_cast<caf::actor>(*server)})
-    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("a sparse worker whose table shard never answers ends its loop naming the shard") {
-  // The shard, at version 0, holds a pull for the rows of version 1 until a step is taken that never
-  // comes: the worker waits three request timeouts (sync), as a dense worker waits for its servers.
-  ActorConfig config(2);
-  caf::actor_system system{config};
-  caf::scoped_actor self{system};
+  // The held pull is never answered: the worker waits three request timeouts (sync), as a dense
+  // worker waits for its servers, and ends its loop.
   auto job = sparse_job(TrainingMode::sync, 1, 1, 10);
   job.cluster.request_timeout = std::chrono::milliseconds(100);
-  const auto train = colour_task(64, 1);
-  auto model = model_for(job, *train);
-  auto server = spawn_dense_server(system, job, model);
-  REQUIRE(server.ok());
-  const auto shard = spawn_table_shards(system, job, model, 1).front();
-  auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, 0, train, {shard}, std::nullopt});
-  REQUIRE(worker.ok());
-
-  const auto& dense = model.dense();
-  Weights weights{1, dense.layout().hash(), FloatBuffer::copy_of(dense.weights().data(), dense.weights().size())};
-  caf::anon_send(*worker, until_atom::value, std::uint64_t{100});
+  WorkerAhead ahead(job);
+  caf::anon_send(ahead.worker, until_atom::value, std::uint64_t{100});
   std::string ended = "no answer";
   // Bounded only to fail rather than hang.
-  self->request(*worker, std::chrono::seconds(30), train_atom::value, weights,
-                std::vector<ParameterServerActor>{*server}, std::uint64_t{0})
-      .receive([&](bool) { ended = "finished"; }, [&](caf::error& error) { ended = error_text(system, error); });
+  ahead.self
+      ->request(ahead.worker, std::chrono::seconds(30), train_atom::value, ahead.weights,
+                std::vector<ParameterServerActor>{ahead.server}, std::uint64_t{0})
+      .receive([&](bool) { ended = "finished"; }, [&](caf::error& error) { ended = error_text(ahead.system, error); });
   CAPTURE(ended);
   CHECK(ended.find("table shard 0: no answer within 300 ms") != std::string::npos);
-
-  for (const auto& actor : {caf::actor_cast<caf::actor>(*worker), caf::actor_cast<caf::actor>(shard),
-                            caf::actor_cast<caf::actor>(*server)})
-    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }
