@@ -20,32 +20,43 @@ std::string interrupted_checkpoint_path(const PreparedRun& run) {
   return run.output->interrupted_checkpoint();
 }
 
+CheckpointDestination::CheckpointDestination(const PreparedRun& run, std::shared_ptr<const std::atomic<int>> interrupt)
+    : configured_(run.config.training.checkpoint_path),
+      on_interrupt_(interrupted_checkpoint_path(run)),
+      interrupt_(std::move(interrupt)),
+      output_(run.output) {}
+
+std::optional<std::string> CheckpointDestination::path() const {
+  if (!configured_.empty()) return configured_;
+  if (!interrupt_ || interrupt_->load() == 0) return std::nullopt;
+  std::error_code ignored;
+  std::filesystem::create_directories(std::filesystem::path(on_interrupt_).parent_path(), ignored);
+  return on_interrupt_;
+}
+
+void CheckpointDestination::report(const Status& written, std::uint64_t iteration, const std::string& path,
+                                   const std::string& detail) const {
+  if (!written) {
+    fmt::print(stderr, "psgrad: {}\n", cut_long_words(written.error()));
+    std::fflush(stderr);
+  } else {
+    output_->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {}{}", iteration, path, detail));
+  }
+  output_->record_checkpoint(written, iteration);
+}
+
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,
                                                                  std::shared_ptr<const std::atomic<int>> interrupt) {
-  const auto configured = run.config.training.checkpoint_path;
-  if (configured.empty() && !interrupt) return {};
-  const auto on_interrupt = interrupted_checkpoint_path(run);
-  return [configured, on_interrupt, interrupt, config_text = run.config_text, data = run.data.train_fingerprint,
-          output = run.output](const TrainingCheckpoint& checkpoint) {
-    const bool interrupted = interrupt && interrupt->load() != 0;
-    if (configured.empty() && !interrupted) return;
-    const auto& path = configured.empty() ? on_interrupt : configured;
-    if (configured.empty()) {
-      std::error_code ignored;
-      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
-    }
+  const CheckpointDestination destination(run, std::move(interrupt));
+  if (!destination.any()) return {};
+  return [destination, config_text = run.config_text,
+          data = run.data.train_fingerprint](const TrainingCheckpoint& checkpoint) {
+    const auto path = destination.path();
+    if (!path) return;
     auto complete = checkpoint;
     complete.config = config_text;
     if (!data.empty()) complete.data = data;
-    const auto written = write_checkpoint(path, complete);
-    // A failed write is always said; a routine one is a note that --quiet drops.
-    if (!written) {
-      fmt::print(stderr, "psgrad: {}\n", cut_long_words(written.error()));
-      std::fflush(stderr);
-    } else {
-      output->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {}", checkpoint.iteration, path));
-    }
-    output->record_checkpoint(written, checkpoint.iteration);
+    destination.report(write_checkpoint(*path, complete), checkpoint.iteration, *path);
   };
 }
 

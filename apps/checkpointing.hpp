@@ -12,6 +12,26 @@
 
 namespace psgrad {
 
+// Where a checkpoint of a run goes and how its write is reported, for every model's checkpoints: to
+// training.checkpoint_path, else (only once a signal came) to interrupted_checkpoint_path(run).
+class CheckpointDestination {
+ public:
+  CheckpointDestination(const PreparedRun& run, std::shared_ptr<const std::atomic<int>> interrupt);
+  // Whether any checkpoint can be written: a path is set, or a signal may come.
+  bool any() const { return !configured_.empty() || interrupt_ != nullptr; }
+  // The path this checkpoint goes to now (its folder made), or nothing.
+  std::optional<std::string> path() const;
+  // A failed write is always said; a routine one is a note that --quiet drops. `detail` follows the path.
+  void report(const Status& written, std::uint64_t iteration, const std::string& path,
+              const std::string& detail = {}) const;
+
+ private:
+  std::string configured_;
+  std::string on_interrupt_;
+  std::shared_ptr<const std::atomic<int>> interrupt_;
+  std::shared_ptr<RunOutput> output_;
+};
+
 // Writes each checkpoint to training.checkpoint_path (atomically), and tells the run's output whether
 // it was written. Without a path, only a run stopped by a signal is checkpointed, to
 // interrupted_checkpoint_path(run). Empty when neither can happen.

@@ -1,15 +1,12 @@
 // Writes sparse checkpoints with the run's rendered config and reads one back to resume from.
 #include "apps/sparse_checkpointing.hpp"
 
-#include <cstdio>
-#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "actors/sparse_resume.hpp"
 #include "apps/checkpointing.hpp"
 #include "io/sparse_checkpoint_file.hpp"
-#include "io/user_text.hpp"
 #include "model/table_optimizer.hpp"
 
 namespace psgrad {
@@ -23,31 +20,15 @@ std::uint64_t table_floats(const SparseModel& model) {
 std::function<void(const SparseCheckpoint&)> sparse_checkpoint_writer(const PreparedRun& run,
                                                                       std::uint64_t table_floats,
                                                                       std::shared_ptr<const std::atomic<int>> interrupt) {
-  const auto configured = run.config.training.checkpoint_path;
-  if (configured.empty() && !interrupt) return {};
-  const auto on_interrupt = interrupted_checkpoint_path(run);
-  return [configured, on_interrupt, interrupt, table_floats, output = run.output](const SparseCheckpoint& checkpoint) {
-    const bool interrupted = interrupt && interrupt->load() != 0;
-    if (configured.empty() && !interrupted) return;
-    const auto& path = configured.empty() ? on_interrupt : configured;
-    if (configured.empty()) {
-      std::error_code ignored;
-      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
-    }
-    const auto written = write_sparse_checkpoint(path, checkpoint);
-    const auto iteration = checkpoint.dense.iteration;
-    // A failed write is always said; a routine one is a note that --quiet drops.
-    if (!written) {
-      fmt::print(stderr, "psgrad: {}\n", cut_long_words(written.error()));
-      std::fflush(stderr);
-    } else {
-      const auto size = table_state_size(checkpoint);
-      const double share = table_floats > 0 ? 100.0 * static_cast<double>(size.row_floats) / table_floats : 0.0;
-      output->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {} ({} touched table rows, "
-                                     "{:.1f}% of the tables' nV x width)",
-                                     iteration, path, size.rows, share));
-    }
-    output->record_checkpoint(written, iteration);
+  const CheckpointDestination destination(run, std::move(interrupt));
+  if (!destination.any()) return {};
+  return [destination, table_floats](const SparseCheckpoint& checkpoint) {
+    const auto path = destination.path();
+    if (!path) return;
+    const auto size = table_state_size(checkpoint);
+    const double share = table_floats > 0 ? 100.0 * static_cast<double>(size.row_floats) / table_floats : 0.0;
+    destination.report(write_sparse_checkpoint(*path, checkpoint), checkpoint.dense.iteration, *path,
+                       fmt::format(" ({} touched table rows, {:.1f}% of the tables' nV x width)", size.rows, share));
   };
 }
 
