@@ -68,6 +68,7 @@ int run_config_command(const ConfigOptions& options) {
   // What `check` accepts must run: a feature the model does not offer is refused here as `train` refuses it.
   if (auto offered = check_run_features(*config, is_sparse_model(*config)); !offered)
     return error.refused(fmt::format("{}: {}", config->source, offered.error()));
+  if (auto threads = check_threads_start(*config); !threads) return error.refused(threads.error());
   if (is_sparse_model(*config)) {
     if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits)
       return error.refused(fits.error());

@@ -1,6 +1,15 @@
 // Estimates a process's memory from its config and compares it with the machine's.
 #include "apps/resource_check.hpp"
 
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
 #include "io/machine_memory.hpp"
 
 namespace psgrad {
@@ -14,6 +23,41 @@ Status check_fits_machine(const Config& config, const DataShape& data, ProcessRo
   const auto memory = machine_memory_bytes();
   if (!memory) return success();  // nothing to compare with; the run finds out the hard way
   return check_memory(config, data, role, *memory);
+}
+
+Status check_threads_start(const Config& config) {
+  // CAF's network, clock and private threads, and psgrad's own (signals, step helper), beside the scheduler's.
+  constexpr std::size_t other_threads = 8;
+  const std::size_t scheduler = config.cluster.threads != 0 ? config.cluster.threads
+                                                            : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t wanted = scheduler + other_threads;
+  std::mutex mutex;
+  std::condition_variable released;
+  bool go = false;
+  std::vector<std::thread> started;
+  started.reserve(wanted);
+  std::string refused;
+  for (std::size_t i = 0; i < wanted; ++i) {
+    try {
+      started.emplace_back([&] {
+        std::unique_lock<std::mutex> lock(mutex);
+        released.wait(lock, [&] { return go; });
+      });
+    } catch (const std::system_error& error) {
+      refused = error.what();
+      break;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    go = true;
+  }
+  released.notify_all();
+  for (auto& thread : started) thread.join();
+  if (refused.empty()) return success();
+  return Error{fmt::format("{}: cluster.threads = {}: this machine let psgrad start only {} of the {} threads the run "
+                           "needs ({}); lower cluster.threads",
+                           config.source, config.cluster.threads, started.size(), wanted, refused)};
 }
 
 Status check_fits_machine(const Config& config, const std::string& data_dir, ProcessRole role) {

@@ -20,4 +20,10 @@ Status check_fits_machine(const Config& config, const std::string& data_dir, Pro
 // The same for data already loaded.
 Status check_fits_machine(const Config& config, const DataShape& data, ProcessRole role);
 
+// Whether this process may start the threads the config's actor system needs (cluster.threads, and a
+// few of CAF's own): a thread limit or an address-space limit (each thread's stack) would otherwise end
+// the process with an uncaught std::system_error once the system starts them. Starts them, each
+// waiting, then lets them go.
+Status check_threads_start(const Config& config);
+
 }  // namespace psgrad

@@ -135,6 +135,7 @@ Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& re
                              config->source, config->model.architecture, options.command)};
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
+  if (auto threads = check_threads_start(*config); !threads) return Error{threads.error()};
   if (auto fits = check_fits_machine(*config, data_dir, process_role(options)); !fits) return Error{fits.error()};
   auto data = load_data_shared(data_source(config->data), data_dir);
   if (!data) return Error{data.error()};
@@ -148,6 +149,7 @@ Result<PreparedRun> prepare_run_with_data(const RunOptions& options, Config conf
   shape.classes = data.train->num_classes;
   shape.train_count = data.train->count;
   shape.dev_count = data.dev ? data.dev->count : 0;
+  if (auto threads = check_threads_start(config); !threads) return Error{threads.error()};
   if (auto fits = check_fits_machine(config, shape, process_role(options)); !fits) return Error{fits.error()};
   return build_prepared_run(options, std::move(config), std::move(data));
 }

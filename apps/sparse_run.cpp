@@ -12,6 +12,7 @@
 #include "apps/error_exit.hpp"
 #include "apps/local_run.hpp"
 #include "apps/run_config.hpp"
+#include "apps/resource_check.hpp"
 #include "apps/run_outputs_check.hpp"
 #include "apps/run_setup.hpp"
 #include "apps/signal_watch.hpp"
@@ -51,6 +52,7 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_he
   if (auto offered = check_run_features(*config, true); !offered)
     return Error{fmt::format("{}: {}", config->source, offered.error())};
   if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
+  if (auto threads = check_threads_start(*config); !threads) return Error{threads.error()};
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
   if (tables_here)
     if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits) return Error{fits.error()};

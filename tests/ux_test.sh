@@ -484,6 +484,17 @@ case "$scenario" in
     # A run's lines are progress: training into a full standard output trains on and succeeds.
     short_run full-run --no-metrics >/dev/full
     ;;
+  threads-refused)
+    # More threads than the process may start (here its address space holds 3 GB of 8 MiB stacks at
+    # most): refused in one line naming cluster.threads, by train and config check alike, not aborted.
+    for command in "train --config $config --set training.iterations=5 --no-metrics" "config check $config"; do
+      (ulimit -v 3000000; exec "$psgrad" $command --set cluster.threads=512) >threads.out 2>threads.err
+      code=$?
+      [ "$code" -eq 2 ] || fail "psgrad $command with cluster.threads=512 exited $code, expected 2"
+      [ "$(wc -l <threads.err)" -eq 1 ] && grep -q "cluster.threads = 512: this machine let psgrad start only" threads.err ||
+        fail "psgrad $command: no one-line refusal naming cluster.threads: $(cat threads.err)"
+    done
+    ;;
   features-current)
     "$psgrad" config features >features.md || fail "config features failed"
     diff -u "$source_dir/docs/features.md" features.md ||
