@@ -34,11 +34,18 @@ int main(int argc, char** argv) {
       psgrad::add_work_command(app),  psgrad::add_launch_command(app),  psgrad::add_data_command(app),    psgrad::add_eval_command(app),
       psgrad::add_predict_command(app), psgrad::add_plot_command(app), psgrad::add_config_command(app),
   };
-  // `psgrad` alone is a request for help, not a mistake.
+  // `psgrad` alone is a request for help, not a mistake; so is a group of commands alone (`psgrad
+  // config`), which prints its own help: one rule, exit 0.
   if (argc <= 1) {
     std::cout << app.help();
     return 0;
   }
+  if (argc == 2)
+    for (const auto& command : commands)
+      if (command.cli->get_name() == argv[1] && command.cli->get_require_subcommand_min() > 0) {
+        std::cout << command.cli->help();
+        return 0;
+      }
   // CLI11 would take a mistyped command for a missing one ("A subcommand is required").
   std::vector<std::string> names;
   for (const auto& command : commands) names.push_back(command.cli->get_name());

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "io/bounded_file.hpp"
@@ -61,6 +63,7 @@ Result<std::vector<HostLine>> parse_hostfile(std::string_view text, const std::s
     if (!is_host_name(host.host))
       return Error{fmt::format("{}: '{}' is not a host name; expected HOST [workers=N] [shards=K]", where,
                                echoed(words[0]))};
+    bool workers_given = false, shards_given = false;
     for (std::size_t k = 1; k < words.size(); ++k) {
       const auto word = words[k];
       const auto equals = word.find('=');
@@ -68,6 +71,9 @@ Result<std::vector<HostLine>> parse_hostfile(std::string_view text, const std::s
       if (equals == std::string_view::npos || (field != "workers" && field != "shards"))
         return Error{fmt::format("{}: unknown field '{}'; expected workers=N or shards=K", where, echoed(word))};
       const bool workers = field == "workers";
+      // Which of two counts was meant cannot be told: neither is taken.
+      if (std::exchange(workers ? workers_given : shards_given, true))
+        return Error{fmt::format("{}: {} is given twice on one line; give it once", where, field)};
       auto count = count_field(word.substr(equals + 1), workers ? max_launched_workers : max_launched_shards,
                                where, field);
       if (!count) return Error{count.error()};

@@ -110,6 +110,12 @@ case "$scenario" in
     grep -q '^vector instructions: ' version.out || fail "no vector instructions line"
     "$psgrad" >bare.out 2>bare.err || fail "psgrad alone exited with $?"
     grep -q "train" bare.out && grep -q -- "--version" bare.out || fail "psgrad alone did not print the help"
+    # A group of commands alone asks for its help as well, under the same rule.
+    for group in config data; do
+      "$psgrad" "$group" >group.out 2>group.err || fail "psgrad $group alone exited with $?"
+      grep -q "^Usage: $group \[OPTIONS\] SUBCOMMAND" group.out && grep -q "^Subcommands:" group.out ||
+        fail "psgrad $group alone did not print its help: $(cat group.out group.err)"
+    done
     ;;
   *) fail "unknown scenario $scenario" ;;
 esac

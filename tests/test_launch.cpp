@@ -54,6 +54,8 @@ TEST_CASE("hostfile mistakes are one line naming the file, the line and what was
   CHECK(error_of("a\n-oProxyCommand=x\n").rfind("hosts.txt:2: '-oProxyCommand=x' is not a host name", 0) == 0);
   CHECK(error_of("a\nb\na\n") ==
         "hosts.txt:3: host a is listed twice (first on line 1); give one line workers=N instead");
+  CHECK(error_of("a\nb workers=1 workers=2\n") == "hosts.txt:2: workers is given twice on one line; give it once");
+  CHECK(error_of("a\nb shards=1 workers=0 shards=1\n") == "hosts.txt:2: shards is given twice on one line; give it once");
   CHECK(error_of("# nothing\n\n") == "hosts.txt: no hosts; expected lines of HOST [workers=N] [shards=K]");
   CHECK(error_of("lonely\n") == "hosts.txt: no workers; give a second host, or workers=N on the first line");
   CHECK(error_of("a\nb workers=1000\nc workers=1000\n") == "hosts.txt: 2000 workers and 0 shards; at most 1024 and 64");
