@@ -48,41 +48,43 @@ Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_he
   if (!config) return Error{config.error()};
   if (options.verbosity >= Verbosity::normal)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
+  return prepare_sparse_run_with_config(options, std::move(config).value(), tables_here);
+}
+
+Result<SparseRun> prepare_sparse_run_with_config(const TrainOptions& options, Config config, bool tables_here) {
   // Refused before any data is read.
-  if (auto offered = check_run_features(*config, true); !offered)
-    return Error{fmt::format("{}: {}", config->source, offered.error())};
-  if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
-  if (auto threads = check_threads_start(*config); !threads) return Error{threads.error()};
-  if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
+  if (auto offered = check_run_features(config, true); !offered)
+    return Error{fmt::format("{}: {}", config.source, offered.error())};
+  if (auto fits = check_model_fits_data(config); !fits) return Error{fits.error()};
+  if (auto threads = check_threads_start(config); !threads) return Error{threads.error()};
+  if (auto writable = check_run_outputs(options, config); !writable) return Error{writable.error()};
   if (tables_here)
-    if (auto fits = check_tables_fit_machine(*config, config->cluster.servers); !fits) return Error{fits.error()};
-  auto data = load_sparse_split(*config);
+    if (auto fits = check_tables_fit_machine(config, config.cluster.servers); !fits) return Error{fits.error()};
+  auto data = load_sparse_split(config);
   if (!data) return Error{data.error()};
-  auto declared = SparseModel::build(config->model.architecture, config->model.settings, data->class_names.size());
-  if (!declared) return Error{fmt::format("{}: model: {}", config->source, declared.error())};
+  auto declared = SparseModel::build(config.model.architecture, config.model.settings, data->class_names.size());
+  if (!declared) return Error{fmt::format("{}: model: {}", config.source, declared.error())};
   if (declared->fields().size() != data->train->id_fields.size())
     return Error{fmt::format("{}: model.embedding_widths has {} entries, but [data.columns] declares {} id or text "
                              "columns; give one width and one row count per column",
-                             config->source, declared->fields().size(), data->train->id_fields.size())};
+                             config.source, declared->fields().size(), data->train->id_fields.size())};
   // The model the run trains reads the data's number columns too, after the embeddings.
-  auto model = SparseModel::build_for_data(config->model.architecture, config->model.settings, *data->train,
+  auto model = SparseModel::build_for_data(config.model.architecture, config.model.settings, *data->train,
                                            "training data");
-  if (!model) return Error{fmt::format("{}: model: {}", config->source, model.error())};
-  auto config_text = render_config(*config);
-  auto output = open_run_output(options, config_text, *config, data->description);
+  if (!model) return Error{fmt::format("{}: model: {}", config.source, model.error())};
+  auto config_text = render_config(config);
+  auto output = open_run_output(options, config_text, config, data->description);
   if (!output) return Error{output.error()};
   auto trace = options.trace_path.empty() ? nullptr : std::make_shared<TraceRecorder>();
   DataSplit described;
   described.description = data->description;
   auto layout = model->dense().layout();
-  PreparedRun run{std::move(config).value(), std::move(config_text), std::move(described), std::move(layout),
+  PreparedRun run{std::move(config), std::move(config_text), std::move(described), std::move(layout),
                   std::move(output).value(), std::move(trace), nullptr};
   auto resume = load_sparse_resume(options.resume, run, *model, *data->train);
   if (!resume) return Error{resume.error()};
   return SparseRun{std::move(run), std::move(data).value(), std::move(resume).value(), table_floats(*model)};
 }
-
-namespace {
 
 Status save_sparse_model(const std::string& path, const SparseRun& sparse, const SparseTrainingSummary& summary) {
   const auto& config = sparse.run.config;
@@ -100,8 +102,6 @@ Status save_sparse_model(const std::string& path, const SparseRun& sparse, const
     file.tables.push_back(SavedTable{embedding_init_seed(config.training.seed, f), summary.tables[f]});
   return write_sparse_model_file(path, file);
 }
-
-}  // namespace
 
 int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const SparseRun& sparse,
                       const TrainOptions& options) {

@@ -31,6 +31,11 @@ struct SparseRun {
   std::uint64_t table_floats = 0;          // every table's nV x width
 };
 Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_here);
+// The same for a config already read (the Python module's, whose data are columns it wrote to files).
+Result<SparseRun> prepare_sparse_run_with_config(const TrainOptions& options, Config config, bool tables_here);
+
+// Writes the trained model file: config, dense weights, each table's touched rows, columns and classes.
+Status save_sparse_model(const std::string& path, const SparseRun& sparse, const SparseTrainingSummary& summary);
 
 // The dense runs' ending (finish_run), without their best weights; the exit code.
 int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const SparseRun& sparse,

@@ -51,8 +51,8 @@ std::vector<RunFeature> make_run_features() {
       offered("training.checkpoint_path, --resume", "checkpoints, and runs continued from them",
               "a checkpoint holds every row the tables made"),
       offered("predict, eval", "a saved model's predictions and scores", "on the same named columns"),
-      not_with_tables("psgrad.train (Python)", "training from NumPy arrays in Python", nullptr,
-                      "a model with tables reads named columns; train it with `psgrad train`"),
+      offered("psgrad.train (Python)", "training in this Python process, predicting with the trained model",
+              "X is named columns: a pandas DataFrame or a dict of arrays"),
   };
 }
 

@@ -20,8 +20,8 @@
 #include "apps/weights_file.hpp"
 #include "model/fnv1a.hpp"
 #include "model/registry.hpp"
-#include "model/run_features.hpp"
 #include "python/array_data.hpp"
+#include "python/config_arguments.hpp"
 #include "python/errors.hpp"
 #include "python/model_binding.hpp"
 #include "python/progress_relay.hpp"
@@ -32,28 +32,6 @@ namespace psgrad::python {
 namespace py = pybind11;
 
 namespace {
-
-// (argument name, config key, value) from the Python side: mode, workers, seed, checkpoint. Each is
-// applied after the overrides and gets the key's checks, as the command line's --mode and --workers.
-std::vector<FlagSetting> flag_settings(const std::vector<py::tuple>& settings) {
-  std::vector<FlagSetting> flags;
-  for (const auto& setting : settings) {
-    const py::handle value = setting[2];
-    SettingValue held;
-    if (py::isinstance<py::bool_>(value)) held = value.cast<bool>();
-    else if (py::isinstance<py::int_>(value)) held = value.cast<std::int64_t>();
-    else if (py::isinstance<py::float_>(value)) held = value.cast<double>();
-    else held = py::str(value).cast<std::string>();
-    flags.push_back({setting[0].cast<std::string>(), setting[1].cast<std::string>(), std::move(held)});
-  }
-  return flags;
-}
-
-Result<Config> read_config(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
-                           const std::vector<FlagSetting>& flags) {
-  if (is_path) return load_config(config, overrides, flags);
-  return parse_config(config, "<string>", overrides, flags);
-}
 
 // The kept weights (the best evaluated with training.save_best) as a model, described as the run's
 // model file would describe them.
@@ -70,9 +48,10 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
                const std::vector<py::tuple>& settings, const py::object& on_progress, const std::string& resume_path) {
   auto config = read_config(config_source, config_is_path, overrides, flag_settings(settings));
   if (!config) throw InputError(config.error());
-  if (auto offered = check_run_feature("psgrad.train (Python)", names_architecture_with_tables(config->model.architecture));
-      !offered)
-    throw InputError(fmt::format("{}: {}", config->source, offered.error()));
+  if (names_architecture_with_tables(config->model.architecture))
+    throw InputError(fmt::format("{}: model.@layers \"{}\" has embedding tables: pass X as named columns (a pandas "
+                                 "DataFrame or a dict of arrays), as [data.columns] declares them",
+                                 config->source, config->model.architecture));
   for (const auto& note : config->notes)
     if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 1) != 0) throw py::error_already_set();
   auto data = split_from_arrays(x, y, dev_x, dev_y, config->data.scale);

@@ -12,16 +12,19 @@ one-line message the command line prints. See docs/python.md.
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+import tempfile
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy
 
 from . import _core
-from ._core import Error, InputError, Model, load
+from ._core import Error, InputError, Model
 from .roles import run_role
 
-__all__ = ["train", "TrainResult", "Model", "load", "serve", "work", "launch", "Error", "InputError"]
+__all__ = ["train", "TrainResult", "Model", "TablesModel", "load", "serve", "work", "launch", "Error", "InputError"]
 
 ConfigSource = Union[str, "os.PathLike[str]"]
 Record = Dict[str, Any]
@@ -35,7 +38,8 @@ class TrainResult:
         gradients_per_worker, final, ...); the last one has final=True.
     summary: the run's summary as a dict, keyed as the metrics file's "summary" line.
     accuracy: the final dev accuracy.
-    model: a psgrad.Model of the kept weights (the final ones; with training.save_best the best evaluated).
+    model: a psgrad.Model of the kept weights (the final ones; with training.save_best the best evaluated),
+        or a psgrad.TablesModel for a model with embedding tables.
     weights_hash: the final weights' hash, as `psgrad train` prints it ("final weights: ..., hash ...").
     """
 
@@ -43,7 +47,7 @@ class TrainResult:
         self.records: List[Record] = list(core["records"])
         self.summary: Record = dict(core["summary"])
         self.accuracy: float = float(core["accuracy"])
-        self.model: Model = core["model"]
+        self.model: Union[Model, "TablesModel"] = core["model"]
         self.weights_hash: str = str(core["weights_hash"])
 
     def frame(self) -> Any:
@@ -72,6 +76,141 @@ def _config_source(config: ConfigSource) -> Tuple[str, bool]:
     return config, os.path.isfile(config) or (one_line and "=" not in config and "[" not in config)
 
 
+def _is_columns(X: Any) -> bool:
+    """Named columns: a dict of arrays or lists, or a pandas DataFrame."""
+    return isinstance(X, Mapping) or (hasattr(X, "columns") and hasattr(X, "iloc"))
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value of a NumPy scalar or array (an ids column's list of ids), or the value itself."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _write_examples(path: str, X: Any, y: Any, columns: Sequence[Tuple[str, str]], label: str, what: str) -> int:
+    """Writes X's columns that the model reads (and y under the label's name, when given) as JSON Lines,
+    the named-column format the command line reads. Returns the number of examples."""
+    names = [name for name, _ in columns]
+    values: List[List[Any]] = []
+    for name in names:
+        present = name in X if isinstance(X, Mapping) else name in X.columns
+        if not present:
+            raise InputError(f"{what}: no column '{name}', which [data.columns] declares")
+        column = X[name]
+        values.append(list(column.tolist() if hasattr(column, "tolist") else column))
+    count = len(values[0])
+    for name, column in zip(names, values):
+        if len(column) != count:
+            raise InputError(f"{what}: column '{name}' has {len(column)} values, column '{names[0]}' {count}")
+    labels: Optional[List[Any]] = None
+    if y is not None:
+        labels = list(y.tolist() if hasattr(y, "tolist") else y)
+        if len(labels) != count:
+            raise InputError(f"{what}: {len(labels)} labels for {count} examples")
+    with open(path, "w", encoding="utf-8") as out:
+        for row in range(count):
+            example = {name: _plain(column[row]) for name, column in zip(names, values)}
+            if labels is not None:
+                example[label] = _plain(labels[row])
+            try:
+                out.write(json.dumps(example, ensure_ascii=False, allow_nan=False))
+            except (TypeError, ValueError) as problem:
+                raise InputError(f"{what}: example {row}: {problem}") from None
+            out.write("\n")
+    return count
+
+
+class TablesModel:
+    """A trained model with embedding tables: what psgrad.train returns as result.model for one, and
+    psgrad.load reads back. Its examples are named columns, as in training: a pandas DataFrame or a
+    dict of arrays, with the columns its config's [data.columns] declares. Its files are the command
+    line's: `psgrad predict` and `psgrad eval` read what save writes, and psgrad.load reads theirs."""
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+
+    def predict_proba(self, X: Any) -> numpy.ndarray:
+        """Each example's class probabilities: a float32 array of shape (n, classes), classes in the
+        order of class_names."""
+        with tempfile.TemporaryDirectory(prefix="psgrad-") as folder:
+            path = os.path.join(folder, "examples.jsonl")
+            _write_examples(path, X, None, self._core.columns, self._core.label, "X")
+            return self._core.predict_file(path)
+
+    def predict(self, X: Any) -> numpy.ndarray:
+        """Each example's predicted class name: an array of shape (n,)."""
+        names = numpy.asarray(self.class_names, dtype=object)
+        return names[numpy.argmax(self.predict_proba(X), axis=1)]
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the model file (atomically): for psgrad.load, `psgrad eval` and `psgrad predict`."""
+        self._core.save(os.fspath(path))
+
+    @property
+    def class_names(self) -> List[str]:
+        """The classes, as the training data's labels named them."""
+        return list(self._core.class_names)
+
+    @property
+    def columns(self) -> List[Tuple[str, str]]:
+        """The columns it reads: (name, kind), kind "text", "ids" or "number"."""
+        return [tuple(column) for column in self._core.columns]
+
+    @property
+    def label(self) -> str:
+        return str(self._core.label)
+
+    @property
+    def architecture(self) -> str:
+        return str(self._core.architecture)
+
+    @property
+    def version(self) -> int:
+        """Optimizer steps behind the weights."""
+        return int(self._core.version)
+
+    @property
+    def config(self) -> str:
+        """The resolved config the model was trained with."""
+        return str(self._core.config)
+
+    def __repr__(self) -> str:
+        return f"<psgrad.TablesModel {self.architecture}: {len(self.columns)} columns, {len(self.class_names)} classes, version {self.version}>"
+
+
+def load(path: Union[str, "os.PathLike[str]"]) -> Union[Model, TablesModel]:
+    """Reads a model file written by Model.save, TablesModel.save or `psgrad train --save`: a
+    psgrad.Model, or a psgrad.TablesModel for a model with embedding tables."""
+    if _core.is_tables_model_file(os.fspath(path)):
+        return TablesModel(_core.load_tables(os.fspath(path)))
+    return _core.load(path)
+
+
+def _train_columns(text: str, is_path: bool, X: Any, y: Any, dev: Optional[Tuple[Any, Any]], overrides: List[str],
+                   settings: List[Tuple[str, str, Any]], on_progress: Optional[Callable[[Record], None]],
+                   resume: str) -> "TrainResult":
+    layout = _core.columns_layout(text, is_path, overrides, settings)
+    with tempfile.TemporaryDirectory(prefix="psgrad-") as folder:
+        train_path = os.path.join(folder, "train.jsonl")
+        _write_examples(train_path, X, y, layout["columns"], layout["label"], "X")
+        dev_path = ""
+        if dev is not None:
+            try:
+                dev_x, dev_y = dev
+            except (TypeError, ValueError):
+                raise InputError("dev: expected a pair (X_dev, y_dev)") from None
+            dev_path = os.path.join(folder, "dev.jsonl")
+            _write_examples(dev_path, dev_x, dev_y, layout["columns"], layout["label"], "dev")
+        model_path = os.path.join(folder, "model.psgrad")
+        core = _core.train_columns(text, is_path, train_path, dev_path, overrides, settings, on_progress, resume,
+                                   model_path)
+        core["model"] = TablesModel(_core.load_tables(model_path))
+    return TrainResult(core)
+
+
 def train(
     config: ConfigSource,
     X: Any,
@@ -92,7 +231,11 @@ def train(
         file is then refused by name). Its [data] section is not read for examples (the arrays are the
         data), but data.scale applies.
     X: the training examples, float32 features or uint8 pixels, shaped (n, features) or
-        (n, rows, cols). A C-contiguous float32 X (with data.scale 1) is used where it lies, not copied:
+        (n, rows, cols); for a model with embedding tables, named columns instead: a pandas DataFrame or
+        a dict of arrays or lists with the columns [data.columns] declares (a text column's strings, an
+        ids column's id or list of ids, a number column's numbers), written as JSON Lines for the
+        command line's reader. Then y holds the labels (strings or integers) and dev=(X_dev, y_dev) may
+        be omitted: data.dev_fraction or data.dev_path of the config then gives the dev examples. A C-contiguous float32 X (with data.scale 1) is used where it lies, not copied:
         keep it unchanged until train returns. uint8 pixels are divided by 255, as IDX images are.
     y: integer class labels, shape (n,); the classes are 0 to the largest label of y and dev's y.
     dev: (X_dev, y_dev), the examples each evaluation scores, as X and y.
@@ -110,12 +253,6 @@ def train(
     path is set; then KeyboardInterrupt reaches the caller. Refused input raises psgrad.InputError, a
     failed run psgrad.Error, each with the line the command line prints.
     """
-    if dev is None:
-        raise InputError("dev: each evaluation scores dev examples; pass dev=(X_dev, y_dev)")
-    try:
-        dev_x, dev_y = dev
-    except (TypeError, ValueError):
-        raise InputError("dev: expected a pair (X_dev, y_dev)") from None
     text, is_path = _config_source(config)
     settings: List[Tuple[str, str, Any]] = []
     for name, key, value in (
@@ -127,6 +264,15 @@ def train(
         if value is not None:
             settings.append((name, key, value))
     overrides = [set] if isinstance(set, str) else [str(item) for item in set]
+    resume_path = os.fspath(resume) if resume is not None else ""
+    if _is_columns(X):
+        return _train_columns(text, is_path, X, y, dev, overrides, settings, on_progress, resume_path)
+    if dev is None:
+        raise InputError("dev: each evaluation scores dev examples; pass dev=(X_dev, y_dev)")
+    try:
+        dev_x, dev_y = dev
+    except (TypeError, ValueError):
+        raise InputError("dev: expected a pair (X_dev, y_dev)") from None
     core = _core.train(
         text,
         is_path,
@@ -137,7 +283,7 @@ def train(
         overrides,
         settings,
         on_progress,
-        os.fspath(resume) if resume is not None else "",
+        resume_path,
     )
     return TrainResult(core)
 

@@ -82,12 +82,18 @@ def test_a_failing_role_raises_with_the_line_it_printed(tmp_path):
         psgrad.serve(config=missing, no_metrics=True)
 
 
-def test_a_model_with_embedding_tables_is_refused_from_the_feature_table(float_digits):
+def test_a_model_with_embedding_tables_given_a_matrix_asks_for_named_columns(float_digits):
     x, y, x_dev, y_dev = float_digits
     tables = CONFIG.replace('"relu_relu_softmax.v1"\nhidden_width = 32', '"hashembed_mlp.v1"\nhidden_width = 32')
     assert tables != CONFIG
     with pytest.raises(psgrad.InputError) as raised:
         psgrad.train(tables, x, y, dev=(x_dev, y_dev))
     message = str(raised.value)
-    assert message.startswith("<string>: psgrad.train (Python) is not offered for models with embedding tables yet: ")
+    assert message.startswith('<string>: model.@layers "hashembed_mlp.v1" has embedding tables: pass X as named columns')
     assert "\n" not in message
+
+
+def test_named_columns_for_a_model_without_tables_ask_for_a_matrix(float_digits):
+    x, y, x_dev, y_dev = float_digits
+    with pytest.raises(psgrad.InputError, match=r'reads a matrix of features: pass X as a NumPy array'):
+        psgrad.train(CONFIG, {"pixels": list(range(len(y)))}, y, dev=(x_dev, y_dev))

@@ -1,0 +1,27 @@
+#include "python/config_arguments.hpp"
+
+namespace psgrad::python {
+
+namespace py = pybind11;
+
+std::vector<FlagSetting> flag_settings(const std::vector<py::tuple>& settings) {
+  std::vector<FlagSetting> flags;
+  for (const auto& setting : settings) {
+    const py::handle value = setting[2];
+    SettingValue held;
+    if (py::isinstance<py::bool_>(value)) held = value.cast<bool>();
+    else if (py::isinstance<py::int_>(value)) held = value.cast<std::int64_t>();
+    else if (py::isinstance<py::float_>(value)) held = value.cast<double>();
+    else held = py::str(value).cast<std::string>();
+    flags.push_back({setting[0].cast<std::string>(), setting[1].cast<std::string>(), std::move(held)});
+  }
+  return flags;
+}
+
+Result<Config> read_config(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
+                           const std::vector<FlagSetting>& flags) {
+  if (is_path) return load_config(config, overrides, flags);
+  return parse_config(config, "<string>", overrides, flags);
+}
+
+}  // namespace psgrad::python
