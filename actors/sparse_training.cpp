@@ -69,7 +69,8 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
                                                       std::shared_ptr<const SparseDataset> train,
                                                       std::shared_ptr<const SparseDataset> dev,
                                                       ReportCallback on_report, const TableOptimizerChoice& tables,
-                                                      DriverHooks hooks, SparseCheckpointing checkpointing) {
+                                                      DriverHooks hooks, SparseCheckpointing checkpointing,
+                                                      SnapshotCallback on_snapshot) {
   if (auto checked = check_run(job, train.get(), dev.get(), hooks); !checked) return Error{checked.error()};
   auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *train, "data");
   if (!model) return Error{model.error()};
@@ -116,7 +117,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
     spawned.push_back(caf::actor_cast<caf::actor>(*worker));
     workers.push_back(std::move(worker).value());
   }
-  auto evaluator = spawn_sparse_evaluator(system, job, dev, *shards, std::move(on_report));
+  auto evaluator = spawn_sparse_evaluator(system, job, dev, *shards, std::move(on_report), std::move(on_snapshot));
   if (!evaluator) {
     end_all();
     return Error{evaluator.error()};

@@ -48,6 +48,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
                                                       std::shared_ptr<const SparseDataset> dev,
                                                       ReportCallback on_report,
                                                       const TableOptimizerChoice& tables = {},
-                                                      DriverHooks hooks = {}, SparseCheckpointing checkpointing = {});
+                                                      DriverHooks hooks = {}, SparseCheckpointing checkpointing = {},
+                                                      SnapshotCallback on_snapshot = {});
 
 }  // namespace psgrad

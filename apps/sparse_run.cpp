@@ -9,6 +9,7 @@
 #include "caf/actor_system.hpp"
 #include "actors/sparse_training.hpp"
 #include "apps/checkpointing.hpp"
+#include "apps/run_hooks.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/local_run.hpp"
 #include "apps/run_config.hpp"
@@ -79,8 +80,12 @@ Result<SparseRun> prepare_sparse_run_with_config(const TrainOptions& options, Co
   DataSplit described;
   described.description = data->description;
   auto layout = model->dense().layout();
+  // training.patience: the evaluations say when to stop (save_best is refused above).
+  auto best = config.training.patience > 0
+                  ? std::make_shared<BestWeights>(static_cast<std::uint64_t>(config.training.patience), false)
+                  : nullptr;
   PreparedRun run{std::move(config), std::move(config_text), std::move(described), std::move(layout),
-                  std::move(output).value(), std::move(trace), nullptr};
+                  std::move(output).value(), std::move(trace), std::move(best)};
   auto resume = load_sparse_resume(options.resume, run, *model, *data->train);
   if (!resume) return Error{resume.error()};
   return SparseRun{std::move(run), std::move(data).value(), std::move(resume).value(), table_floats(*model)};
@@ -136,6 +141,8 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
     fmt::print(stderr, "psgrad: interrupted; resume with: {} --resume {}\n", command, checkpoint);
   }
   output.print_line(summary_line(summary, run.job().cluster.num_workers));
+  if (run.best)
+    if (auto line = run.best->summary_line(summary); !line.empty()) output.print_line(line);
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary.final_weights.version,
                                 weights_hash(summary.final_weights.values)));
   output.finish(summary);
@@ -181,6 +188,7 @@ int run_sparse_train(const TrainOptions& options) {
   hooks.on_event = run.output->event_printer("psgrad train");
   hooks.interrupt = signals.flag();
   hooks.trace = run.trace;
+  if (run.best) hooks.stop_early = run.best->stop_flag();
   SparseCheckpointing checkpointing;
   checkpointing.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
   checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
@@ -189,7 +197,7 @@ int run_sparse_train(const TrainOptions& options) {
   signals.training_started();
   const auto outcome = train_sparse_in_process(system, run.job(), sparse.data.train, sparse.data.dev,
                                                run.output->callback(), table_optimizer_choice(run.config.tables),
-                                               std::move(hooks), std::move(checkpointing));
+                                               std::move(hooks), std::move(checkpointing), snapshot_callback(run));
   return finish_sparse_run(outcome, sparse, options);
 }
 

@@ -8,6 +8,7 @@
 
 #include "caf/actor_system.hpp"
 #include "apps/checkpointing.hpp"
+#include "apps/run_hooks.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/launched_role.hpp"
 #include "apps/local_run.hpp"
@@ -74,6 +75,8 @@ int run_sparse_serve(const ServeOptions& given) {
   setup.on_event = run.output->event_printer("psgrad serve");
   setup.on_report = run.output->callback();
   setup.interrupt = signals.flag();
+  if (run.best) setup.stop_early = run.best->stop_flag();
+  setup.on_snapshot = snapshot_callback(run);
   setup.collect_tables = !options.save_model.empty();
   setup.train_data = fingerprint_of(*sparse.data.train, sparse.data.train->origin);
   setup.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());

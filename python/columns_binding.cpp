@@ -16,6 +16,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "apps/checkpointing.hpp"
+#include "apps/run_hooks.hpp"
 #include "apps/local_run.hpp"
 #include "apps/sparse_checkpointing.hpp"
 #include "apps/sparse_model_use.hpp"
@@ -99,6 +100,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   ProgressRelay relay(on_progress, request_stop);
   DriverHooks hooks;
   hooks.interrupt = stop;
+  if (run.best) hooks.stop_early = run.best->stop_flag();
   SparseCheckpointing checkpointing;
   // Saved only where training.checkpoint_path is set: no runs/ folder appears beside a script.
   checkpointing.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, nullptr);
@@ -114,7 +116,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
           outcome = train_sparse_in_process(system, run.job(), sparse.data.train, sparse.data.dev,
                                             [&relay](const EvaluationReport& report) { relay.report(report); },
                                             table_optimizer_choice(run.config.tables), std::move(hooks),
-                                            std::move(checkpointing));
+                                            std::move(checkpointing), snapshot_callback(run));
         } catch (const std::exception& error) {
           outcome = Result<SparseTrainingSummary>(Error{error.what()});
         }

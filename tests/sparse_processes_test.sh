@@ -153,6 +153,24 @@ case "$scenario" in
       fail "ordered answers under TLS ended with other weights than one process: $(final_line "$work_dir/serve.out")"
     ((took < 20)) || fail "40 steps with ordered answers under TLS took $took s: the workers' receipts did not release the answers"
     ;;
+  patience-across-processes)
+    # training.patience for a model with tables: a sync run stops early at the same step, with the same
+    # weights, in one process and across processes (each step waits for the evaluation's verdict).
+    write_config "$work_dir/run.toml" 512 100000
+    sed -i 's/^frequency = 1000000/frequency = 5/' "$work_dir/run.toml"
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics --set training.patience=2 \
+      >"$work_dir/one.out" 2>"$work_dir/one.log" || fail "the run in one process exited with $?"
+    stopped=$(sed -n 's/^stopped early after step \([0-9]*\):.*/\1/p' "$work_dir/one.out")
+    [ -n "$stopped" ] && [ "$stopped" -lt 100000 ] || fail "the run in one process did not stop early"
+    grep -q "the 2 evaluations up to step $stopped did not improve" "$work_dir/one.out" ||
+      fail "the reason (patience 2) is not given"
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics --set training.patience=2 --processes \
+      >"$work_dir/processes.out" 2>"$work_dir/processes.log" || fail "the run across processes exited with $?"
+    grep -q "^stopped early after step $stopped:" "$work_dir/processes.out" ||
+      fail "across processes: $(grep '^stopped early' "$work_dir/processes.out"), one process: step $stopped"
+    [ "$(final_line "$work_dir/processes.out")" = "$(final_line "$work_dir/one.out")" ] ||
+      fail "an early-stopped run across processes ended with other weights than in one process"
+    ;;
   processes-match-one-process)
     # The same sync run in one process and with 1, 2 and 4 table shard processes: the same final weights.
     write_config "$work_dir/run.toml" 4096 20

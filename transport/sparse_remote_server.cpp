@@ -210,7 +210,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   }
   // No worker runs in this process (see EvaluatorThread).
   auto evaluator = spawn_sparse_evaluator(
-      system, job, setup.dev, shards, setup.on_report, {},
+      system, job, setup.dev, shards, setup.on_report, setup.on_snapshot,
       SparseEvaluatorPlacement{kKeysPerPullPart, EvaluatorThread::scheduler, shards_on_this_host});
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
@@ -222,6 +222,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   hooks.on_event = setup.on_event;
   hooks.on_worker_lost = tell_shards_of_lost_workers(shards);
   hooks.interrupt = setup.interrupt;
+  hooks.stop_early = setup.stop_early;
   if (resume) hooks.start_iteration = resume->dense.iteration;
   std::optional<SparseCheckpointCollector> collector;
   if (setup.on_checkpoint) {
