@@ -16,7 +16,6 @@
 #include "launch/hostfile.hpp"
 #include "launch/launch_plan.hpp"
 #include "launch/shell_quote.hpp"
-#include "model/run_features.hpp"
 
 namespace psgrad {
 
@@ -82,8 +81,14 @@ int run_launch_command(const LaunchOptions& options) {
   const bool tables = names_sparse_model(run, options.resume);
   if (options.slurm) {
     if (!options.hostfile.empty()) return error.refused("give --hostfile or --slurm, not both");
-    if (auto offered = check_run_feature("launch --slurm", tables); !offered) return error.refused(offered.error());
-    return run_slurm_task(options);
+    // A model with tables: tasks 1..cluster.servers hold its table shards.
+    int table_shards = 0;
+    if (tables) {
+      auto config = load_config(options.config, options.overrides);
+      if (!config) return error.refused(config.error());
+      table_shards = static_cast<int>(config->cluster.servers);
+    }
+    return run_slurm_task(options, table_shards);
   }
   if (options.hostfile.empty())
     return error.refused("give --hostfile FILE (one `HOST [workers=N] [shards=K]` a line) or --slurm");

@@ -28,6 +28,6 @@ Command add_launch_command(CLI::App& app);
 int run_launch_command(const LaunchOptions& options);
 
 // --slurm, in slurm_launch.cpp.
-int run_slurm_task(const LaunchOptions& options);
+int run_slurm_task(const LaunchOptions& options, int table_shards);
 
 }  // namespace psgrad

@@ -78,6 +78,7 @@ int run_shard_command(const ShardOptions& given) {
   ShardOptions options = given;
   auto contact = server_contact(options);
   if (!contact) return error.refused(contact.error());
+  if (options.keep_trying) contact->retry.attempts = 200;  // as `work --retry`
   if (options.table_index < 0 && options.index == 0)
     return error.refused("--index is required (or --tables INDEX for a shard of a sparse run's tables)");
   const auto listen = listen_address(options, contact->address);

@@ -8,6 +8,7 @@
 #include "apps/launch_command.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/serve_command.hpp"
+#include "apps/shard_command.hpp"
 #include "apps/work_command.hpp"
 #include "launch/shell_quote.hpp"
 #include "launch/slurm_roles.hpp"
@@ -39,17 +40,20 @@ Result<std::vector<std::string>> expand_node_list(const std::string& list) {
 
 }  // namespace
 
-int run_slurm_task(const LaunchOptions& options) {
+int run_slurm_task(const LaunchOptions& options, int table_shards) {
   const ErrorExit error{"psgrad launch --slurm"};
   auto nodes = expand_node_list(variable("SLURM_NODELIST"));
   if (!nodes) return error.refused(nodes.error());
   auto task = slurm_task(variable("SLURM_PROCID"), variable("SLURM_NTASKS"), variable("SLURM_JOB_ID"), *nodes,
-                         static_cast<std::uint16_t>(options.port));
+                         static_cast<std::uint16_t>(options.port), table_shards);
   if (!task) return error.refused(task.error());
   if (options.dry_run) {
     if (task->serves)
       fmt::print("{}: server on {}:{} for {} workers\n", variable("SLURM_PROCID"), task->server_host, task->port,
                  task->num_workers);
+    else if (task->table_shard >= 0)
+      fmt::print("{}: table shard {} of {}, joining {}:{}\n", variable("SLURM_PROCID"), task->table_shard,
+                 table_shards, task->server_host, task->port);
     else
       fmt::print("{}: worker {} of {}, joining {}:{}\n", variable("SLURM_PROCID"), task->worker_index,
                  task->num_workers, task->server_host, task->port);
@@ -73,6 +77,14 @@ int run_slurm_task(const LaunchOptions& options) {
     serve.save_model = options.save;
     serve.tensorboard_dir = options.tensorboard;
     return run_serve_command(serve);
+  }
+  if (task->table_shard >= 0) {
+    ShardOptions shard;
+    shard.table_index = task->table_shard;
+    shard.connect = fmt::format("{}:{}", task->server_host, task->port);
+    shard.token = token;
+    shard.keep_trying = true;  // the tasks start together: the server may still be loading its data
+    return run_shard_command(shard);
   }
   WorkOptions work;
   work.connect = fmt::format("{}:{}", task->server_host, task->port);

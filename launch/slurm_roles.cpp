@@ -38,19 +38,25 @@ std::vector<std::string> parse_hostnames(std::string_view output) {
 }
 
 Result<SlurmTask> slurm_task(const std::string& procid, const std::string& ntasks, const std::string& job_id,
-                             const std::vector<std::string>& nodes, std::uint16_t port) {
+                             const std::vector<std::string>& nodes, std::uint16_t port, int table_shards) {
   auto task = slurm_number("SLURM_PROCID", procid);
   if (!task) return Error{task.error()};
   auto tasks = slurm_number("SLURM_NTASKS", ntasks);
   if (!tasks) return Error{tasks.error()};
-  if (*tasks < 2) return Error{fmt::format("SLURM_NTASKS={}: a run needs 2 tasks or more (a server and a worker)", *tasks)};
+  if (*tasks < 2 + table_shards)
+    return Error{table_shards == 0
+                     ? fmt::format("SLURM_NTASKS={}: a run needs 2 tasks or more (a server and a worker)", *tasks)
+                     : fmt::format("SLURM_NTASKS={}: a run with {} table shards needs {} tasks or more (a server, the "
+                                   "table shards and a worker)",
+                                   *tasks, table_shards, 2 + table_shards)};
   if (*tasks > 1025) return Error{fmt::format("SLURM_NTASKS={}: at most 1024 workers and the server", *tasks)};
   if (*task >= *tasks) return Error{fmt::format("SLURM_PROCID={} is not below SLURM_NTASKS={}", *task, *tasks)};
   if (nodes.empty()) return Error{"SLURM_NODELIST expands to no host names"};
   SlurmTask result;
   result.serves = *task == 0;
-  result.worker_index = result.serves ? -1 : static_cast<int>(*task - 1);
-  result.num_workers = static_cast<int>(*tasks - 1);
+  if (!result.serves && *task <= table_shards) result.table_shard = static_cast<int>(*task - 1);
+  if (!result.serves && result.table_shard < 0) result.worker_index = static_cast<int>(*task - 1 - table_shards);
+  result.num_workers = static_cast<int>(*tasks - 1 - table_shards);
   result.server_host = nodes.front();
   if (port != 0) {
     result.port = port;

@@ -240,6 +240,19 @@ case "$scenario" in
 1: worker 0 of 3, joining gpu07:23456
 3: worker 2 of 3, joining gpu07:23456
 ROLES
+    # A model with 2 table shards: tasks 1 and 2 hold them.
+    tables_config="$source_dir/configs/debian-packages.toml"
+    : >"$work_dir/tables.out"
+    for task in 0 1 2 3; do
+      SLURM_PROCID=$task "$psgrad" launch --slurm --config "$tables_config" --set cluster.servers=2 --dry-run \
+        >>"$work_dir/tables.out" 2>"$work_dir/roles.log" || fail "task $task of a run with tables: $(cat "$work_dir/roles.log")"
+    done
+    diff "$work_dir/tables.out" - <<'ROLES' || fail "roles of a run with tables not as expected"
+0: server on gpu07:23456 for 1 workers
+1: table shard 0 of 2, joining gpu07:23456
+2: table shard 1 of 2, joining gpu07:23456
+3: worker 0 of 1, joining gpu07:23456
+ROLES
     SLURM_PROCID=0 SLURM_NODELIST='' "$psgrad" launch --slurm --config "$config" 2>"$work_dir/bad.log" && fail "no node list accepted"
     grep -q "SLURM_NODELIST is not set" "$work_dir/bad.log" || fail "no word about SLURM_NODELIST"
     SLURM_PROCID=7 "$psgrad" launch --slurm --config "$config" 2>"$work_dir/bad.log" && fail "task 7 of 4 accepted"

@@ -95,4 +95,42 @@ grep -q "PSGRAD_JOIN_TOKEN is not set" "$work_dir/srun.log" && fail "the token d
   fail "local run failed"
 diff <(sed -n 's/^0: \(final weights: .*\)/\1/p' "$work_dir/srun.out") <(grep "^final weights: " "$work_dir/local.out") ||
   fail "weights under Slurm differ from one process"
+
+# A model with embedding tables: task 0 serves, tasks 1 and 2 hold its two table shards, task 3 works;
+# the weights are those of the same run in one process.
+"$psgrad" data click-logs --rows 2000 --out "$work_dir/clicks.jsonl" >/dev/null 2>&1 || fail "click-logs"
+cat >"$work_dir/tables.toml" <<TOML
+[training]
+iterations = 20
+batch_size = 32
+seed = 1
+[evaluation]
+frequency = 10
+[model]
+"@layers" = "hashembed_mlp.v1"
+embedding_widths = [8, 8]
+embedding_rows = [4096, 4096]
+hidden_width = 16
+[data]
+path = "$work_dir/clicks.jsonl"
+label = "label"
+dev_fraction = 0.2
+[data.columns]
+C1 = "ids"
+C2 = "ids"
+[cluster]
+num_workers = 1
+servers = 2
+TOML
+timeout 90 srun --ntasks=4 --label --time=2 "$psgrad" launch --slurm --config "$work_dir/tables.toml" \
+  --port $((port + 1)) --no-metrics >"$work_dir/tables-srun.out" 2>"$work_dir/tables-srun.log" ||
+  fail "srun of a model with tables failed (exit $?)"
+cat "$work_dir/tables-srun.out"
+grep -q "^1: psgrad shard: holding table shard 0 of 2" "$work_dir/tables-srun.log" || fail "task 1 held no table shard"
+grep -q "^2: psgrad shard: holding table shard 1 of 2" "$work_dir/tables-srun.log" || fail "task 2 held no table shard"
+grep -q "^3: psgrad work: training finished" "$work_dir/tables-srun.log" || fail "task 3 did not work"
+"$psgrad" train --config "$work_dir/tables.toml" --no-metrics >"$work_dir/tables-local.out" 2>/dev/null ||
+  fail "local run of the model with tables failed"
+diff <(sed -n 's/^0: \(final weights: .*\)/\1/p' "$work_dir/tables-srun.out") \
+  <(grep "^final weights: " "$work_dir/tables-local.out") || fail "weights of a model with tables under Slurm differ"
 echo "PASS: slurm"

@@ -191,6 +191,27 @@ TEST_CASE("Slurm: scontrol's host names, task 0 serves on the first node, the ot
   CHECK(slurm_task("1", "4", "", nodes, 5000)->port == 5000);
 }
 
+TEST_CASE("Slurm: with K table shards, tasks 1..K hold them and the rest work") {
+  const auto nodes = parse_hostnames(scontrol_hostnames_output);
+  auto server = slurm_task("0", "5", "1", nodes, 0, 2);
+  REQUIRE(server.ok());
+  CHECK(server->serves);
+  CHECK(server->num_workers == 2);
+  for (const auto& [procid, shard] : {std::pair{"1", 0}, std::pair{"2", 1}}) {
+    auto task = slurm_task(procid, "5", "1", nodes, 0, 2);
+    REQUIRE(task.ok());
+    CHECK_FALSE(task->serves);
+    CHECK(task->table_shard == shard);
+    CHECK(task->worker_index == -1);
+  }
+  auto worker = slurm_task("4", "5", "1", nodes, 0, 2);
+  REQUIRE(worker.ok());
+  CHECK(worker->table_shard == -1);
+  CHECK(worker->worker_index == 1);
+  CHECK(slurm_task("0", "3", "1", nodes, 0, 2).error() ==
+        "SLURM_NTASKS=3: a run with 2 table shards needs 4 tasks or more (a server, the table shards and a worker)");
+}
+
 TEST_CASE("Slurm: missing or wrong task variables are named") {
   const auto nodes = parse_hostnames(scontrol_hostnames_output);
   CHECK(slurm_task("", "4", "1", nodes, 0).error() == "SLURM_PROCID is not set: run `psgrad launch --slurm` under srun");
