@@ -1,6 +1,8 @@
 // Checks NumPy arrays as the .npy reader checks files, and borrows or converts their features.
 #include "python/array_data.hpp"
 
+#include "model/data_fingerprint.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -170,6 +172,9 @@ Result<DataSplit> split_from_arrays(const py::array& x, const py::array& y, cons
   split.description = fmt::format("arrays: {} train / {} dev, {}, {} classes", train->count, dev->count, shape, classes);
   split.train = dataset_of(std::move(train).value(), std::move(train_labels).value(), classes);
   split.dev = dataset_of(std::move(dev).value(), std::move(dev_labels).value(), classes);
+  // Kept in the run's checkpoints and checked on resume, as for data files: a checkpoint resumed on
+  // other arrays of the same shape would train on the wrong examples without a word.
+  split.train_fingerprint = fingerprint_of(*split.train, "X");
   return split;
 }
 

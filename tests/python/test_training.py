@@ -134,6 +134,21 @@ def test_keyboard_interrupt_from_on_progress_saves_a_checkpoint_that_resumes_to_
     assert resumed.weights_hash == uninterrupted.weights_hash
 
 
+def test_resuming_on_other_arrays_of_the_same_shape_is_refused_naming_the_checkpoint(float_digits, tmp_path):
+    x, y, x_dev, y_dev = float_digits
+    checkpoint = tmp_path / "run.ckpt"
+    psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), checkpoint=checkpoint, set=["training.iterations=10"])
+    relabelled = (y + 1) % 10
+    with pytest.raises(psgrad.InputError) as refused:
+        psgrad.train(CONFIG, x[::-1].copy(), relabelled[::-1].copy(), dev=(x_dev, y_dev), resume=checkpoint,
+                     set=["training.iterations=20"])
+    message = str(refused.value)
+    assert message.startswith(f"{checkpoint}: ") and "resume on the data it was written for" in message
+    # The same arrays resume.
+    resumed = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), resume=checkpoint, set=["training.iterations=20"])
+    assert resumed.summary["steps"] == 10
+
+
 def test_an_exception_in_on_progress_stops_the_run_and_reaches_the_caller(float_digits):
     x, y, x_dev, y_dev = float_digits
     seen = []
