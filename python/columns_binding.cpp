@@ -81,7 +81,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   auto config = read_config(config_source, config_is_path, overrides, flags);
   if (!config) throw InputError(config.error());
   for (const auto& note : config->notes)
-    if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 1) != 0) throw py::error_already_set();
+    if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0) throw py::error_already_set();
   TrainOptions options;
   options.verbosity = Verbosity::silent;  // the caller has the records
   options.metrics_path = std::string();   // and no metrics file

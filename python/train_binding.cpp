@@ -53,7 +53,7 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
                                  "DataFrame or a dict of arrays), as [data.columns] declares them",
                                  config->source, config->model.architecture));
   for (const auto& note : config->notes)
-    if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 1) != 0) throw py::error_already_set();
+    if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0) throw py::error_already_set();
   auto data = split_from_arrays(x, y, dev_x, dev_y, config->data.scale);
   if (!data) throw InputError(data.error());
   RunOptions options;

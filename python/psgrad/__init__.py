@@ -76,6 +76,21 @@ def _config_source(config: ConfigSource) -> Tuple[str, bool]:
     return config, os.path.isfile(config) or (one_line and "=" not in config and "[" not in config)
 
 
+def _check_arguments(text: str, overrides: List[str], settings: List[Tuple[str, str, Any]],
+                     on_progress: Any) -> None:
+    """What the core would take only to fail later or in C++'s words, refused here in one line."""
+    if on_progress is not None and not callable(on_progress):
+        raise InputError(f"on_progress: expected a callable or None, got {type(on_progress).__name__}")
+    for what, value in [("config", text)] + [("set", item) for item in overrides]:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as bad:
+            raise InputError(f"{what}: not text that UTF-8 can hold ({bad.reason} at character {bad.start})") from None
+    for name, key, value in settings:
+        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+            raise InputError(f"{name}: {value} is out of range for {key} (an integer below 2**63)")
+
+
 def _is_columns(X: Any) -> bool:
     """Named columns: a dict of arrays or lists, or a pandas DataFrame."""
     return isinstance(X, Mapping) or (hasattr(X, "columns") and hasattr(X, "iloc"))
@@ -264,6 +279,7 @@ def train(
         if value is not None:
             settings.append((name, key, value))
     overrides = [set] if isinstance(set, str) else [str(item) for item in set]
+    _check_arguments(text, overrides, settings, on_progress)
     resume_path = os.fspath(resume) if resume is not None else ""
     if _is_columns(X):
         return _train_columns(text, is_path, X, y, dev, overrides, settings, on_progress, resume_path)

@@ -97,3 +97,37 @@ def test_named_columns_for_a_model_without_tables_ask_for_a_matrix(float_digits)
     x, y, x_dev, y_dev = float_digits
     with pytest.raises(psgrad.InputError, match=r'reads a matrix of features: pass X as a NumPy array'):
         psgrad.train(CONFIG, {"pixels": list(range(len(y)))}, y, dev=(x_dev, y_dev))
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"seed": 2**70}, r"^seed: 1180591620717411303424 is out of range for training.seed \(an integer below 2\*\*63\)$"),
+        ({"workers": 2**64}, r"^workers: 18446744073709551616 is out of range for cluster.num_workers"),
+        ({"on_progress": 5}, r"^on_progress: expected a callable or None, got int$"),
+        ({"set": ["training.seed=\udc80"]}, r"^set: not text that UTF-8 can hold \(surrogates not allowed at character 14\)$"),
+    ],
+)
+def test_arguments_python_would_pass_to_cpp_badly_are_one_line_input_errors(float_digits, arguments, message):
+    x, y, x_dev, y_dev = float_digits
+    with pytest.raises(psgrad.InputError, match=message):
+        psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), **arguments)
+
+
+def test_a_lone_surrogate_in_config_text_is_one_short_line(float_digits):
+    x, y, x_dev, y_dev = float_digits
+    with pytest.raises(psgrad.InputError) as refused:
+        psgrad.train(CONFIG + "# \udc80\n", x, y, dev=(x_dev, y_dev))
+    assert str(refused.value).startswith("config: not text that UTF-8 can hold (surrogates not allowed at character ")
+    assert len(str(refused.value)) < 200
+
+
+def test_a_config_note_warns_at_the_callers_line(float_digits):
+    x, y, x_dev, y_dev = float_digits
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), set=['model.@layers="mlp.v1"', "training.iterations=2"])
+    notes = [w for w in caught if "dropped" in str(w.message)]
+    assert notes, [str(w.message) for w in caught]
+    assert notes[0].filename == __file__
