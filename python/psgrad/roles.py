@@ -19,9 +19,19 @@ from typing import Any, List, Mapping, Optional
 from . import _core
 
 
+def installed_command_line() -> Optional[str]:
+    """<prefix>/bin/psgrad beside an installed package (<prefix>/lib/python3*/dist-packages/psgrad)."""
+    package = os.path.dirname(os.path.realpath(__file__))
+    parts = package.split(os.sep)
+    if len(parts) < 5 or parts[-2] != "dist-packages" or not parts[-3].startswith("python3") or parts[-4] != "lib":
+        return None
+    return os.path.join(os.sep.join(parts[:-4]) or os.sep, "bin", "psgrad")
+
+
 def command_line() -> str:
-    """The psgrad binary the roles run: $PSGRAD_BINARY, else the one built with this package."""
-    path = os.environ.get("PSGRAD_BINARY") or _core.command_line
+    """The psgrad binary the roles run: $PSGRAD_BINARY, else the one installed beside this package,
+    else the one built with it."""
+    path = os.environ.get("PSGRAD_BINARY") or installed_command_line() or _core.command_line
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise _core.Error(
             f"{path}: the psgrad command line is not there; build it (cmake --build build --target psgrad) "
