@@ -15,7 +15,8 @@ Usage: scripts/cluster-sim.sh [--workers N] [--shards K] [--link RATE] [--worker
 
   --workers N      worker hosts, one `psgrad work` each (default 2)
   --shards K       parameter-server shards (cluster.servers): the server holds shard 0, shards 1..K-1
-                   run as `psgrad shard` on hosts of their own (default 1)
+                   run as `psgrad shard` on hosts of their own (default 1); for a model with embedding
+                   tables, K table shards, each `psgrad shard --tables` on a host of its own
   --link RATE      every host's link rate, each way, as tc writes it: 100mbit, 1gbit, ... (default 1gbit)
   --worker-link R  the worker hosts' link rate instead (default: --link), to see a run where only the
                    server's and shards' links bound it
@@ -154,8 +155,16 @@ new_namespace() {  # name
   ip -n "$1" link set lo up
 }
 
-# Host 0 serves; hosts 1..K-1 hold shards; the rest are workers.
-host_count=$((shards + workers))
+# A model with embedding tables ([tables] in its resolved config) has all K of its table shards on hosts
+# of their own; a dense model's server holds its shard 0.
+tables=false
+"$psgrad" config show "$config" >"$work_dir/resolved.toml" 2>"$work_dir/resolved.log" ||
+  die "$config: $(head -n 1 "$work_dir/resolved.log")"
+grep -qx '\[tables\]' "$work_dir/resolved.toml" && tables=true
+shard_hosts=$((shards - 1))
+$tables && shard_hosts=$shards
+# Host 0 serves; hosts 1..shard_hosts hold shards; the rest are workers.
+host_count=$((1 + shard_hosts + workers))
 address() { echo "10.77.$(($1 / 250)).$(($1 % 250 + 1))"; }
 
 new_namespace "$switch"
@@ -173,7 +182,7 @@ bits_per_second() {  # tc rate -> bits per second
   awk -v n="$n" -v m="$m" 'BEGIN { printf "%.0f", n * m }'
 }
 host_link() {  # host -> its link's tc rate: the server's and shards' hosts come first
-  if (($1 < shards)); then echo "$link"; else echo "$worker_link"; fi
+  if (($1 <= shard_hosts)); then echo "$link"; else echo "$worker_link"; fi
 }
 burst=131072
 no_delay=$(awk -v d="${delay%%[a-z]*}" 'BEGIN { print (d == 0) ? "yes" : "" }')
@@ -289,7 +298,7 @@ common_sets+=("${extra_sets[@]}")
 start_direct() {
   local serve_args=(serve --config "$config" --bind "$server_address" --port "$port" --workers "$workers"
                     --set "cluster.servers=$shards" "${common_sets[@]}" --no-metrics)
-  ((shards > 1)) && serve_args+=(--remote-shards)
+  ((shards > 1)) && ! $tables && serve_args+=(--remote-shards)
   ip netns exec "$prefix-h0" "$psgrad" "${serve_args[@]}" >"$work_dir/serve.out" 2>"$work_dir/serve.log" &
   local server_pid=$!
   until grep -q "listening on" "$work_dir/serve.log"; do
@@ -298,13 +307,15 @@ start_direct() {
     sleep 0.05
   done
   local others=() k w entry
-  for ((k = 1; k < shards; k++)); do
-    ip netns exec "$prefix-h$k" "$psgrad" shard --index "$k" --connect "$server_address:$port" \
+  for ((k = 1; k <= shard_hosts; k++)); do
+    local which=(--index "$k")
+    $tables && which=(--tables "$((k - 1))")
+    ip netns exec "$prefix-h$k" "$psgrad" shard "${which[@]}" --connect "$server_address:$port" \
       >"$work_dir/shard$k.out" 2>"$work_dir/shard$k.log" &
     others+=("$!:shard$k")
   done
   for ((w = 0; w < workers; w++)); do
-    ip netns exec "$prefix-h$((shards + w))" "$psgrad" work --connect "$server_address:$port" \
+    ip netns exec "$prefix-h$((1 + shard_hosts + w))" "$psgrad" work --connect "$server_address:$port" \
       >"$work_dir/worker$w.out" 2>"$work_dir/worker$w.log" &
     others+=("$!:worker$w")
   done
@@ -350,8 +361,8 @@ start_ssh_launch() {
   local h k w keys="$work_dir/ssh"
   {
     address 0
-    for ((k = 1; k < shards; k++)); do echo "$(address $k) shards=1 workers=0"; done
-    for ((w = 0; w < workers; w++)); do echo "$(address $((shards + w))) workers=1"; done
+    for ((k = 1; k <= shard_hosts; k++)); do echo "$(address $k) shards=1 workers=0"; done
+    for ((w = 0; w < workers; w++)); do echo "$(address $((1 + shard_hosts + w))) workers=1"; done
     for ((w = 0; w < absent_hosts; w++)); do echo "$(address $((host_count + w))) workers=1"; done
   } >"$work_dir/hostfile"
   ip netns exec "$prefix-h0" "$psgrad" launch --hostfile "$work_dir/hostfile" --config "$config" \

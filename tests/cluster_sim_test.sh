@@ -192,6 +192,48 @@ case "$scenario" in
       <(grep "^final weights: " "$work_dir/local.out") || fail "weights over ssh differ from one process"
     [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
     ;;
+  embedding-model)
+    # A model with embedding tables across simulated hosts: its table shards on hosts of their own
+    # (here 2, hosts 1 and 2), the server's dense part on host 0, each worker on a host; the run ends
+    # with the weights of the same run in one process. With one table shard too.
+    "$psgrad" data click-logs --rows 2000 --out "$work_dir/clicks.jsonl" >/dev/null 2>&1 || fail "click-logs"
+    cat >"$work_dir/tables.toml" <<TOML
+[training]
+iterations = 20
+batch_size = 32
+seed = 1
+[evaluation]
+frequency = 10
+[model]
+"@layers" = "hashembed_mlp.v1"
+embedding_widths = [8, 8]
+embedding_rows = [4096, 4096]
+hidden_width = 16
+[data]
+path = "$work_dir/clicks.jsonl"
+label = "label"
+dev_fraction = 0.2
+[data.columns]
+C1 = "ids"
+C2 = "ids"
+TOML
+    "$psgrad" train --config "$work_dir/tables.toml" --no-metrics --set cluster.servers=2 >"$work_dir/local.out" 2>/dev/null ||
+      fail "local run failed"
+    for shards in 2 1; do
+      bash "$sim" --psgrad "$psgrad" --config "$work_dir/tables.toml" --workers 2 --shards $shards --iterations 20 --seed 1 \
+        --timeout 60 --keep-logs "$work_dir/logs$shards" >"$work_dir/sim.out" 2>"$work_dir/sim.log" & sim_pid=$!
+      wait $sim_pid || { cat "$work_dir/logs$shards/"*.log; fail "the simulator failed with $shards table shards (exit $?)"; }
+      cat "$work_dir/sim.out"
+      grep -q "^cluster-sim: workers 2, shards $shards, .* samples/s, .*, steps 20," "$work_dir/sim.out" || fail "no summary line"
+      for ((k = 1; k <= shards; k++)); do
+        grep -q "psgrad shard: holding table shard $((k - 1)) of $shards" "$work_dir/logs$shards/shard$k.log" ||
+          fail "host $k held no table shard $((k - 1))"
+      done
+      diff <(grep "^final weights: " "$work_dir/logs$shards/serve.out") <(grep "^final weights: " "$work_dir/local.out") ||
+        fail "weights across $shards simulated table shard hosts differ from one process"
+      [ -z "$(leftovers $sim_pid)" ] || fail "namespaces left behind: $(leftovers $sim_pid)"
+    done
+    ;;
   ssh-unreachable)
     # A hostfile line whose host does not answer: one line names it, the run stops, nothing is left.
     [ -x /usr/sbin/sshd ] || skip "no sshd (apt-get install openssh-server)"
