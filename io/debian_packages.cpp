@@ -198,7 +198,9 @@ Result<PackageCounts> read_package_lists(const std::vector<std::string>& lists,
   PackageCounts counts;
   std::unordered_set<std::string> names;
   const std::function<Status(Stanza&)> record = [&](Stanza& stanza) -> Status {
-    if (stanza.section.empty()) {
+    // A section without a name after its area ("contrib/games/", "/") names no class.
+    auto section = section_label(stanza.section);
+    if (section.empty()) {
       ++counts.unsectioned;
       return success();
     }
@@ -209,7 +211,7 @@ Result<PackageCounts> read_package_lists(const std::vector<std::string>& lists,
     PackageRecord package;
     package.name_parts = package_name_parts(stanza.package);
     package.name = std::move(stanza.package);
-    package.section = section_label(stanza.section);
+    package.section = std::move(section);
     package.summary = std::move(stanza.description);
     package.depends = dependency_names(stanza.depends);
     package.maintainer = std::move(stanza.maintainer);

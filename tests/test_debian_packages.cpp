@@ -137,6 +137,19 @@ TEST_CASE("a Packages stanza becomes a record: section without area, summary, de
   CHECK(lists.records[1].depends.empty());
 }
 
+TEST_CASE("a section with no name after its area names no class: the stanza counts as unsectioned") {
+  Lists lists;
+  const auto path = lists.folder.file("y_Packages");
+  testing::write_file_bytes(path, "Package: a\nSection: contrib/games/\n\nPackage: b\nSection: /\n\n"
+                                  "Package: c\nSection: libs\n\n");
+  auto counts = lists.read({path});
+  REQUIRE_MESSAGE(counts.ok(), (counts.ok() ? "" : counts.error()));
+  CHECK(counts->packages == 1);
+  CHECK(counts->unsectioned == 2);
+  REQUIRE(lists.records.size() == 1);
+  CHECK(lists.records[0].section == "libs");
+}
+
 TEST_CASE("a record is one JSON line of the fields a named-column config reads") {
   PackageRecord record{"g++-12", "devel", "GNU C++ compiler \"quoted\"", {"gcc-12", "libc6"}, "A <a@b>", {"g", "12"}};
   const auto line = package_json_line(record);

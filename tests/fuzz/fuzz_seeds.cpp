@@ -123,5 +123,8 @@ int main(int argc, char** argv) {
       "Maintainer: GCC <gcc@example.org>\nSection: libs\n";
   std::ofstream(root / "sparse-data/Packages", std::ios::binary) << packages;
   std::ofstream(root / "sparse-data/Packages.lz4", std::ios::binary) << lz4_frame(packages);
+  // Found by this fuzzer: a section with no name after its area once made a class named "".
+  std::ofstream(root / "sparse-data/empty-section-Packages", std::ios::binary)
+      << "Package: 0ad\nSection: contrib/games/\n\nPackage: b\nSection: /\n";
   return ok ? 0 : 1;
 }
