@@ -36,13 +36,14 @@ std::optional<std::string> CheckpointDestination::path() const {
 
 void CheckpointDestination::report(const Status& written, std::uint64_t iteration, const std::string& path,
                                    const std::string& detail) const {
-  if (!written) {
+  // A failed write is said once (a full disk fails every later one alike); the run's end says how many.
+  const bool first_failure = output_->record_checkpoint(written, iteration);
+  if (first_failure) {
     fmt::print(stderr, "psgrad: {}\n", cut_long_words(written.error()));
     std::fflush(stderr);
-  } else {
+  } else if (written) {
     output_->print_note(fmt::format("psgrad: checkpoint at iteration {} written to {}{}", iteration, path, detail));
   }
-  output_->record_checkpoint(written, iteration);
 }
 
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,

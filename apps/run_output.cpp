@@ -83,6 +83,8 @@ void RunOutput::finish(const TrainingSummary& summary) {
     progress_.clear();
   }
   if (metrics_ && !metrics_failed_) record(metrics_->write(metrics_summary(summary)));
+  if (const auto failed = failed_checkpoints_.load(); failed > 1)
+    fmt::print(stderr, "psgrad: {} checkpoints could not be written (the first failure is said above)\n", failed);
 }
 
 void RunOutput::interrupted(const std::string& signal, std::uint64_t steps, const std::string& checkpoint) {
@@ -97,9 +99,13 @@ void RunOutput::fail(const std::string& error) {
   if (metrics_ && !metrics_failed_) record(metrics_->write_failure(error));
 }
 
-void RunOutput::record_checkpoint(const Status& written, std::uint64_t iteration) {
+bool RunOutput::record_checkpoint(const Status& written, std::uint64_t iteration) {
   last_checkpoint_failed_ = !written.ok();
-  if (written) last_checkpoint_iteration_ = static_cast<std::int64_t>(iteration);
+  if (written) {
+    last_checkpoint_iteration_ = static_cast<std::int64_t>(iteration);
+    return false;
+  }
+  return failed_checkpoints_++ == 0;
 }
 
 std::optional<std::uint64_t> RunOutput::last_checkpoint_written() const {

@@ -57,8 +57,9 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   void interrupted(const std::string& signal, std::uint64_t steps, const std::string& checkpoint);
   void fail(const std::string& error);
   // Remembers whether the latest checkpoint write failed: an earlier one a later write replaced is
-  // no loss, the final one is.
-  void record_checkpoint(const Status& written, std::uint64_t iteration);
+  // no loss, the final one is. True for the run's first failed write: that one is said in full, later
+  // ones are counted and finish() says how many.
+  bool record_checkpoint(const Status& written, std::uint64_t iteration);
   // The iteration of the last checkpoint written, if one was: a failed run says where to resume.
   std::optional<std::uint64_t> last_checkpoint_written() const;
   // Whether a file the run writes as it goes lost part of its contents: a metrics line, or the final
@@ -83,6 +84,7 @@ class RunOutput : public std::enable_shared_from_this<RunOutput> {
   std::atomic<bool> metrics_failed_{false};
   std::atomic<bool> tensorboard_failed_{false};
   std::atomic<bool> last_checkpoint_failed_{false};
+  std::atomic<std::uint64_t> failed_checkpoints_{0};
   std::atomic<std::int64_t> last_checkpoint_iteration_{-1};  // -1: none written
 };
 

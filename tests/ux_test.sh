@@ -388,6 +388,12 @@ case "$scenario" in
       echo "$name: $(grep "No space left" "$name.err")"
     }
     expect_full checkpoint "$full/run.ckpt" --no-metrics --set training.checkpoint_path="$full/run.ckpt"
+    # Every checkpoint of a run fails alike on a full disk: said once, then counted.
+    expect_full periodic "$full/run.ckpt" --no-metrics --set training.checkpoint_path="$full/run.ckpt" \
+      --set training.checkpoint_every=5
+    [ "$(grep -c "No space left on device" periodic.err)" -eq 1 ] || fail "periodic: the failure was said more than once"
+    grep -q "^psgrad: [2-9] checkpoints could not be written (the first failure is said above)$" periodic.err ||
+      fail "periodic: no count of the checkpoints that could not be written: $(cat periodic.err)"
     expect_full weights "$full/weights.bin" --no-metrics --save-weights "$full/weights.bin"
     expect_full model "$full/model.psgrad" --no-metrics --save "$full/model.psgrad"
     # Leave one page free: the run line fits, the evaluation lines soon do not.
