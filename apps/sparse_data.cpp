@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -104,6 +105,13 @@ Result<SparseDataSplit> load_sparse_split(const Config& config) {
     return Error{fmt::format("{}: no dev set to evaluate on; set data.dev_path (a file of dev examples) or "
                              "data.dev_fraction (a share of these examples to hold out)",
                              data.path)};
+  // As a missing MNIST folder names the set-up that makes it, a missing file names the commands that do.
+  std::error_code ignored;
+  if (!std::filesystem::exists(data.path, ignored))
+    return Error{fmt::format("{}: not found (data.path); `psgrad data debian-packages --out {}` writes this machine's "
+                             "package lists there, `psgrad data click-logs --out {}` generated click logs, or give "
+                             "your own JSON Lines, CSV or TSV file",
+                             data.path, data.path, data.path)};
   auto layout = sparse_layout(data);
   auto all = read_sparse_examples(data.path, layout);
   if (!all) return Error{all.error()};

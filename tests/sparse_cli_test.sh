@@ -50,6 +50,14 @@ noise = "ids"
 TOML
 
 case "$scenario" in
+  missing-data)
+    # A data file that is not there: one line naming it and the commands that write one.
+    "$psgrad" train --config colours.toml --no-metrics --set data.path=missing.jsonl >run.out 2>run.err &&
+      fail "a missing data file was accepted"
+    [ "$(wc -l <run.err)" -eq 1 ] || fail "expected one line: $(cat run.err)"
+    grep -q "missing.jsonl: not found (data.path); \`psgrad data debian-packages --out missing.jsonl\` writes" run.err ||
+      fail "the refusal does not name the file and the command that makes one: $(cat run.err)"
+    ;;
   sigint)
     write_colours colours.jsonl 400
     "$psgrad" train --config colours.toml --metrics run.jsonl --save model.psg >run.out 2>run.err &
