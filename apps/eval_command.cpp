@@ -24,6 +24,7 @@ namespace {
 struct EvalData {
   std::shared_ptr<const Dataset> dev;
   std::string description;
+  std::string part = "dev split";  // which of its examples are scored
 };
 
 EvalData dev_split_of(const DataSplit& split) { return {split.dev, split.description}; }
@@ -38,7 +39,10 @@ Result<EvalData> eval_data_from_path(const std::string& path, const Config& conf
                                unsigned{examples->labels[i]}, num_classes)};
   }
   const auto origin = examples->origin;
-  return EvalData{std::make_shared<const Dataset>(to_dataset(std::move(*examples), num_classes)), origin};
+  std::error_code ignored;
+  // A folder's test part is its dev split; a file has none of its own: every example in it is scored.
+  return EvalData{std::make_shared<const Dataset>(to_dataset(std::move(*examples), num_classes)), origin,
+                  std::filesystem::is_directory(path, ignored) ? "its test part" : "every example in the file"};
 }
 
 // --data names a folder or file of examples or a named set; without it, the data set the model was trained on.
@@ -108,7 +112,7 @@ int run_eval_command(const EvalOptions& options) {
   const auto& header = loaded->header;
   fmt::print("model: {} ({}, {} inputs, {} classes, weights version {})\n", options.model_path, header.architecture,
              header.input_width, header.num_classes, header.weights_version);
-  fmt::print("data: {}; dev split, {} examples\n", data->description, dev.count);
+  fmt::print("data: {}; {}, {} examples\n", data->description, data->part, dev.count);
   // The batch size training evaluated with, so the accuracy is the very number the run printed.
   const auto batch_size = static_cast<std::size_t>(loaded->config.evaluation.batch_size);
   print_scoring(score_model(loaded->model, dev, batch_size));

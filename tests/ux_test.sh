@@ -247,6 +247,8 @@ case "$scenario" in
     cmp -s labels-text labels-csv || fail "predict from CSV and from IDX disagree"
     cmp -s labels-text labels-json || fail "predict --format json disagrees with text"
     "$psgrad" eval --model csv.psgrad --data dev.csv >eval.out 2>&1 || fail "eval --data dev.csv failed"
+    grep -q "^data: .*dev.csv.*; every example in the file, [0-9]* examples$" eval.out ||
+      fail "eval --data FILE does not say that it scores every example: $(grep '^data:' eval.out)"
     [ "$(sed -n 's/^accuracy: \([0-9.]*\) .*/\1/p' eval.out)" = "$(final_accuracy csv.out)" ] ||
       fail "eval on dev.csv differs from the run's Final accuracy"
     # A bad value: one line naming the file, the line and the column.
