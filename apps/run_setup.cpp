@@ -126,7 +126,8 @@ Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& re
     flags.push_back({"--workers", "cluster.num_workers", SettingValue{std::int64_t{options.workers}}});
   auto config = load_run_config(options.config_path, resume_path, options.overrides, flags);
   if (!config) return Error{config.error()};
-  if (options.verbosity >= Verbosity::normal)
+  // A config note says what the config lost (a setting --set dropped): --quiet drops progress, not that.
+  if (options.verbosity >= Verbosity::quiet)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
   if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
   if (is_sparse_model(*config))

@@ -47,7 +47,8 @@ std::vector<FlagSetting> run_flags(const RunOptions& options) {
 Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_here) {
   auto config = load_run_config(options.config_path, options.resume, options.overrides, run_flags(options));
   if (!config) return Error{config.error()};
-  if (options.verbosity >= Verbosity::normal)
+  // A config note says what the config lost (a setting --set dropped): --quiet drops progress, not that.
+  if (options.verbosity >= Verbosity::quiet)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
   return prepare_sparse_run_with_config(options, std::move(config).value(), tables_here);
 }

@@ -142,6 +142,9 @@ case "$scenario" in
     short_run quiet --no-metrics --quiet
     [ "$(wc -l <quiet.out)" -eq 1 ] && grep -qP '^Final \taccuracy: ' quiet.out || fail "--quiet printed more than the Final line"
     [ ! -s quiet.err ] || fail "--quiet printed to stderr"
+    # A note is not progress: what the config lost is said under --quiet too.
+    short_run quiet-note --no-metrics --quiet --set 'model.@layers="mlp.v1"'
+    grep -q "^psgrad: note: .*hidden_width .* dropped" quiet-note.err || fail "--quiet hid the config's note: $(cat quiet-note.err)"
     short_run verbose --no-metrics --verbose
     # (The summary line's samples/s differs from run to run, so compare the tutorial's lines.)
     diff <(grep -P '\taccuracy: ' plain.out) <(grep -P '\taccuracy: ' verbose.out) >/dev/null ||
