@@ -142,8 +142,8 @@ int run_serve_command(const ServeOptions& given) {
   if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
   // A failed run or one stopped before training: its workers would only find the server gone.
   if (!summary) stop_local_workers(workers);
-  const int worker_failures = summary ? wait_for_local_workers(workers) : 0;
-  const int code = serve_exit_code(run_code, session.signal_received(), worker_failures);
+  if (summary) wait_for_local_workers(workers);
+  const int code = serve_exit_code(run_code, session.signal_received());
   deadline.arm(code);
   return code;
 }

@@ -20,10 +20,9 @@ void write_port_file_or_stop(std::optional<PortFile>& port_file, const ServedAdd
   }
 }
 
-int serve_exit_code(int run_code, int signal_received, int local_failures) {
+int serve_exit_code(int run_code, int signal_received) {
   if (run_code != 0 && signal_received != 0) return exit_code_for_signal(signal_received);
-  if (run_code != 0) return run_code;
-  return local_failures ? 1 : 0;
+  return run_code;
 }
 
 }  // namespace psgrad

@@ -15,7 +15,9 @@ void write_port_file_or_stop(std::optional<PortFile>& port_file, const ServedAdd
                              const std::string& command);
 
 // The server's exit code: 128 + the signal that stopped it before or while training (as a shell
-// reports it), else the run's own code, else 1 when one of the local processes it started failed.
-int serve_exit_code(int run_code, int signal_received, int local_failures);
+// reports it), else the run's own. One rule for every lost worker, on this host or another: a run that
+// finished with fewer workers than it started succeeded (its summary names the lost ones), so a worker
+// process of its own that failed is said (wait_for_local_workers) but does not fail it.
+int serve_exit_code(int run_code, int signal_received);
 
 }  // namespace psgrad

@@ -103,8 +103,8 @@ int run_sparse_serve(const ServeOptions& given) {
   }
   const int run_code = finish_sparse_run(outcome, sparse, train);
   if (!outcome) stop_local_workers(children);
-  const int child_failures = outcome ? wait_for_local_workers(children) : 0;
-  const int code = serve_exit_code(run_code, signals.flag()->load(), child_failures);
+  if (outcome) wait_for_local_workers(children);
+  const int code = serve_exit_code(run_code, signals.flag()->load());
   deadline.arm(code);
   return code;
 }

@@ -413,6 +413,23 @@ case "$scenario" in
       done
     done
     ;;
+  processes-lost-worker)
+    # One rule for a lost worker wherever it ran: train --processes, whose worker process is killed, ends
+    # as serve does when a remote one is (exit 0, the summary naming the lost worker), with a warning.
+    "$psgrad" train --config "$config" --processes --set training.iterations=3000 --set cluster.worker_delay_ms=1 \
+      --no-metrics >"$work_dir/processes.out" 2>"$work_dir/processes.log" &
+    server_pid=$!
+    for _ in $(seq 300); do grep -qP "^10\taccuracy" "$work_dir/processes.out" && break; sleep 0.05; done
+    grep -qP "^10\taccuracy" "$work_dir/processes.out" || fail "the run did not reach iteration 10"
+    victim=$(pgrep -P $server_pid -f "psgrad work" | head -n 1)
+    [ -n "$victim" ] || fail "no worker process of train --processes found"
+    kill -9 "$victim"
+    wait_ok $server_pid "train --processes after one of its workers was killed"
+    grep -q "summary: workers 2, .*1 of 2 workers finished, 1 lost" "$work_dir/processes.out" ||
+      fail "the summary does not name the lost worker: $(grep summary "$work_dir/processes.out")"
+    grep -q "^psgrad: warning: 1 worker process(es) failed; the run finished with the others$" "$work_dir/processes.log" ||
+      fail "no warning about the failed worker process"
+    ;;
   shared-memory-truncated)
     # Another process of the same user truncates every payload segment of the server and of the workers
     # (through /proc, as `truncate` would): the seals refuse it, and the run finishes with its weights.
