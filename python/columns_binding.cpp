@@ -91,15 +91,10 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   auto& sparse = *prepared;
   auto& run = sparse.run;
 
-  // What the command line's signal watch does for the first Ctrl-C: ask the driver to stop and save.
-  auto stop = std::make_shared<std::atomic<int>>(0);
-  const auto request_stop = [stop] {
-    int none = 0;
-    stop->compare_exchange_strong(none, SIGINT);
-  };
-  ProgressRelay relay(on_progress, request_stop);
+  const StopRequest stop;
+  ProgressRelay relay(on_progress, stop.request());
   DriverHooks hooks;
-  hooks.interrupt = stop;
+  hooks.interrupt = stop.flag;
   if (run.best) hooks.stop_early = run.best->stop_flag();
   SparseCheckpointing checkpointing;
   // Saved only where training.checkpoint_path is set: no runs/ folder appears beside a script.
@@ -107,27 +102,22 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
   checkpointing.config = run.config_text;
   checkpointing.resume = std::move(sparse.resume);
-  std::optional<Result<SparseTrainingSummary>> outcome;
-  run_checking_signals(
+  const auto outcome = train_checking_signals<SparseTrainingSummary>(
       [&] {
-        try {
-          auto actor_config = local_actor_config(run);  // the system keeps a reference to it
-          caf::actor_system system{actor_config};
-          outcome = train_sparse_in_process(system, run.job(), sparse.data.train, sparse.data.dev,
-                                            [&relay](const EvaluationReport& report) { relay.report(report); },
-                                            table_optimizer_choice(run.config.tables), std::move(hooks),
-                                            std::move(checkpointing), snapshot_callback(run));
-        } catch (const std::exception& error) {
-          outcome = Result<SparseTrainingSummary>(Error{error.what()});
-        }
+        auto actor_config = local_actor_config(run);  // the system keeps a reference to it
+        caf::actor_system system{actor_config};
+        return train_sparse_in_process(system, run.job(), sparse.data.train, sparse.data.dev,
+                                       [&relay](const EvaluationReport& report) { relay.report(report); },
+                                       table_optimizer_choice(run.config.tables), std::move(hooks),
+                                       std::move(checkpointing), snapshot_callback(run));
       },
-      request_stop);
+      stop);
   relay.raise_if_failed();
-  if (!*outcome) {
-    run.output->fail(outcome->error());
-    throw FailedError("training failed: " + outcome->error());
+  if (!outcome) {
+    run.output->fail(outcome.error());
+    throw FailedError("training failed: " + outcome.error());
   }
-  const auto& done = outcome->value();
+  const auto& done = outcome.value();
   run.output->finish(done.run);
   if (auto saved = save_sparse_model(model_path, sparse, done); !saved) throw FailedError(saved.error());
   py::dict result;

@@ -65,37 +65,25 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
   auto resume = load_resume(resume_path, run);
   if (!resume) throw InputError(resume.error());
 
-  // What the command line's signal watch does for the first Ctrl-C: ask the driver to stop and save.
-  auto stop = std::make_shared<std::atomic<int>>(0);
-  const auto request_stop = [stop] {
-    int none = 0;
-    stop->compare_exchange_strong(none, SIGINT);
-  };
-  ProgressRelay relay(on_progress, request_stop);
+  const StopRequest stop;
+  ProgressRelay relay(on_progress, stop.request());
   DriverHooks hooks;
   // Saved only where training.checkpoint_path is set: no runs/ folder appears beside a script.
-  attach_run_hooks(hooks, run, stop, false, "psgrad");
-  std::optional<Result<TrainingSummary>> summary;
-  run_checking_signals(
+  attach_run_hooks(hooks, run, stop.flag, false, "psgrad");
+  const auto summary = train_checking_signals<TrainingSummary>(
       [&] {
-        try {
-          auto actor_config = local_actor_config(run);  // the system keeps a reference to it
-          caf::actor_system system{actor_config};
-          summary = train_locally(system, run, std::move(hooks), *resume,
-                                  [&relay](const EvaluationReport& report) { relay.report(report); });
-        } catch (const std::exception& error) {
-          summary = Result<TrainingSummary>(Error{error.what()});
-        } catch (...) {
-          summary = Result<TrainingSummary>(Error{"an unknown exception ended the run"});
-        }
+        auto actor_config = local_actor_config(run);  // the system keeps a reference to it
+        caf::actor_system system{actor_config};
+        return train_locally(system, run, std::move(hooks), *resume,
+                             [&relay](const EvaluationReport& report) { relay.report(report); });
       },
-      request_stop);
+      stop);
   relay.raise_if_failed();
-  if (!*summary) {
-    run.output->fail(summary->error());
-    throw FailedError("training failed: " + summary->error());
+  if (!summary) {
+    run.output->fail(summary.error());
+    throw FailedError("training failed: " + summary.error());
   }
-  const auto& done = summary->value();
+  const auto& done = summary.value();
   run.output->finish(done);
   py::dict result;
   result["records"] = relay.records();

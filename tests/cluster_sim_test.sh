@@ -197,26 +197,8 @@ case "$scenario" in
     # (here 2, hosts 1 and 2), the server's dense part on host 0, each worker on a host; the run ends
     # with the weights of the same run in one process. With one table shard too.
     "$psgrad" data click-logs --rows 2000 --out "$work_dir/clicks.jsonl" >/dev/null 2>&1 || fail "click-logs"
-    cat >"$work_dir/tables.toml" <<TOML
-[training]
-iterations = 20
-batch_size = 32
-seed = 1
-[evaluation]
-frequency = 10
-[model]
-"@layers" = "hashembed_mlp.v1"
-embedding_widths = [8, 8]
-embedding_rows = [4096, 4096]
-hidden_width = 16
-[data]
-path = "$work_dir/clicks.jsonl"
-label = "label"
-dev_fraction = 0.2
-[data.columns]
-C1 = "ids"
-C2 = "ids"
-TOML
+    source "$source_dir/tests/tables_config.sh"
+    write_tables_config "$work_dir/tables.toml" "$work_dir/clicks.jsonl"
     "$psgrad" train --config "$work_dir/tables.toml" --no-metrics --set cluster.servers=2 >"$work_dir/local.out" 2>/dev/null ||
       fail "local run failed"
     for shards in 2 1; do

@@ -99,29 +99,9 @@ diff <(sed -n 's/^0: \(final weights: .*\)/\1/p' "$work_dir/srun.out") <(grep "^
 # A model with embedding tables: task 0 serves, tasks 1 and 2 hold its two table shards, task 3 works;
 # the weights are those of the same run in one process.
 "$psgrad" data click-logs --rows 2000 --out "$work_dir/clicks.jsonl" >/dev/null 2>&1 || fail "click-logs"
-cat >"$work_dir/tables.toml" <<TOML
-[training]
-iterations = 20
-batch_size = 32
-seed = 1
-[evaluation]
-frequency = 10
-[model]
-"@layers" = "hashembed_mlp.v1"
-embedding_widths = [8, 8]
-embedding_rows = [4096, 4096]
-hidden_width = 16
-[data]
-path = "$work_dir/clicks.jsonl"
-label = "label"
-dev_fraction = 0.2
-[data.columns]
-C1 = "ids"
-C2 = "ids"
-[cluster]
-num_workers = 1
-servers = 2
-TOML
+source "$source_dir/tests/tables_config.sh"
+write_tables_config "$work_dir/tables.toml" "$work_dir/clicks.jsonl"
+printf '[cluster]\nnum_workers = 1\nservers = 2\n' >>"$work_dir/tables.toml"
 timeout 90 srun --ntasks=4 --label --time=2 "$psgrad" launch --slurm --config "$work_dir/tables.toml" \
   --port $((port + 1)) --no-metrics >"$work_dir/tables-srun.out" 2>"$work_dir/tables-srun.log" ||
   fail "srun of a model with tables failed (exit $?)"
