@@ -202,8 +202,10 @@ case "$scenario" in
     kill -0 "$worker" 2>/dev/null && fail "worker $worker did not end on SIGTERM"
     wait "$pid"; rc=$?
     grep -q "1 of 2 workers finished, 1 lost" mask.out || fail "the run did not finish with the other worker"
-    # A worker process it started ended by a signal: the run says so and does not exit 0.
-    [ "$rc" -eq 1 ] && grep -q "1 worker process(es) failed" mask.err || fail "exit code $rc, or the ended worker not counted"
+    # A worker process it started ended by a signal: the run says so and, having finished with the other,
+    # succeeds, as a served run that lost a remote worker does (one rule for every lost worker).
+    [ "$rc" -eq 0 ] && grep -q "warning: 1 worker process(es) failed; the run finished with the others" mask.err ||
+      fail "exit code $rc, or the ended worker not counted"
     ;;
   serve-waiting)
     # Nobody has joined yet: the server still answers a signal at once, and says so.
