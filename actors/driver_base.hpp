@@ -231,36 +231,17 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
   }
 
   void evaluate(std::uint64_t index) override {
-    // Each evaluation waiting in the evaluator's mailbox holds a copy of the weights: an evaluator slower
-    // than evaluation.frequency asks would otherwise hold ever more of them. Past the bound an
-    // evaluation is skipped, and the run says so.
-    if (evaluations_pending_ >= max_pending_evaluations()) {
-      if (evaluations_skipped_++ == 0)
-        event(fmt::format("the evaluator is {} evaluations behind: evaluations are skipped until it catches up "
-                          "(step {} is the first; raise evaluation.frequency to evaluate less often)",
-                          evaluations_pending_, index));
-      return;
-    }
-    ++evaluations_pending_;
-    // The evaluator's report goes to its callback; the answer here only counts it as done.
-    const auto send = [this](Weights weights, TrainingProgress stamp) {
-      request(evaluator_, caf::infinite, evaluate_atom::value, std::move(weights), stamp)
-          .then([this](EvaluationReport&) { --evaluations_pending_; },
-                [this](caf::error& error) { fail("evaluator", error); });
-    };
-    if (job_.cluster.mode == TrainingMode::sync) return send(current_, progress(index, false));
+    // A plain send without a sender: the evaluator's report goes to its callback, not back here.
+    if (job_.cluster.mode == TrainingMode::sync)
+      return caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
     // Async/ssp: the weights live on the servers; the newest are fetched (they may include a step or
     // two more). The servers answer in order, so these reach the evaluator before the final ones.
     servers_.request(
         this, job_.cluster.request_timeout,
-        [send, progress = progress(index, false)](Weights weights) { send(std::move(weights), progress); },
+        [this, progress = progress(index, false)](Weights weights) {
+          caf::anon_send(evaluator_, evaluate_atom::value, std::move(weights), progress);
+        },
         failure_handler(), weights_atom::value);
-  }
-
-  // At least 4 evaluations may wait, and as many more as 256 MiB of weight copies hold.
-  std::uint64_t max_pending_evaluations() const {
-    const std::uint64_t bytes = std::max<std::uint64_t>(current_.values.size() * sizeof(float), 1);
-    return std::max<std::uint64_t>(4, (std::uint64_t{256} << 20) / bytes);
   }
 
   void evaluate_then(std::uint64_t index, std::function<void()> next) override {
@@ -300,8 +281,6 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
   RunStatistics statistics_;
   WorkerActivity activity_;
   std::uint64_t wait_round_ = 0;             // which wait for workers the rejoin timer belongs to
-  std::uint64_t evaluations_pending_ = 0;    // sent to the evaluator, not yet answered
-  std::uint64_t evaluations_skipped_ = 0;    // past max_pending_evaluations
   std::optional<Clock::time_point> draining_since_;  // when the run began to wait for its shards
   std::optional<std::uint64_t> last_checkpoint_;     // the iteration of the last checkpoint handed to the hook
   std::vector<caf::actor_addr> ending_;              // a failed run's workers not yet down

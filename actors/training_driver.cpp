@@ -307,8 +307,6 @@ class TrainingDriver : public DriverBase {
   }
 
   void finish_with_weights() {
-    if (evaluations_skipped_ > 0)
-      event(fmt::format("{} evaluations were skipped while the evaluator was behind", evaluations_skipped_));
     summary_.final_weights = current_;
     summary_.workers = worker_statistics();
     auto evaluate_final = [this] {
