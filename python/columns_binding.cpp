@@ -2,11 +2,8 @@
 // as JSON Lines files, so training, checking and predicting go through the command line's own readers.
 #include "python/columns_binding.hpp"
 
-#include <atomic>
-#include <csignal>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 

@@ -2,10 +2,7 @@
 // trains on a thread of its own while Python keeps its GIL and its Ctrl-C, and returns what it made.
 #include "python/train_binding.hpp"
 
-#include <atomic>
-#include <csignal>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
