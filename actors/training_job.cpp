@@ -8,7 +8,7 @@
 namespace psgrad {
 
 Result<Model> build_model(const TrainingJob& job, std::size_t input_width, std::size_t output_width) {
-  return Model::build(job.model.architecture, job.model.settings, input_width, output_width);
+  return Model::build(job.model, input_width, output_width);
 }
 
 Result<Model> build_initialized_model(const TrainingJob& job, std::size_t input_width,

@@ -16,10 +16,12 @@
 #include "io/config_paths.hpp"
 #include "io/config_keys.hpp"
 #include "io/config_validator.hpp"
+#include "io/layer_graph_reader.hpp"
 #include "io/ray_section.hpp"
 #include "io/thinc_document.hpp"
 #include "io/toml_text.hpp"
 #include "model/checked_count.hpp"
+#include "model/layer_registry.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
 #include "model/table_optimizer.hpp"
@@ -62,7 +64,8 @@ std::shared_ptr<const std::vector<SettingSpec>> settings_of(const std::shared_pt
   return std::shared_ptr<const std::vector<SettingSpec>>(entry, &entry->settings);  // aliases the entry
 }
 
-const RegistrySection model_section{"model", kLayersKey, "architecture", architecture_names,
+std::vector<std::string> model_names();
+const RegistrySection model_section{"model", kLayersKey, "architecture", model_names,
                                     [](const std::string& name) { return settings_of(find_architecture(name)); }};
 const RegistrySection optimizer_section{"optimizer", kOptimizersKey, "optimizer", optimizer_names,
                                         [](const std::string& name) { return settings_of(find_optimizer(name)); }};
@@ -132,6 +135,27 @@ Status read_section(const toml::table& document, const Validator& validator, con
   name = *chosen;
   settings = std::move(*read);
   return success();
+}
+
+// [model]: a registered architecture and its settings, or a graph of Thinc's layers.
+Status read_model_section(const toml::table& document, const Validator& validator, Config& config) {
+  const auto* section = document.get_as<toml::table>(model_section.name);
+  if (!names_layer_graph(section))
+    return read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
+                        config.model.settings, config.notes);
+  auto graph = read_layer_graph(*section, model_section.name, validator);
+  if (!graph) return Error{graph.error()};
+  config.model.architecture = graph->name;
+  config.model.settings.clear();
+  config.model.graph = std::move(*graph);
+  return success();
+}
+
+// Architectures and Thinc's layers: what [model]'s "@layers" may name.
+std::vector<std::string> model_names() {
+  auto names = architecture_names();
+  for (auto& name : layer_names()) names.push_back(std::move(name));
+  return names;
 }
 
 // [optimizer.learn_rate] with "@schedules": a registered schedule with Thinc's parameter names.
@@ -234,9 +258,7 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
   config.source = validator.source();
   Status read = read_section(document, validator, training_table(), config.training);
   if (read) read = read_section(document, validator, evaluation_table(), config.evaluation);
-  if (read)
-    read = read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
-                        config.model.settings, config.notes);
+  if (read) read = read_model_section(document, validator, config);
   if (read) read = read_optimizer(document, validator, config.optimizer, config.notes);
   if (read) read = read_tables_section(document, validator, config);
   if (read) read = read_data_section(document, validator, config.data);

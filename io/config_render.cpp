@@ -6,6 +6,7 @@
 #include "io/config_keys.hpp"
 #include "io/thinc_value.hpp"
 #include "io/toml_text.hpp"
+#include "model/layer_registry.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
 
@@ -85,6 +86,31 @@ std::vector<SettingSpec> architecture_specs(const std::string& architecture) {
   return specs_of(find_architecture(architecture));
 }
 
+// A layer graph's sections: the layer, its arguments as written (the defaults are the layer's), then
+// its positional layers [path.*.name] in order and its named layers [path.name].
+void render_layer_graph(std::ostringstream& out, const Spelling& spelling, const LayerSpec& spec,
+                        const std::string& header) {
+  out << "[" << header << "]\n" << spelling.key("@layers") << " = " << spelling.value(SettingValue{spec.name}) << "\n";
+  const auto entry = find_layer(spec.name);
+  for (const auto& argument : entry ? entry->arguments : std::vector<SettingSpec>{})
+    if (const auto value = spec.arguments.find(argument.name); value != spec.arguments.end())
+      out << spelling.key(argument.name) << " = " << spelling.value(value->second) << "\n";
+  for (const auto& [key, layer] : spec.positional) {
+    out << "\n";
+    render_layer_graph(out, spelling, layer, header + "." + spelling.key("*") + "." + spelling.key(key));
+  }
+  for (const auto& [key, layer] : spec.named) {
+    out << "\n";
+    render_layer_graph(out, spelling, layer, header + "." + spelling.key(key));
+  }
+}
+
+void render_model(std::ostringstream& out, const Spelling& spelling, const ModelSection& model) {
+  if (!model.graph.empty()) return render_layer_graph(out, spelling, model.graph, "model");
+  render_choice(out, spelling, "model", "@layers", model.architecture, architecture_specs(model.architecture),
+                model.settings);
+}
+
 // Only a model with embedding tables has [tables]; lazy Adam's settings are [optimizer]'s, so its
 // section holds the choice alone (Adagrad's keys would be refused beside it).
 void render_tables(std::ostringstream& out, const Spelling& spelling, const Config& config) {
@@ -108,8 +134,7 @@ std::string render_config(const Config& config, ConfigFormat format) {
   out << "\n";
   render_section(out, spelling, evaluation_table(), config.evaluation);
   out << "\n";
-  render_choice(out, spelling, "model", "@layers", config.model.architecture,
-                architecture_specs(config.model.architecture), config.model.settings);
+  render_model(out, spelling, config.model);
   out << "\n";
   render_optimizer(out, spelling, config.optimizer);
   out << "\n";

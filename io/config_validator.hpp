@@ -67,6 +67,11 @@ class Validator {
                                          const std::string& default_name) const;
 
   const std::string& source() const { return source_; }
+  // The line a key path or section header was written on, in a Thinc config; 0 when unknown.
+  int line(const std::string& path) const {
+    const auto found = locations_.lines.find(path);
+    return found == locations_.lines.end() ? 0 : found->second;
+  }
   // Whether --set set this key path ("model.@layers").
   bool from_override(const std::string& path) const {
     return overrides_.paths.count(path) > 0 || overrides_.flags.count(path) > 0;

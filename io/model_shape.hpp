@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/result.hpp"
+#include "model/job.hpp"
 #include "model/settings.hpp"
 
 namespace psgrad {
@@ -20,9 +21,7 @@ struct ModelShape {
 };
 
 // Builds the layer chain (layers size their buffers only when bound or reserved) and lays out the
-// parameter arrays it declares, named as Model names them. Settings must have been validated; errors
-// name the architecture.
-Result<ModelShape> model_shape(const std::string& architecture, const Settings& settings,
-                               std::uint64_t input_width, std::uint64_t classes);
+// parameter arrays it declares, named as Model names them. Errors name the architecture or the layer.
+Result<ModelShape> model_shape(const ModelSection& model, std::uint64_t input_width, std::uint64_t classes);
 
 }  // namespace psgrad

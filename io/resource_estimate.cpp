@@ -124,7 +124,7 @@ const MemoryPart& MemoryEstimate::largest() const {
 }
 
 Result<MemoryEstimate> estimate_memory(const Config& config, const DataShape& data, ProcessRole role) {
-  auto shape = model_shape(config.model.architecture, config.model.settings, data.width, data.classes);
+  auto shape = model_shape(config.model, data.width, data.classes);
   if (!shape) return Error{fmt::format("{}: {}", config.source, shape.error())};
   const auto p = placement_of(config, role);
   const double workers = static_cast<double>(config.cluster.num_workers);

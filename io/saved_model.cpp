@@ -25,7 +25,9 @@ Result<LoadedModel> load_saved_model(const std::string& path) {
                              header.num_classes)};
   // Laid out and sized before it is built: a stored config can ask for far more than the file's
   // weights fill.
-  auto shape = model_shape(header.architecture, config->model.settings, header.input_width, header.num_classes);
+  ModelSection stored = config->model;
+  stored.architecture = header.architecture;
+  auto shape = model_shape(stored, header.input_width, header.num_classes);
   if (!shape) return Error{fmt::format("{}: cannot rebuild the stored architecture: {}", path, shape.error())};
   if (shape->layout_hash != header.layout_hash)
     return Error{fmt::format("{}: layout hash {} does not match {} of the layout rebuilt from \"{}\" for {} "
@@ -38,7 +40,7 @@ Result<LoadedModel> load_saved_model(const std::string& path) {
   if (const auto bad = first_non_finite(contents->weights.data(), contents->weights.size()))
     return Error{fmt::format("{}: weight {} is {}: the model diverged in training and cannot be used", path, *bad,
                              contents->weights[*bad])};
-  auto model = Model::build(header.architecture, config->model.settings, header.input_width, header.num_classes);
+  auto model = Model::build(stored, header.input_width, header.num_classes);
   if (!model) return Error{fmt::format("{}: cannot rebuild the stored architecture: {}", path, model.error())};
   model->set_weights(contents->weights.data(), contents->weights.size());
   return LoadedModel{path, header, std::move(config).value(), std::move(model).value()};

@@ -100,15 +100,14 @@ class Reader {
   Result<ThincTable*> section_table(const IniSection& section) {
     const auto parts = split(section.name, '.');
     const auto at = "[" + section.name + "]";
-    if (std::find(parts.begin(), parts.end(), "*") != parts.end())
-      return fail(section.line, at, "positional sections ([section.*]) are not supported");
     ThincTable* table = &config_.sections;
     std::string prefix;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const auto& part = parts[i];
       prefix += (i ? "." : "") + part;
       auto* entry = table->find(part);
-      if (!entry && i + 1 < parts.size())
+      // [a.*.b]: Thinc makes the table of positional arguments, "*", when its first entry needs it.
+      if (!entry && i + 1 < parts.size() && part != "*")
         return fail(section.line, at,
                     fmt::format("section [{}] is not defined; a sub-section needs its parent first", echoed(prefix)));
       if (!entry) entry = &table->set(part, ThincValue{ThincTable{}});

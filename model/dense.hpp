@@ -1,7 +1,8 @@
 // A dense layer, Y = activation(X·Wᵀ + b) with W (nO, nI) and b (nO), as Thinc's Relu and Softmax
 // are: the parameters, their binding and the products are shared; the activation is a policy that
 // says how to initialise, how to activate the pre-activations in place, and what backward does with
-// d(output) before the products (as mlpack's layers take theirs).
+// d(output) before the products (as mlpack's layers take theirs). A policy with needs_pre_activation
+// gets the pre-activations in backward instead of the outputs.
 #pragma once
 
 #include <string>
@@ -40,6 +41,7 @@ class Dense final : public Layer {
     output_.resize(static_cast<Eigen::Index>(max_batch), static_cast<Eigen::Index>(output_width_));
     d_pre_activation_.resize(output_.rows(), output_.cols());
     d_input_.resize(output_.rows(), static_cast<Eigen::Index>(input_width_));
+    if constexpr (Activation::needs_pre_activation) pre_activation_.resize(output_.rows(), output_.cols());
   }
 
   ConstMatrixMap forward(const ConstMatrixMap& input, bool /*is_train*/, Random& /*rng*/) override {
@@ -51,6 +53,9 @@ class Dense final : public Layer {
     MatrixMap y(output_.data(), n, output_width_);
     y.noalias() = input * w.transpose();
     y.rowwise() += b;
+    // Swish, Gelu, HardSwish and Mish differentiate at the pre-activation, not at the output.
+    if constexpr (Activation::needs_pre_activation)
+      MatrixMap(pre_activation_.data(), n, output_width_) = y;
     Activation::forward(y);
     input_ = input.data();
     rows_ = static_cast<std::size_t>(n);
@@ -62,8 +67,7 @@ class Dense final : public Layer {
     const ConstMatrixMap y(output_.data(), n, output_width_);
     const ConstMatrixMap x(input_, n, input_width_);
     const ConstMatrixMap w(w_, output_width_, input_width_);
-    const ConstMatrixMap d_pre =
-        Activation::backward(y, d_output, MatrixMap(d_pre_activation_.data(), n, output_width_));
+    const ConstMatrixMap d_pre = backward_activation(y, d_output, MatrixMap(d_pre_activation_.data(), n, output_width_));
     MatrixMap(d_w_, output_width_, input_width_).noalias() = d_pre.transpose() * x;
     RowVectorMap(d_b_, output_width_) = d_pre.colwise().sum();
     if (!need_input_gradient) return ConstMatrixMap(d_input_.data(), 0, input_width_);
@@ -73,6 +77,15 @@ class Dense final : public Layer {
   }
 
  private:
+  ConstMatrixMap backward_activation(const ConstMatrixMap& y, const ConstMatrixMap& d_output, MatrixMap scratch) const {
+    if constexpr (Activation::needs_pre_activation) {
+      const ConstMatrixMap pre(pre_activation_.data(), y.rows(), y.cols());
+      return Activation::backward(pre, d_output, scratch);
+    } else {
+      return Activation::backward(y, d_output, scratch);
+    }
+  }
+
   std::size_t output_width_, input_width_;
   std::size_t w_index_ = 0, b_index_ = 0;
   float* w_ = nullptr;
@@ -81,7 +94,7 @@ class Dense final : public Layer {
   float* d_b_ = nullptr;
   const float* input_ = nullptr;
   std::size_t rows_ = 0;
-  Matrix output_, d_pre_activation_, d_input_;
+  Matrix output_, d_pre_activation_, d_input_, pre_activation_;
 };
 
 }  // namespace psgrad

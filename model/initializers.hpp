@@ -15,4 +15,14 @@ inline void glorot_uniform(float* w, std::size_t output_width, std::size_t input
     w[i] = static_cast<float>((2.0 * rng.uniform() - 1.0) * scale);
 }
 
+// N(0, s), s = sqrt(2 / nI) (Thinc's he_normal_init), by Box-Muller on the generator's uniforms.
+inline void he_normal(float* w, std::size_t output_width, std::size_t input_width, Random& rng) {
+  const double scale = std::sqrt(2.0 / static_cast<double>(input_width));
+  constexpr double two_pi = 6.283185307179586;
+  for (std::size_t i = 0; i < output_width * input_width; ++i) {
+    const double u = 1.0 - rng.uniform();  // in (0, 1]: log(u) is finite
+    w[i] = static_cast<float>(std::sqrt(-2.0 * std::log(u)) * std::cos(two_pi * rng.uniform()) * scale);
+  }
+}
+
 }  // namespace psgrad

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "model/layer_spec.hpp"
 #include "model/settings.hpp"
 #include "model/training_mode.hpp"
 #include "model/wire_encoding.hpp"
@@ -18,6 +19,9 @@ namespace psgrad {
 struct ModelSection {
   std::string architecture = "relu_relu_softmax.v1";  // "@layers"
   Settings settings;                                   // every setting, defaults filled in
+  // Set when "@layers" names one of Thinc's layers ("chain.v1") rather than a registered architecture:
+  // the model as that graph of layers; architecture is then its top layer's name.
+  LayerSpec graph;
 };
 
 struct OptimizerSection {

@@ -1,11 +1,14 @@
 #include "model/model.hpp"
 
+#include "model/model_layers.hpp"
 #include <cmath>
 #include <map>
 #include <new>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "model/model_layers.hpp"
 
 namespace psgrad {
 
@@ -34,15 +37,16 @@ void Model::bind_buffers(const float* weights, float* gradients) {
 
 Result<Model> Model::build(const std::string& architecture, const Settings& settings,
                            std::size_t input_width, std::size_t output_width) {
-  const auto entry = find_architecture(architecture);
-  if (!entry) return Error{fmt::format("unknown architecture '{}'", architecture)};
-  if (has_tables(*entry))
-    return Error{fmt::format("architecture '{}' has embedding tables: it reads named id columns, not a matrix of "
-                             "features alone",
-                             architecture)};
-  auto filled = validated_settings(*entry, settings);
-  if (!filled) return Error{filled.error()};
-  return Model(entry->build(*filled, input_width, output_width), architecture);
+  ModelSection model;
+  model.architecture = architecture;
+  model.settings = settings;
+  return build(model, input_width, output_width);
+}
+
+Result<Model> Model::build(const ModelSection& model, std::size_t input_width, std::size_t output_width) {
+  auto layers = model_layers(model, input_width, output_width);
+  if (!layers) return Error{layers.error()};
+  return Model(std::move(*layers), model.architecture);
 }
 
 void Model::initialize(std::uint64_t seed) {

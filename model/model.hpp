@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/aligned_floats.hpp"
+#include "model/job.hpp"
 #include "model/matrix.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/random.hpp"
@@ -33,6 +34,8 @@ class Model {
   // Builds a registered architecture from validated settings; unknown names are an error.
   static Result<Model> build(const std::string& architecture, const Settings& settings,
                              std::size_t input_width, std::size_t output_width);
+  // Builds what a config's [model] describes: a registered architecture or a graph of Thinc's layers.
+  static Result<Model> build(const ModelSection& model, std::size_t input_width, std::size_t output_width);
 
   // Draws initial weights from a generator seeded with seed.
   void initialize(std::uint64_t seed);

@@ -10,6 +10,7 @@ namespace psgrad {
 
 struct ReluActivation {
   static constexpr const char* kind = "relu";
+  static constexpr bool needs_pre_activation = false;
   static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
     glorot_uniform(w, output_width, input_width, rng);
     std::fill(b, b + output_width, 0.0f);

@@ -10,6 +10,7 @@ namespace psgrad {
 
 struct SoftmaxActivation {
   static constexpr const char* kind = "softmax";
+  static constexpr bool needs_pre_activation = false;
   static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random&) {
     std::fill(w, w + output_width * input_width, 0.0f);
     std::fill(b, b + output_width, 0.0f);

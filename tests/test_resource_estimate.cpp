@@ -34,7 +34,7 @@ TEST_CASE("model_shape counts the parameters Model::build allocates, for every b
   for (const auto& overrides : std::vector<std::vector<std::string>>{
            {}, {"model.hidden_width=300"}, {"model.@layers=mlp.v1", "model.widths=[64, 32, 16]"}}) {
     const auto config = config_with(overrides);
-    auto shape = model_shape(config.model.architecture, config.model.settings, 784, 10);
+    auto shape = model_shape(config.model, 784, 10);
     REQUIRE(shape.ok());
     auto model = Model::build(config.model.architecture, config.model.settings, 784, 10);
     REQUIRE(model.ok());
@@ -46,7 +46,7 @@ TEST_CASE("model_shape counts the parameters Model::build allocates, for every b
 
 TEST_CASE("model_shape sizes a trillion-parameter model without allocating it") {
   const auto config = config_with({"model.hidden_width=1048576"});
-  auto shape = model_shape(config.model.architecture, config.model.settings, 784, 10);
+  auto shape = model_shape(config.model, 784, 10);
   REQUIRE(shape.ok());
   const std::uint64_t width = 1048576;
   CHECK(shape->parameters == width * 784 + width + width * width + width + 10 * width + 10);
