@@ -95,6 +95,9 @@ void render_layer_graph(std::ostringstream& out, const Spelling& spelling, const
   for (const auto& argument : entry ? entry->arguments : std::vector<SettingSpec>{})
     if (const auto value = spec.arguments.find(argument.name); value != spec.arguments.end())
       out << spelling.key(argument.name) << " = " << spelling.value(value->second) << "\n";
+  // Thinc requires the positional section of a layer that takes them, even when it is empty (noop's).
+  if (entry && entry->takes_positional && spec.positional.empty())
+    out << "\n[" << header << "." << spelling.key("*") << "]\n";
   for (const auto& [key, layer] : spec.positional) {
     out << "\n";
     render_layer_graph(out, spelling, layer, header + "." + spelling.key("*") + "." + spelling.key(key));

@@ -170,8 +170,8 @@ LayerEntry chain_entry() {
     LayerList layers;
     std::size_t width = input_width;
     for (std::size_t i = 0; i < spec.positional.size(); ++i) {
-      const bool last = i + 1 == spec.positional.size();
-      auto built = child(spec.positional[i].second, width, last ? output_width : std::nullopt);
+      // Thinc's chain gives the data's width to every layer whose nO is not set, not only the last.
+      auto built = child(spec.positional[i].second, width, output_width);
       if (!built) return Error{built.error()};
       for (auto& layer : *built) layers.push_back(std::move(layer));
       width = layers.back()->output_width();
@@ -181,20 +181,30 @@ LayerEntry chain_entry() {
   return entry;
 }
 
-// add and concatenate: each layer sees the same input.
+// add and concatenate: each layer sees the same input, and gets the data's width when its nO is not set,
+// as Thinc's initialize gives it. add's first two layers are named (layer1, layer2), as Thinc's signature
+// add(layer1, layer2, *layers) has them.
 template <class Combined>
-LayerEntry parallel_entry(const char* name, const char* description, std::size_t minimum, bool passes_output) {
+LayerEntry parallel_entry(const char* name, const char* description, std::size_t minimum,
+                          std::vector<std::string> named_layers) {
   LayerEntry entry;
   entry.name = name;
   entry.description = description;
   entry.takes_positional = true;
   entry.minimum_positional = minimum;
-  entry.build = [passes_output](const LayerSpec& spec, const Settings&, std::size_t input_width,
-                                std::optional<std::size_t> output_width,
-                                const ChildBuilder& child) -> Result<LayerList> {
+  entry.layer_arguments = std::move(named_layers);
+  const bool passes_output = std::string(name) == "add.v1";
+  entry.build = [passes_output, order = entry.layer_arguments](
+                    const LayerSpec& spec, const Settings&, std::size_t input_width,
+                    std::optional<std::size_t> output_width, const ChildBuilder& child) -> Result<LayerList> {
+    std::vector<const LayerSpec*> specs;
+    for (const auto& wanted : order)
+      for (const auto& [key, branch] : spec.named)
+        if (key == wanted) specs.push_back(&branch);
+    for (const auto& [key, branch] : spec.positional) specs.push_back(&branch);
     LayerList branches;
-    for (const auto& [key, branch] : spec.positional) {
-      auto built = child(branch, input_width, passes_output ? output_width : std::nullopt);
+    for (const auto* branch : specs) {
+      auto built = child(*branch, input_width, output_width);
       if (!built) return Error{built.error()};
       branches.push_back(as_one_layer(std::move(*built)));
     }
@@ -251,7 +261,7 @@ LayerEntry clone_entry() {
     }
     std::size_t width = input_width;
     for (std::size_t i = 0; i < copies; ++i) {
-      auto built = child(spec.named.front().second, width, i + 1 == copies ? output_width : std::nullopt);
+      auto built = child(spec.named.front().second, width, output_width);  // clone is a chain
       if (!built) return Error{built.error()};
       for (auto& layer : *built) layers.push_back(std::move(layer));
       width = layers.back()->output_width();
@@ -265,8 +275,10 @@ LayerEntry noop_entry() {
   LayerEntry entry;
   entry.name = "noop.v1";
   entry.description = "Passes its input on unchanged.";
-  entry.build = [](const LayerSpec&, const Settings&, std::size_t input_width, std::optional<std::size_t>,
+  entry.takes_positional = true;  // Thinc's config asks for its [x.*] section, even an empty one
+  entry.build = [](const LayerSpec& spec, const Settings&, std::size_t input_width, std::optional<std::size_t>,
                    const ChildBuilder&) -> Result<LayerList> {
+    if (!spec.positional.empty()) return layer_error(spec, "psgrad's noop takes no layers");
     LayerList layers;
     layers.push_back(std::make_unique<Noop>(input_width));
     return layers;
@@ -277,8 +289,8 @@ LayerEntry noop_entry() {
 NamedRegistry<LayerEntry>& layers() {
   static NamedRegistry<LayerEntry> registry{
       chain_entry(),
-      parallel_entry<Add>("add.v1", "The sum of its layers' outputs on the same input.", 2, true),
-      parallel_entry<Concatenate>("concatenate.v1", "Its layers' outputs on the same input, side by side.", 1, false),
+      parallel_entry<Add>("add.v1", "The sum of its layers' outputs on the same input.", 0, {"layer1", "layer2"}),
+      parallel_entry<Concatenate>("concatenate.v1", "Its layers' outputs on the same input, side by side.", 1, {}),
       residual_entry(),
       clone_entry(),
       noop_entry(),
