@@ -50,6 +50,7 @@ REFUSED = {
     "a whole section inside a string": "[a]\nx = \"see ${b}\"\n[b]\ny = 1\n",
     "keys that refer to each other": "[a]\nx = ${a.y}\ny = ${a.x}\n",
     "a key outside any section": "x = 1\n[a]\ny = 2\n",
+    "a positional section without its parent": "[a.*.b]\nx = 1\n",
     "a line without '='": "[a]\nlonely\n",
     "a value in [DEFAULT]": "[DEFAULT]\nx = 1\n[a]\ny = 2\n",
 }
@@ -101,10 +102,11 @@ def main():
     except ImportError:
         skip("python3-thinc not installed (Debian: apt-get install python3-thinc)")
     work = tempfile.TemporaryDirectory()
-    configs = [source_dir / "configs" / "tutorial.cfg"]
+    configs = [source_dir / "configs" / "tutorial.cfg", source_dir / "configs" / "mnist-thinc-layers.cfg"]
     configs += sorted((source_dir / "tests" / "data" / "thinc").glob("*.cfg"))
     (Path(work.name) / "unusual.toml").write_text(UNUSUAL_TOML, encoding="utf8")
     for name, config in [("shown-mnist.cfg", source_dir / "configs" / "mnist.toml"),
+                         ("shown-thinc-layers.cfg", source_dir / "configs" / "mnist-thinc-layers.cfg"),
                          ("shown-unusual.cfg", Path(work.name) / "unusual.toml")]:
         shown = subprocess.run([psgrad, "config", "show", str(config), "--format", "cfg"], capture_output=True,
                                text=True, timeout=60, check=True)
