@@ -177,7 +177,7 @@ Result<EvaluatorActor> spawn_sparse_evaluator(caf::actor_system& system, const T
                                               std::vector<EmbeddingShardActor> shards, ReportCallback on_report,
                                               SnapshotCallback on_snapshot, SparseEvaluatorPlacement placement) {
   if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
-  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *dev, "dev data");
+  auto model = SparseModel::build_for_data(job.model, *dev, "dev data");
   if (!model) return Error{model.error()};
   auto batch = gather_examples(*dev, {}, 0, dev->count);
   auto lookup = model->look_up(batch.fields, batch.numbers);

@@ -72,7 +72,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
                                                       DriverHooks hooks, SparseCheckpointing checkpointing,
                                                       SnapshotCallback on_snapshot) {
   if (auto checked = check_run(job, train.get(), dev.get(), hooks); !checked) return Error{checked.error()};
-  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *train, "data");
+  auto model = SparseModel::build_for_data(job.model, *train, "data");
   if (!model) return Error{model.error()};
   // The dense weights are laid out for the training data's number columns: the dev set must have them.
   if (auto checked = model->check_inputs(*dev, "dev data"); !checked) return Error{checked.error()};

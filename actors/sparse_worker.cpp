@@ -335,7 +335,7 @@ class SparseWorker : public SparseWorkerSelf::base {
 Result<DataWorkerActor> spawn_sparse_worker(caf::actor_system& system, SparseWorkerSetup setup) {
   if (!setup.train || setup.train->count == 0) return Error{"worker has no training data"};
   if (setup.shards.empty()) return Error{"a sparse worker needs at least one table shard"};
-  auto model = SparseModel::build_for_data(setup.job.model.architecture, setup.job.model.settings, *setup.train,
+  auto model = SparseModel::build_for_data(setup.job.model, *setup.train,
                                            "training data");
   if (!model) return Error{model.error()};
   DataWorkerActor worker =

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "io/sparse_examples.hpp"
+#include "model/table_graph.hpp"
 #include "model/registry.hpp"
 
 namespace psgrad {
@@ -73,7 +74,7 @@ std::string field_text(const SparseDataset& data) {
 
 }  // namespace
 
-bool is_sparse_model(const Config& config) { return names_architecture_with_tables(config.model.architecture); }
+bool is_sparse_model(const Config& config) { return model_has_tables(config.model); }
 
 Status check_model_fits_data(const Config& config) {
   const bool columns = !config.data.columns.empty();

@@ -47,8 +47,9 @@ Result<LoadedSparseModel> load_sparse_model(const std::string& path) {
   auto config = parse_config(file->config_text, path + " (its stored config)");
   if (!config) return Error{config.error()};
   // The number columns it was trained on, in the order the reader gives them.
-  auto model = SparseModel::build(file->architecture, config->model.settings, file->class_names.size(),
-                                  number_column_names(file->columns));
+  ModelSection stored = config->model;
+  stored.architecture = file->architecture;
+  auto model = SparseModel::build(stored, file->class_names.size(), number_column_names(file->columns));
   if (!model) return Error{fmt::format("{}: {}", path, model.error())};
   if (model->dense().parameter_count() != file->dense_weights.size())
     return Error{fmt::format("{}: holds {} dense weights, but its model {} has {}", path, file->dense_weights.size(),

@@ -64,14 +64,14 @@ Result<SparseRun> prepare_sparse_run_with_config(const TrainOptions& options, Co
     if (auto fits = check_tables_fit_machine(config, config.cluster.servers); !fits) return Error{fits.error()};
   auto data = load_sparse_split(config);
   if (!data) return Error{data.error()};
-  auto declared = SparseModel::build(config.model.architecture, config.model.settings, data->class_names.size());
+  auto declared = SparseModel::build(config.model, data->class_names.size());
   if (!declared) return Error{fmt::format("{}: model: {}", config.source, declared.error())};
   if (declared->fields().size() != data->train->id_fields.size())
     return Error{fmt::format("{}: model.embedding_widths has {} entries, but [data.columns] declares {} id or text "
                              "columns; give one width and one row count per column",
                              config.source, declared->fields().size(), data->train->id_fields.size())};
   // The model the run trains reads the data's number columns too, after the embeddings.
-  auto model = SparseModel::build_for_data(config.model.architecture, config.model.settings, *data->train,
+  auto model = SparseModel::build_for_data(config.model, *data->train,
                                            "training data");
   if (!model) return Error{fmt::format("{}: model: {}", config.source, model.error())};
   auto config_text = render_config(config);

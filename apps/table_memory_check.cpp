@@ -7,15 +7,14 @@
 #include <fmt/ranges.h>
 
 #include "io/machine_memory.hpp"
-#include "model/registry.hpp"
+#include "model/table_graph.hpp"
 #include "model/table_memory.hpp"
 
 namespace psgrad {
 
 Status check_tables_fit(const Config& config, std::size_t shards_here, std::uint64_t machine_bytes) {
-  const auto architecture = find_architecture(config.model.architecture);
-  if (!architecture || !has_tables(*architecture)) return success();
-  auto front = architecture->tables(config.model.settings);
+  if (!model_has_tables(config.model)) return success();
+  auto front = model_table_front(config.model);
   if (!front) return Error{fmt::format("{}: model: {}", config.source, front.error())};
   std::vector<std::string> id_columns;
   for (const auto& column : config.data.columns)

@@ -20,6 +20,8 @@
 #include "io/ray_section.hpp"
 #include "io/thinc_document.hpp"
 #include "io/toml_text.hpp"
+#include "io/user_text.hpp"
+#include "model/table_graph.hpp"
 #include "model/checked_count.hpp"
 #include "model/layer_registry.hpp"
 #include "model/registry.hpp"
@@ -64,8 +66,7 @@ std::shared_ptr<const std::vector<SettingSpec>> settings_of(const std::shared_pt
   return std::shared_ptr<const std::vector<SettingSpec>>(entry, &entry->settings);  // aliases the entry
 }
 
-std::vector<std::string> model_names();
-const RegistrySection model_section{"model", kLayersKey, "architecture", model_names,
+const RegistrySection model_section{"model", kLayersKey, "architecture", architecture_names,
                                     [](const std::string& name) { return settings_of(find_architecture(name)); }};
 const RegistrySection optimizer_section{"optimizer", kOptimizersKey, "optimizer", optimizer_names,
                                         [](const std::string& name) { return settings_of(find_optimizer(name)); }};
@@ -140,6 +141,12 @@ Status read_section(const toml::table& document, const Validator& validator, con
 // [model]: a registered architecture and its settings, or a graph of Thinc's layers.
 Status read_model_section(const toml::table& document, const Validator& validator, Config& config) {
   const auto* section = document.get_as<toml::table>(model_section.name);
+  const auto* chosen = section ? section->get_as<std::string>(kLayersKey) : nullptr;
+  if (chosen && !find_architecture(chosen->get()) && !find_layer(chosen->get()))
+    return validator.fail(std::string(model_section.name) + "." + kLayersKey,
+                          fmt::format("unknown architecture or layer {}; architectures: {}; Thinc's layers: chain.v1, "
+                                      "Relu.v1, ... (`psgrad config reference` lists them)",
+                                      echoed(toml_string(chosen->get())), join(architecture_names())));
   if (!names_layer_graph(section))
     return read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
                         config.model.settings, config.notes);
@@ -149,13 +156,6 @@ Status read_model_section(const toml::table& document, const Validator& validato
   config.model.settings.clear();
   config.model.graph = std::move(*graph);
   return success();
-}
-
-// Architectures and Thinc's layers: what [model]'s "@layers" may name.
-std::vector<std::string> model_names() {
-  auto names = architecture_names();
-  for (auto& name : layer_names()) names.push_back(std::move(name));
-  return names;
 }
 
 // [optimizer.learn_rate] with "@schedules": a registered schedule with Thinc's parameter names.
@@ -198,7 +198,7 @@ Status read_optimizer(const toml::table& document, const Validator& validator, O
 Status read_tables_section(const toml::table& document, const Validator& validator, Config& config) {
   if (auto read = read_section(document, validator, tables_table(), config.tables); !read) return read;
   const auto* section = document.get_as<toml::table>(tables_table().name());
-  const bool sparse = names_architecture_with_tables(config.model.architecture);
+  const bool sparse = model_has_tables(config.model);
   if (!sparse) {
     if (section && !section->empty())
       return validator.fail("tables", fmt::format("sets embedding tables' optimizer, but model.@layers \"{}\" has no "

@@ -5,6 +5,7 @@
 
 #include "io/config.hpp"
 #include "io/toml_text.hpp"
+#include "model/layer_registry.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
 
@@ -107,6 +108,25 @@ std::string config_reference_markdown() {
   add_descriptions(out, "architecture", architecture_names(), find_architecture);
   add_descriptions(out, "optimizer", optimizer_names(), find_optimizer);
   add_descriptions(out, "schedule", schedule_names(), find_schedule);
+  out += "\n## Thinc's layers\n\n"
+         "`[model]` may instead be a model in Thinc's own language: `\"@layers\"` names one of these layers, its "
+         "arguments are keys, the layers it takes are sections: positional `[model.*.name]` (in the order "
+         "written) and named `[model.layer]`, nested as deep as the model is. An argument left out has Thinc's "
+         "default; nI is inferred, and a layer without nO takes the number of classes, as Thinc's chain gives "
+         "it. docs/thinc-layers.md shows examples.\n\n"
+         "| Layer | Arguments (default) | Layers it takes | Description |\n|---|---|---|---|\n";
+  for (const auto& name : layer_names()) {
+    const auto entry = find_layer(name);
+    std::vector<std::string> arguments, layers;
+    for (const auto& argument : entry->arguments)
+      arguments.push_back(fmt::format("`{}` ({})", argument.name,
+                                      argument.name == "nO" || argument.name == "nI" ? std::string("inferred")
+                                                                                     : to_text(*argument.default_value)));
+    for (const auto& layer : entry->layer_arguments) layers.push_back("`" + layer + "`");
+    if (entry->takes_positional) layers.push_back("`*` positional");
+    out += fmt::format("| `{}` | {} | {} | {} |\n", name, arguments.empty() ? "none" : fmt::format("{}", fmt::join(arguments, ", ")),
+                       layers.empty() ? "none" : fmt::format("{}", fmt::join(layers, ", ")), cell(entry->description));
+  }
   return out;
 }
 

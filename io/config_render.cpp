@@ -6,6 +6,7 @@
 #include "io/config_keys.hpp"
 #include "io/thinc_value.hpp"
 #include "io/toml_text.hpp"
+#include "model/table_graph.hpp"
 #include "model/layer_registry.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
@@ -117,7 +118,7 @@ void render_model(std::ostringstream& out, const Spelling& spelling, const Model
 // Only a model with embedding tables has [tables]; lazy Adam's settings are [optimizer]'s, so its
 // section holds the choice alone (Adagrad's keys would be refused beside it).
 void render_tables(std::ostringstream& out, const Spelling& spelling, const Config& config) {
-  if (!names_architecture_with_tables(config.model.architecture)) return;
+  if (!model_has_tables(config.model)) return;
   const auto& table = tables_table();
   if (config.tables.optimizer != "lazy_adam") {
     render_section(out, spelling, table, config.tables);

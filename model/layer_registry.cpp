@@ -286,6 +286,47 @@ LayerEntry noop_entry() {
   return entry;
 }
 
+// Layers of a model's table front (model/table_graph.hpp): the engine runs them on id columns, so a
+// chain of dense layers reaching one is a graph the table front did not take.
+LayerEntry table_front_entry(const char* name, const char* description, std::vector<SettingSpec> arguments) {
+  LayerEntry entry;
+  entry.name = name;
+  entry.description = description;
+  entry.arguments = std::move(arguments);
+  entry.build = [](const LayerSpec& spec, const Settings&, std::size_t, std::optional<std::size_t>,
+                   const ChildBuilder&) -> Result<LayerList> {
+    return layer_error(spec, "reads id columns: it belongs to the model's table front, before its dense layers");
+  };
+  return entry;
+}
+
+LayerEntry hashembed_entry() {
+  return table_front_entry(
+      "HashEmbed.v1", "An embedding table by the hashing trick: four hashed rows summed per id.",
+      {{"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Width of each row (required).", 1.0, 1 << 20},
+       {"nV", SettingKind::integer, SettingValue{std::int64_t{0}}, "Rows of the table (required).", 1.0, 4294967296.0},
+       {"seed", SettingKind::integer, SettingValue{std::int64_t{8}},
+        "Hash seed; not set: 8 + column (Thinc draws it from the layer's id).", 0.0, 4294967295.0},
+       {"column", SettingKind::integer, SettingValue{std::int64_t{0}},
+        "Which id column it reads (the data's id columns in name order).", 0.0, 1 << 16},
+       {"dropout", SettingKind::number, SettingValue{0.0}, "Not supported: put Dropout.v1 after the pooling.", 0.0,
+        1.0, true}});
+}
+
+// with_array on a matrix is its layer (Thinc passes arrays through); around HashEmbed it is the table front's.
+LayerEntry with_array_entry() {
+  LayerEntry entry;
+  entry.name = "with_array.v1";
+  entry.description = "Its layer on the contiguous array of a sequence's items.";
+  entry.arguments = {{"pad", SettingKind::integer, SettingValue{std::int64_t{0}}, "Padding (0 only).", 0.0, 0.0}};
+  entry.layer_arguments = {"layer"};
+  entry.build = [](const LayerSpec& spec, const Settings&, std::size_t input_width,
+                   std::optional<std::size_t> output_width, const ChildBuilder& child) {
+    return child(spec.named.front().second, input_width, output_width);
+  };
+  return entry;
+}
+
 NamedRegistry<LayerEntry>& layers() {
   static NamedRegistry<LayerEntry> registry{
       chain_entry(),
@@ -306,6 +347,11 @@ NamedRegistry<LayerEntry>& layers() {
       softmax_v2_entry(),
       layer_norm_entry(),
       dropout_entry(),
+      hashembed_entry(),
+      with_array_entry(),
+      table_front_entry("list2ragged.v1", "A list of sequences as one Ragged.", {}),
+      table_front_entry("reduce_sum.v1", "One row per sequence: the sum of its rows.", {}),
+      table_front_entry("reduce_mean.v1", "One row per sequence: the mean of its rows.", {}),
   };
   return registry;
 }

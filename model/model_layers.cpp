@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/layer_registry.hpp"
+#include "model/table_graph.hpp"
 
 namespace psgrad {
 
@@ -16,6 +17,19 @@ std::string output_kind(const Layer& layer) {
 
 }  // namespace
 
+Status check_output_layer(const LayerChain& layers, const LayerSpec& graph, std::size_t output_width) {
+  const auto where = graph.path.empty() ? std::string("model") : graph.path;
+  const auto last = output_kind(*layers.back());
+  if (last != "softmax")
+    return Error{fmt::format("{}: the model ends in a {} layer; psgrad trains classifiers with cross-entropy, so the "
+                             "last layer must be Softmax.v1 or Softmax.v2",
+                             where, last)};
+  if (layers.back()->output_width() != output_width)
+    return Error{fmt::format("{}: the model gives {} outputs, but the data has {} classes", where,
+                             layers.back()->output_width(), output_width)};
+  return success();
+}
+
 Result<LayerChain> model_layers(const ModelSection& model, std::size_t input_width, std::size_t output_width) {
   if (model.graph.empty()) {
     const auto entry = find_architecture(model.architecture);
@@ -28,17 +42,13 @@ Result<LayerChain> model_layers(const ModelSection& model, std::size_t input_wid
     if (!filled) return Error{filled.error()};
     return entry->build(*filled, input_width, output_width);
   }
+  if (graph_has_tables(model.graph))
+    return Error{fmt::format("{}: the model has embedding tables: it reads named id columns, not a matrix of "
+                             "features alone",
+                             model.graph.path.empty() ? "model" : model.graph.path)};
   auto layers = build_layers(model.graph, input_width, output_width);
   if (!layers) return Error{layers.error()};
-  const auto last = output_kind(*layers->back());
-  if (last != "softmax")
-    return Error{fmt::format("{}: the model ends in a {} layer; psgrad trains classifiers with cross-entropy, so the "
-                             "last layer must be Softmax.v1 or Softmax.v2",
-                             model.graph.path.empty() ? "model" : model.graph.path, last)};
-  if (layers->back()->output_width() != output_width)
-    return Error{fmt::format("{}: the model gives {} outputs, but the data has {} classes",
-                             model.graph.path.empty() ? "model" : model.graph.path, layers->back()->output_width(),
-                             output_width)};
+  if (auto checked = check_output_layer(*layers, model.graph, output_width); !checked) return Error{checked.error()};
   return layers;
 }
 

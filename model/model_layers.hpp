@@ -10,6 +10,9 @@
 
 namespace psgrad {
 
+// Whether a graph's built layers end in Softmax with one output per class; the error names the graph.
+Status check_output_layer(const LayerChain& layers, const LayerSpec& graph, std::size_t output_width);
+
 Result<LayerChain> model_layers(const ModelSection& model, std::size_t input_width, std::size_t output_width);
 
 }  // namespace psgrad

@@ -7,6 +7,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/layer_registry.hpp"
+#include "model/model_layers.hpp"
+#include "model/table_graph.hpp"
+
 namespace psgrad {
 
 namespace {
@@ -57,9 +61,33 @@ Result<SparseModel> SparseModel::build(const std::string& architecture, const Se
                      std::move(number_names));
 }
 
+Result<SparseModel> SparseModel::build(const ModelSection& model, std::size_t output_width,
+                                       std::vector<std::string> number_names) {
+  if (model.graph.empty()) return build(model.architecture, model.settings, output_width, std::move(number_names));
+  if (!graph_has_tables(model.graph))
+    return Error{fmt::format("{}: the model has no embedding tables (no HashEmbed.v1)",
+                             model.graph.path.empty() ? "model" : model.graph.path)};
+  if (auto checked = check_layer_spec(model.graph); !checked) return Error{checked.error()};
+  auto split = split_table_graph(model.graph);
+  if (!split) return Error{split.error()};
+  const std::size_t width = total_width(split->front) + number_names.size();
+  auto dense = build_layers(split->dense, width, output_width);
+  if (!dense) return Error{dense.error()};
+  if (auto checked = check_output_layer(*dense, model.graph, output_width); !checked) return Error{checked.error()};
+  return SparseModel(std::move(split->front), std::move(*dense), model.architecture, std::move(number_names));
+}
+
 Result<SparseModel> SparseModel::build_for_data(const std::string& architecture, const Settings& settings,
                                                 const SparseDataset& data, const std::string& data_name) {
-  auto model = build(architecture, settings, data.num_classes(), data.number_names);
+  ModelSection model;
+  model.architecture = architecture;
+  model.settings = settings;
+  return build_for_data(model, data, data_name);
+}
+
+Result<SparseModel> SparseModel::build_for_data(const ModelSection& section, const SparseDataset& data,
+                                                const std::string& data_name) {
+  auto model = build(section, data.num_classes(), data.number_names);
   if (!model) return model;
   if (auto checked = model->check_inputs(data, data_name); !checked) return Error{checked.error()};
   return model;

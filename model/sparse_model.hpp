@@ -15,6 +15,7 @@
 #include "model/ragged_ids.hpp"
 #include "model/sparse_dataset.hpp"
 #include "model/embedding_front.hpp"
+#include "model/job.hpp"
 #include "model/registry.hpp"
 #include "model/sparse_rows.hpp"
 
@@ -37,10 +38,16 @@ class SparseModel {
   // Builds a registered sparse architecture from settings; unknown names and bad settings are errors.
   static Result<SparseModel> build(const std::string& architecture, const Settings& settings,
                                    std::size_t output_width, std::vector<std::string> number_names = {});
+  // What a config's [model] describes: an architecture with tables, or a graph of Thinc's layers with
+  // a table front (model/table_graph.hpp).
+  static Result<SparseModel> build(const ModelSection& model, std::size_t output_width,
+                                   std::vector<std::string> number_names = {});
   // Built for a data set's layout: its classes and number columns; refused in one line when the settings
   // declare other id fields than it has. data_name says which set in that line ("training data").
   static Result<SparseModel> build_for_data(const std::string& architecture, const Settings& settings,
                                             const SparseDataset& data, const std::string& data_name);
+  static Result<SparseModel> build_for_data(const ModelSection& model, const SparseDataset& data,
+                                            const std::string& data_name);
 
   // Whether data has the inputs this model reads: as many id fields, the same number columns in the same
   // order. The refusal is one line naming data_name and both layouts.

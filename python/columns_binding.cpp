@@ -20,6 +20,7 @@
 #include "apps/sparse_run.hpp"
 #include "apps/weights_file.hpp"
 #include "io/sparse_examples.hpp"
+#include "model/table_graph.hpp"
 #include "model/enum_names.hpp"
 #include "model/fnv1a.hpp"
 #include "model/registry.hpp"
@@ -50,7 +51,7 @@ py::dict columns_layout(const std::string& config_source, bool config_is_path, c
   flags.push_back({"X", "data.path", SettingValue{std::string("X")}});
   auto config = read_config(config_source, config_is_path, overrides, flags);
   if (!config) throw InputError(config.error());
-  if (!names_architecture_with_tables(config->model.architecture))
+  if (!model_has_tables(config->model))
     throw InputError(fmt::format("{}: model.@layers \"{}\" reads a matrix of features: pass X as a NumPy array "
                                  "(named columns feed the embedding tables of {})",
                                  config->source, config->model.architecture,

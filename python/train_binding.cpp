@@ -15,6 +15,7 @@
 #include "apps/model_saving.hpp"
 #include "apps/run_hooks.hpp"
 #include "apps/weights_file.hpp"
+#include "model/table_graph.hpp"
 #include "model/fnv1a.hpp"
 #include "model/registry.hpp"
 #include "python/array_data.hpp"
@@ -45,7 +46,7 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
                const std::vector<py::tuple>& settings, const py::object& on_progress, const std::string& resume_path) {
   auto config = read_config(config_source, config_is_path, overrides, flag_settings(settings));
   if (!config) throw InputError(config.error());
-  if (names_architecture_with_tables(config->model.architecture))
+  if (model_has_tables(config->model))
     throw InputError(fmt::format("{}: model.@layers \"{}\" has embedding tables: pass X as named columns (a pandas "
                                  "DataFrame or a dict of arrays), as [data.columns] declares them",
                                  config->source, config->model.architecture));

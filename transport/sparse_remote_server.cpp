@@ -119,7 +119,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   if (auto offered = check_run_features(job, true); !offered) return Error{offered.error()};
   if (!setup.dev) return Error{"no dev data to evaluate on"};
   // Built for the dev data's layout, which the training data's was checked against: its number columns too.
-  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *setup.dev, "dev data");
+  auto model = SparseModel::build_for_data(job.model, *setup.dev, "dev data");
   if (!model) return Error{model.error()};
   const auto layout = table_layout(*model, job.training.seed);
   // The row optimizer's name, for the checkpoints (a table of width 1 builds as any other).

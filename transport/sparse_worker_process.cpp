@@ -21,7 +21,7 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
   const auto& job = setup.job;
   const auto& offer = connection.offer;
   if (!setup.train) return Error{"no training data"};
-  auto model = SparseModel::build_for_data(job.model.architecture, job.model.settings, *setup.train, "training data");
+  auto model = SparseModel::build_for_data(job.model, *setup.train, "training data");
   if (!model) return Error{model.error()};
   const auto layout = table_layout(*model, job.training.seed);
   // The server answers once every table shard has joined, and refuses a layout other than its own. Asked

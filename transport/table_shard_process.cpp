@@ -75,7 +75,7 @@ Result<ShardBeginning> ask_how_to_start(caf::scoped_actor& self, const Coordinat
 Status check_table_share_fits(const TableShardProcessSetup& setup, std::uint64_t num_classes) {
   if (!setup.machine_bytes) return success();
   auto model =
-      SparseModel::build(setup.job.model.architecture, setup.job.model.settings, num_classes, setup.number_names);
+      SparseModel::build(setup.job.model, num_classes, setup.number_names);
   if (!model) return Error{model.error()};
   const auto layout = table_layout(*model, setup.job.training.seed);
   const auto shards = static_cast<std::uint32_t>(setup.job.cluster.servers);
@@ -102,7 +102,7 @@ Result<RunEnding> serve_table_shard(caf::scoped_actor& self, const ServerConnect
     return Error{fmt::format("the run has {} table shards, not a shard {}", job.cluster.servers, setup.index)};
   // Before anything is allocated: a share the machine cannot hold is refused at once.
   if (auto fits = check_table_share_fits(setup, connection.offer.num_classes); !fits) return Error{fits.error()};
-  auto model = SparseModel::build(job.model.architecture, job.model.settings, connection.offer.num_classes,
+  auto model = SparseModel::build(job.model, connection.offer.num_classes,
                                   setup.number_names);
   if (!model) return Error{model.error()};
   auto beginning = ask_how_to_start(self, connection.coordinator, setup.index, job.cluster.request_timeout);
