@@ -506,6 +506,25 @@ case "$scenario" in
         fail "psgrad $command: no one-line refusal naming cluster.threads: $(cat threads.err)"
     done
     ;;
+  thinc-layers-models)
+    # Models written in Thinc's language run on the same engine as the registered architectures: the
+    # tables model of configs/debian-packages-thinc.cfg trains to hashembed_mlp.v1's weights, the
+    # compositional MNIST model trains in async worker processes and its saved model scores.
+    "$psgrad" data debian-packages --out packages.jsonl >data.out 2>data.err || fail "data debian-packages failed"
+    for name in debian-packages.toml debian-packages-thinc.cfg; do
+      "$psgrad" train --config "$source_dir/configs/$name" --set data.path="$work_dir/packages.jsonl" \
+        --set training.iterations=40 --no-metrics >"$name.out" 2>"$name.err" || fail "train $name exited with $?"
+    done
+    registered=$(grep '^final weights' debian-packages.toml.out)
+    written=$(grep '^final weights' debian-packages-thinc.cfg.out)
+    [ -n "$registered" ] && [ "$registered" = "$written" ] ||
+      fail "hashembed_mlp.v1 and its Thinc-language twin differ: '$registered' vs '$written'"
+    "$psgrad" train --config "$source_dir/configs/mnist-thinc-layers.cfg" --set training.iterations=40 --mode async \
+      --processes --no-metrics --save layers.model >layers.out 2>layers.err || fail "async processes run failed"
+    grep -q '^Final' layers.out || fail "the async run printed no final accuracy"
+    "$psgrad" eval --model layers.model >eval.out 2>eval.err || fail "eval of the Thinc-language model failed"
+    grep -q '^accuracy: 0\.[3-9]' eval.out || fail "the Thinc-language model scores too low: $(cat eval.out)"
+    ;;
   features-current)
     "$psgrad" config features >features.md || fail "config features failed"
     diff -u "$source_dir/docs/features.md" features.md ||
