@@ -9,6 +9,7 @@
 #include "model/finite.hpp"
 #include "model/gradient_clip.hpp"
 #include "model/gradient_sum.hpp"
+#include "model/weight_averages.hpp"
 
 namespace psgrad {
 
@@ -44,6 +45,38 @@ std::uint32_t adam_update(const float* __restrict source, float* __restrict targ
   return exponents;
 }
 
+// RAdam's early steps: the moments move as Adam's, the weight by momentum alone.
+template <bool Decay, bool InPlace>
+std::uint32_t momentum_update(const float* __restrict source, float* __restrict target, const float* __restrict g,
+                              float* __restrict m, float* __restrict v, std::size_t size, float scale, float b1,
+                              float b2, float lr_t, float decay) {
+  std::uint32_t exponents = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    const float w = InPlace ? target[i] : source[i];
+    const float gradient = g[i] * scale;
+    m[i] = b1 * m[i] + (1.0f - b1) * gradient;
+    v[i] = b2 * v[i] + (1.0f - b2) * gradient * gradient;
+    float x = w - lr_t * m[i];
+    if (Decay) x -= decay * x;
+    target[i] = x;
+    exponents = std::max(exponents, exponent_bits(x));
+  }
+  return exponents;
+}
+
+// RAdam's step size at step t, as Thinc's _radam computes it; momentum_only when the rectification's
+// length of the simple moving average is below 5.
+double rectified_step_size(double beta1, double beta2, double t, bool& momentum_only) {
+  const double beta2_t = std::pow(beta2, t);
+  const double max_length = 2.0 / (1.0 - beta2) - 1.0;
+  const double length = max_length - 2.0 * t * beta2_t / (1.0 - beta2_t);
+  momentum_only = length < 5.0;
+  if (momentum_only) return 1.0 / (1.0 - std::pow(beta1, t));
+  return std::sqrt((1.0 - beta2_t) * (length - 4.0) / (max_length - 4.0) * (length - 2.0) / length * max_length /
+                   (max_length - 2.0)) /
+         (1.0 - std::pow(beta1, t));
+}
+
 }  // namespace
 
 Adam::Adam(const AdamSettings& settings, const ParameterLayout& layout)
@@ -55,7 +88,8 @@ Adam::Adam(const AdamSettings& settings, const ParameterLayout& layout)
       summed_(layout.total_size(), 0.0f),
       steps_(layout.array_count(), 0),
       scale_(layout.array_count(), 1.0f),
-      learn_rate_(layout.array_count(), 0.0f) {
+      learn_rate_(layout.array_count(), 0.0f),
+      momentum_only_(layout.array_count(), 0) {
   end_ = layout.total_size();
   make_chunks();
 }
@@ -125,6 +159,15 @@ void Adam::step(const float* source, float* target, const float* const* gradient
       for (; c < chunks_.size() && chunks_[c].array == a; ++c) squares += chunk_squares_[c];
       scale_[a] = clip_scale_from(squares, settings_.grad_clip);
       const auto t = static_cast<double>(++steps_[a]);
+      if (settings_.rectified) {
+        // Thinc's _radam counts from the update number plus one (its state's step is incremented after
+        // being read from nr_update, which __call__ already incremented): its first step is t = 2.
+        bool momentum_only = false;
+        learn_rate_[a] = static_cast<float>(
+            learn_rate * rectified_step_size(settings_.beta1, settings_.beta2, t + 1.0, momentum_only));
+        momentum_only_[a] = momentum_only;
+        continue;
+      }
       learn_rate_[a] = static_cast<float>(learn_rate * std::sqrt(1.0 - std::pow(settings_.beta2, t)) /
                                           (1.0 - std::pow(settings_.beta1, t)));
     }
@@ -147,7 +190,13 @@ void Adam::step(const float* source, float* target, const float* const* gradient
     float* out = target + at;
     const float scale = scale_[chunk.array];
     const float lr_t = learn_rate_[chunk.array];
-    if (out == w) {
+    if (momentum_only_[chunk.array]) {
+      chunk_exponents_[c] =
+          out == w ? (decays ? momentum_update<true, true>(nullptr, out, g, m, v, size, scale, b1, b2, lr_t, weight_decay)
+                             : momentum_update<false, true>(nullptr, out, g, m, v, size, scale, b1, b2, lr_t, weight_decay))
+                   : (decays ? momentum_update<true, false>(w, out, g, m, v, size, scale, b1, b2, lr_t, weight_decay)
+                             : momentum_update<false, false>(w, out, g, m, v, size, scale, b1, b2, lr_t, weight_decay));
+    } else if (out == w) {
       chunk_exponents_[c] =
           decays ? adam_update<true, true>(nullptr, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
                  : adam_update<false, true>(nullptr, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
@@ -156,13 +205,7 @@ void Adam::step(const float* source, float* target, const float* const* gradient
           decays ? adam_update<true, false>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay)
                  : adam_update<false, false>(w, out, g, m, v, size, scale, b1, b2, eps, lr_t, weight_decay);
     }
-    if (settings_.use_averages) {
-      const auto t = static_cast<double>(steps_[chunk.array]);
-      const double decay = std::min((1.0 + t) / (10.0 + t), 0.9999);
-      const auto keep = static_cast<float>(1.0 - decay);
-      float* average = averages_.data() + at;
-      for (std::size_t i = 0; i < size; ++i) average[i] -= keep * (average[i] - out[i]);
-    }
+    if (settings_.use_averages) update_averages(averages_.data() + at, out, size, steps_[chunk.array]);
   };
   if (runner_ != nullptr) {
     // Each pass in two halves, perhaps on two threads: every chunk's results land in its own slots.

@@ -1,5 +1,6 @@
-// Thinc's Adam.v1: per-array gradient clipping, per-array step counters, bias correction folded into
-// the learning rate, eps added to the uncorrected sqrt(v), decoupled weight decay, optional averages.
+// Thinc's Adam.v1 and RAdam.v1: per-array gradient clipping, per-array step counters, bias correction
+// folded into the learning rate, eps added to the uncorrected sqrt(v), decoupled weight decay, optional
+// averages.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +18,16 @@ struct AdamSettings : SharedOptimizerSettings {
   double beta2 = 0.999;
   double eps = 1e-8;
   bool use_averages = false;
+  // RAdam (Thinc's RAdam.v1, Liu et al. 2019): the step is rectified by the variance of the adaptive
+  // rate, and is plain momentum while too few steps make that variance untrustworthy.
+  bool rectified = false;
 };
 
 class Adam final : public Optimizer {
  public:
   Adam(const AdamSettings& settings, const ParameterLayout& layout);
 
-  std::string name() const override { return "Adam.v1"; }
+  std::string name() const override { return settings_.rectified ? "RAdam.v1" : "Adam.v1"; }
   const float* averages() const override {
     return settings_.use_averages ? averages_.data() : nullptr;
   }
@@ -62,6 +66,7 @@ class Adam final : public Optimizer {
   std::vector<NormChunk> chunks_;
   std::vector<double> chunk_squares_;
   std::vector<float> scale_, learn_rate_;  // per array, for the step under way
+  std::vector<std::uint8_t> momentum_only_;  // per array: RAdam's early steps, without the second moment
   std::vector<std::uint32_t> chunk_exponents_;  // per chunk: the new weights' largest exponent field
   bool finite_ = true;
   TwoPartRunner* runner_ = nullptr;

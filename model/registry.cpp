@@ -89,6 +89,11 @@ void read_shared_settings(const Settings& settings, SharedOptimizerSettings& out
   out.L2_is_weight_decay = get_boolean(settings, "L2_is_weight_decay");
 }
 
+SettingSpec use_averages_spec() {
+  return {"use_averages", SettingKind::boolean, SettingValue{false},
+          "Keep Thinc's exponential moving average of the weights (Thinc's default is true)."};
+}
+
 OptimizerEntry adam() {
   OptimizerEntry entry;
   entry.name = "Adam.v1";
@@ -101,8 +106,7 @@ OptimizerEntry adam() {
        std::nullopt, false, true},
   };
   for (auto& spec : shared_optimizer_specs()) entry.settings.push_back(spec);
-  entry.settings.push_back({"use_averages", SettingKind::boolean, SettingValue{false},
-                            "Keep an exponential moving average of the weights."});
+  entry.settings.push_back(use_averages_spec());
   entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
     AdamSettings adam_settings;
     read_shared_settings(settings, adam_settings);
@@ -116,6 +120,25 @@ OptimizerEntry adam() {
   return entry;
 }
 
+// Thinc's RAdam.v1: Adam.v1's settings and defaults, a rectified step.
+OptimizerEntry radam() {
+  OptimizerEntry entry = adam();
+  entry.name = "RAdam.v1";
+  entry.description = "Thinc's RAdam (rectified Adam) with its RAdam.v1 defaults.";
+  entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
+    AdamSettings adam_settings;
+    read_shared_settings(settings, adam_settings);
+    adam_settings.learn_rate = get_number(settings, "learn_rate");
+    adam_settings.beta1 = get_number(settings, "beta1");
+    adam_settings.beta2 = get_number(settings, "beta2");
+    adam_settings.eps = get_number(settings, "eps");
+    adam_settings.use_averages = get_boolean(settings, "use_averages");
+    adam_settings.rectified = true;
+    return std::make_unique<Adam>(adam_settings, layout);
+  };
+  return entry;
+}
+
 OptimizerEntry sgd() {
   OptimizerEntry entry;
   entry.name = "SGD.v1";
@@ -123,10 +146,12 @@ OptimizerEntry sgd() {
   entry.settings = {{"learn_rate", SettingKind::number, std::nullopt, "Step size (required).", 0.0,
                      std::nullopt, false, true}};
   for (auto& spec : shared_optimizer_specs()) entry.settings.push_back(spec);
+  entry.settings.push_back(use_averages_spec());
   entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
     SgdSettings sgd_settings;
     read_shared_settings(settings, sgd_settings);
     sgd_settings.learn_rate = get_number(settings, "learn_rate");
+    sgd_settings.use_averages = get_boolean(settings, "use_averages");
     return std::make_unique<Sgd>(sgd_settings, layout);
   };
   return entry;
@@ -138,7 +163,7 @@ NamedRegistry<Architecture>& architectures() {
 }
 
 NamedRegistry<OptimizerEntry>& optimizers() {
-  static NamedRegistry<OptimizerEntry> registry{adam(), sgd()};
+  static NamedRegistry<OptimizerEntry> registry{adam(), radam(), sgd()};
   return registry;
 }
 

@@ -8,6 +8,7 @@
 #include "model/finite.hpp"
 #include "model/gradient_clip.hpp"
 #include "model/gradient_sum.hpp"
+#include "model/weight_averages.hpp"
 
 namespace psgrad {
 
@@ -15,6 +16,7 @@ Sgd::Sgd(const SgdSettings& settings, const ParameterLayout& layout)
     : settings_(settings),
       layout_(layout),
       steps_(layout.array_count(), 0),
+      averages_(settings.use_averages ? layout.total_size() : 0, 0.0f),
       end_(layout.total_size()),
       chunks_(norm_chunks(layout, 0, layout.total_size())),
       chunk_squares_(chunks_.size(), 0.0),
@@ -27,6 +29,7 @@ bool Sgd::restrict_to(std::size_t begin, std::size_t end) {
   end_ = end;
   chunks_ = norm_chunks(layout_, begin, end);
   chunk_squares_.assign(chunks_.size(), 0.0);
+  averages_.assign(settings_.use_averages ? end - begin : 0, 0.0f);
   return true;
 }
 
@@ -70,16 +73,22 @@ void Sgd::step(const float* source, float* weights, const float* const* gradient
     for (std::size_t i = 0; i < chunk.size; ++i) w[i] -= lr * g[i] * scale;
     if (settings_.decays_weights())
       for (std::size_t i = 0; i < chunk.size; ++i) w[i] -= lr * l2 * w[i];
+    if (settings_.use_averages) update_averages(averages_.data() + at, w, chunk.size, steps_[chunk.array]);
   }
   // SGD's step is cheap, so one more pass over the weights costs little.
   finite_ = !first_non_finite(weights, end_ - begin_);
 }
 
-OptimizerState Sgd::state() const { return OptimizerState{{}, steps_}; }
+OptimizerState Sgd::state() const {
+  return OptimizerState{std::vector<float>(averages_.begin(), averages_.end()), steps_};
+}
 
 std::optional<std::string> Sgd::state_problem(const OptimizerState& state) const {
-  if (!state.buffers.empty())
-    return fmt::format("optimizer.buffers: {} floats, expected none (SGD keeps no moments)", state.buffers.size());
+  if (state.buffers.size() != averages_.size())
+    return fmt::format("optimizer.buffers: {} floats, expected {} (SGD keeps no moments{})", state.buffers.size(),
+                       averages_.size(), averages_.empty() ? "" : ", only the weight averages");
+  if (const auto bad = first_non_finite(state.buffers.data(), state.buffers.size()))
+    return fmt::format("optimizer.buffers: the average of weight {} is {}", *bad, state.buffers[*bad]);
   if (state.counts.size() != steps_.size())
     return fmt::format("optimizer.counts: {} step counts, expected one per parameter array ({})", state.counts.size(),
                        steps_.size());
@@ -87,7 +96,8 @@ std::optional<std::string> Sgd::state_problem(const OptimizerState& state) const
 }
 
 bool Sgd::set_state(const OptimizerState& state) {
-  if (!state.buffers.empty() || state.counts.size() != steps_.size()) return false;
+  if (state.buffers.size() != averages_.size() || state.counts.size() != steps_.size()) return false;
+  std::copy(state.buffers.begin(), state.buffers.end(), averages_.begin());
   steps_ = state.counts;
   return true;
 }
