@@ -146,7 +146,8 @@ Status read_model_section(const toml::table& document, const Validator& validato
     return validator.fail(std::string(model_section.name) + "." + kLayersKey,
                           fmt::format("unknown architecture or layer {}; architectures: {}; Thinc's layers: chain.v1, "
                                       "Relu.v1, ... (`psgrad config reference` lists them)",
-                                      echoed(toml_string(chosen->get())), join(architecture_names())));
+                                      echoed(toml_string(chosen->get())),
+                                      fmt::format("\"{}\"", fmt::join(architecture_names(), "\", \""))));
   if (!names_layer_graph(section))
     return read_section(document, validator, model_section, ModelSection{}.architecture, config.model.architecture,
                         config.model.settings, config.notes);

@@ -6,6 +6,7 @@
 
 #include "io/config.hpp"
 #include "io/config_reference.hpp"
+#include "model/layer_registry.hpp"
 #include "model/registry.hpp"
 #include "model/schedule.hpp"
 
@@ -51,7 +52,13 @@ TEST_CASE("the config reference has one row per setting of every section and reg
   for (const auto& name : optimizer_names()) check_section("optimizer (" + name + ")", find_optimizer(name)->settings);
   for (const auto& name : schedule_names())
     check_section("optimizer.learn_rate (" + name + ")", find_schedule(name)->settings);
-  CHECK(table_rows(reference) == settings + 1);  // + the header row
+  const auto sections_end = reference.find("\n## ");
+  CHECK(table_rows(reference.substr(0, sections_end)) == settings + 1);  // + the header row
+  // Then one row per layer of Thinc's that [model] may be written in.
+  const auto layers_at = reference.find("\n## Thinc's layers\n");
+  REQUIRE(layers_at != std::string::npos);
+  CHECK(table_rows(reference.substr(layers_at)) == layer_names().size() + 1);
+  for (const auto& name : layer_names()) CHECK(count_of(reference, "| `" + name + "` |") == 1);
 }
 
 TEST_CASE("the config reference shows defaults as a config spells them") {
