@@ -6,6 +6,7 @@
 
 #include "model/activations.hpp"
 #include "model/dropout.hpp"
+#include "model/expand_window.hpp"
 #include "model/layer_norm.hpp"
 #include "model/maxout.hpp"
 #include "model/named_registry.hpp"
@@ -327,6 +328,24 @@ LayerEntry with_array_entry() {
   return entry;
 }
 
+// On a matrix the whole array is one sequence, as Thinc's expand_window on a Floats2d; in a table front
+// directly on a column's Ragged (model/table_graph.hpp) its windows stop at each example's ends.
+LayerEntry expand_window_entry() {
+  LayerEntry entry;
+  entry.name = "expand_window.v1";
+  entry.description = "Each row with its window_size neighbours on either side, side by side (zeros past an end).";
+  entry.arguments = {{"window_size", SettingKind::integer, SettingValue{std::int64_t{1}},
+                      "Rows taken on either side.", 1.0, 64.0}};
+  entry.build = [](const LayerSpec&, const Settings& arguments, std::size_t input_width, std::optional<std::size_t>,
+                   const ChildBuilder&) -> Result<LayerList> {
+    LayerList layers;
+    layers.push_back(std::make_unique<ExpandWindow>(
+        input_width, static_cast<std::size_t>(get_integer(arguments, "window_size")), false));
+    return layers;
+  };
+  return entry;
+}
+
 NamedRegistry<LayerEntry>& layers() {
   static NamedRegistry<LayerEntry> registry{
       chain_entry(),
@@ -352,6 +371,10 @@ NamedRegistry<LayerEntry>& layers() {
       table_front_entry("list2ragged.v1", "A list of sequences as one Ragged.", {}),
       table_front_entry("reduce_sum.v1", "One row per sequence: the sum of its rows.", {}),
       table_front_entry("reduce_mean.v1", "One row per sequence: the mean of its rows.", {}),
+      table_front_entry("reduce_max.v1", "One row per sequence: each column's largest value.", {}),
+      table_front_entry("reduce_first.v1", "One row per sequence: its first row.", {}),
+      table_front_entry("reduce_last.v1", "One row per sequence: its last row.", {}),
+      expand_window_entry(),
   };
   return registry;
 }
@@ -408,7 +431,7 @@ Status check_layer_spec(const LayerSpec& spec) {
   return success();
 }
 
-Result<LayerList> build_layers(const LayerSpec& spec, std::size_t input_width, std::size_t output_width) {
+Result<LayerList> build_layers(const LayerSpec& spec, std::size_t input_width, std::optional<std::size_t> output_width) {
   if (auto checked = check_layer_spec(spec); !checked) return Error{checked.error()};
   return build_spec(spec, input_width, output_width);
 }

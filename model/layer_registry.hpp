@@ -45,6 +45,7 @@ std::vector<std::string> layer_names();
 Status check_layer_spec(const LayerSpec& spec);
 
 // The layers spec stands for, in order, for input_width features in and output_width classes out.
-Result<LayerList> build_layers(const LayerSpec& spec, std::size_t input_width, std::size_t output_width);
+// output_width: the classes, which layers without nO take; unset (layers before a pooling): none do.
+Result<LayerList> build_layers(const LayerSpec& spec, std::size_t input_width, std::optional<std::size_t> output_width);
 
 }  // namespace psgrad

@@ -52,6 +52,10 @@ class Model {
   float* weights_data() { return weights_.data(); }
   void set_weights(const float* weights, std::size_t size);
   const AlignedFloats& gradients() const { return gradients_; }
+  float* gradients_data() { return gradients_.data(); }
+  // Points every layer at these buffers (laid out by layout(), 64-byte aligned) before layers are run
+  // outside this model's own calls (a tables model's column layers, which lie in this buffer).
+  void use_buffers(const float* weights, float* gradients) { bind_buffers(weights, gradients); }
 
   // Forward with dropout from dropout_rng, loss gradient (probs - targets) / n, backward. Overwrites
   // the gradient buffer (fresh per batch, never accumulated) and returns the mean cross-entropy.

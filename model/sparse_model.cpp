@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/expand_window.hpp"
 #include "model/layer_registry.hpp"
 #include "model/model_layers.hpp"
 #include "model/table_graph.hpp"
@@ -15,18 +17,27 @@ namespace psgrad {
 
 namespace {
 
-std::size_t total_width(const EmbeddingFront& front) {
+// The width the fields' pooled rows take side by side: each field's, or its column layers' output's.
+std::size_t total_width(const EmbeddingFront& front, const std::vector<LayerList>& column_layers = {}) {
   std::size_t width = 0;
-  for (const auto& field : front.fields) width += field.width;
+  for (std::size_t f = 0; f < front.fields.size(); ++f)
+    width += f < column_layers.size() && !column_layers[f].empty() ? column_layers[f].back()->output_width()
+                                                                     : front.fields[f].width;
   return width;
 }
 
-// The tap goes first, so the dense chain's first real layer computes the gradient of its input.
-LayerChain with_tap(LayerChain chain, std::size_t width, InputGradientTap*& tap) {
-  auto first = std::make_unique<InputGradientTap>(width);
-  tap = first.get();
+// The front layer goes first, so the dense chain's first real layer computes the gradient of its input.
+LayerChain with_front(LayerChain chain, std::size_t width, std::vector<LayerList> column_layers,
+                      FrontLayers*& front) {
+  auto first = std::make_unique<FrontLayers>(width, std::move(column_layers));
+  front = first.get();
   chain.insert(chain.begin(), std::move(first));
   return chain;
+}
+
+std::vector<LayerList> one_per_field(std::vector<LayerList> column_layers, std::size_t fields) {
+  column_layers.resize(fields);
+  return column_layers;
 }
 
 // Column names for a one-line message.
@@ -37,14 +48,30 @@ std::string listed(const std::vector<std::string>& names) {
 }  // namespace
 
 SparseModel::SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture,
-                         std::vector<std::string> number_names)
+                         std::vector<std::string> number_names, std::vector<LayerList> column_layers)
     : front_(std::move(front)),
       number_names_(std::move(number_names)),
-      embedded_width_(total_width(front_)),
-      dense_(with_tap(std::move(dense_chain), embedded_width_ + number_names_.size(), tap_), std::move(architecture)) {
+      embedded_width_(total_width(front_, column_layers)),
+      dense_(with_front(std::move(dense_chain), embedded_width_ + number_names_.size(),
+                        one_per_field(std::move(column_layers), front_.fields.size()), front_layers_),
+             std::move(architecture)),
+      id_vectors_(front_.fields.size()),
+      pooled_rows_(front_.fields.size(), nullptr),
+      reserved_ids_(front_.fields.size(), 0) {
   if (front_.fields.empty()) throw std::invalid_argument("a sparse model needs at least one field");
   if (dense_.input_width() != input_width())
     throw std::invalid_argument("the dense chain's input width must be the embeddings' total width plus the numbers");
+  for (std::size_t f = 0; f < front_.fields.size(); ++f) {
+    const auto& layers = front_layers_->column(f);
+    for (std::size_t i = 0; i < layers.size(); ++i)
+      if (layers[i]->input_width() != (i == 0 ? front_.fields[f].width : layers[i - 1]->output_width()))
+        throw std::invalid_argument("a field's column layers must take the width of what comes before them");
+  }
+}
+
+std::size_t SparseModel::pooled_width(std::size_t f) const {
+  const auto& layers = front_layers_->column(f);
+  return layers.empty() ? front_.fields[f].width : layers.back()->output_width();
 }
 
 Result<SparseModel> SparseModel::build(const std::string& architecture, const Settings& settings,
@@ -70,11 +97,29 @@ Result<SparseModel> SparseModel::build(const ModelSection& model, std::size_t ou
   if (auto checked = check_layer_spec(model.graph); !checked) return Error{checked.error()};
   auto split = split_table_graph(model.graph);
   if (!split) return Error{split.error()};
-  const std::size_t width = total_width(split->front) + number_names.size();
+  std::vector<LayerList> column_layers(split->front.fields.size());
+  for (std::size_t f = 0; f < column_layers.size(); ++f) {
+    std::size_t width = split->front.fields[f].width;
+    for (const auto& token_layer : split->token_layers[f]) {
+      if (token_layer.ragged) {  // expand_window on the column's Ragged: windows within each example
+        const auto window = token_layer.layer.arguments.count("window_size")
+                                ? std::get<std::int64_t>(token_layer.layer.arguments.at("window_size"))
+                                : std::int64_t{1};
+        column_layers[f].push_back(std::make_unique<ExpandWindow>(width, static_cast<std::size_t>(window), true));
+      } else {
+        auto built = build_layers(token_layer.layer, width, std::nullopt);
+        if (!built) return Error{built.error()};
+        for (auto& layer : *built) column_layers[f].push_back(std::move(layer));
+      }
+      width = column_layers[f].back()->output_width();
+    }
+  }
+  const std::size_t width = total_width(split->front, column_layers) + number_names.size();
   auto dense = build_layers(split->dense, width, output_width);
   if (!dense) return Error{dense.error()};
   if (auto checked = check_output_layer(*dense, model.graph, output_width); !checked) return Error{checked.error()};
-  return SparseModel(std::move(split->front), std::move(*dense), model.architecture, std::move(number_names));
+  return SparseModel(std::move(split->front), std::move(*dense), model.architecture, std::move(number_names),
+                     std::move(column_layers));
 }
 
 Result<SparseModel> SparseModel::build_for_data(const std::string& architecture, const Settings& settings,
@@ -127,7 +172,8 @@ Result<BatchLookup> SparseModel::look_up(const std::vector<RaggedIds>& batch, co
   return lookup;
 }
 
-ConstMatrixMap SparseModel::embed(const BatchLookup& lookup, const std::vector<SparseRows>& rows) {
+ConstMatrixMap SparseModel::embed(const BatchLookup& lookup, const std::vector<SparseRows>& rows, bool is_train,
+                                  Random& rng) {
   if (rows.size() != front_.fields.size() || lookup.fields.size() != front_.fields.size())
     throw std::invalid_argument(fmt::format("embed: {} row sets and {} field lookups for a model of {} fields",
                                             rows.size(), lookup.fields.size(), front_.fields.size()));
@@ -141,10 +187,26 @@ ConstMatrixMap SparseModel::embed(const BatchLookup& lookup, const std::vector<S
   for (std::size_t f = 0; f < front_.fields.size(); ++f) {
     const auto& field = front_.fields[f];
     const auto& field_lookup = lookup.fields[f];
-    id_vectors_.resize(field_lookup.id_count() * field.width);
-    embed_ids(field, field_lookup, rows[f], id_vectors_.data());
-    pool(front_.pooling, id_vectors_.data(), field_lookup.offsets, field.width, embedded_.data() + column, width);
-    column += field.width;
+    const std::size_t ids = field_lookup.id_count();
+    auto& vectors = id_vectors_[f];
+    vectors.resize(ids * field.width);
+    embed_ids(field, field_lookup, rows[f], vectors.data());
+    pooled_rows_[f] = vectors.data();
+    auto& layers = front_layers_->column(f);
+    if (!layers.empty()) {
+      if (ids > reserved_ids_[f]) {
+        for (auto& layer : layers) layer->reserve(ids);
+        reserved_ids_[f] = ids;
+      }
+      ConstMatrixMap activations(vectors.data(), static_cast<Eigen::Index>(ids), static_cast<Eigen::Index>(field.width));
+      for (auto& layer : layers) {
+        if (auto* window = dynamic_cast<ExpandWindow*>(layer.get())) window->set_sequences(&field_lookup.offsets);
+        new (&activations) ConstMatrixMap(layer->forward(activations, is_train, rng));
+      }
+      pooled_rows_[f] = activations.data();
+    }
+    pool(front_.pooling, pooled_rows_[f], field_lookup.offsets, pooled_width(f), embedded_.data() + column, width);
+    column += pooled_width(f);
   }
   const std::size_t numbers = number_width();
   for (std::size_t e = 0; e < n && numbers > 0; ++e)
@@ -153,25 +215,32 @@ ConstMatrixMap SparseModel::embed(const BatchLookup& lookup, const std::vector<S
 }
 
 void SparseModel::backpropagate_front(const BatchLookup& lookup, std::vector<SparseRows>& row_gradients) {
-  const ConstMatrixMap d_embedded = tap_->input_gradient();
+  const ConstMatrixMap d_embedded = front_layers_->input_gradient();
   row_gradients.resize(front_.fields.size());
   std::size_t column = 0;
   for (std::size_t f = 0; f < front_.fields.size(); ++f) {
     const auto& field = front_.fields[f];
     const auto& field_lookup = lookup.fields[f];
-    id_vectors_.resize(field_lookup.id_count() * field.width);
+    const std::size_t ids = field_lookup.id_count();
+    const std::size_t width = pooled_width(f);
+    d_pooled_rows_.resize(ids * width);
     // The numbers' columns, after the embeddings', have no parameters in front of them.
-    pool_backward(front_.pooling, d_embedded.data() + column, input_width(), field_lookup.offsets, field.width,
-                  id_vectors_.data());
-    row_gradients[f] = embedding_gradient(field, field_lookup, id_vectors_.data());
-    column += field.width;
+    pool_backward(front_.pooling, d_embedded.data() + column, input_width(), field_lookup.offsets, width,
+                  d_pooled_rows_.data(), pooled_rows_[f]);
+    ConstMatrixMap d_vectors(d_pooled_rows_.data(), static_cast<Eigen::Index>(ids), static_cast<Eigen::Index>(width));
+    auto& layers = front_layers_->column(f);
+    for (std::size_t i = layers.size(); i-- > 0;)
+      new (&d_vectors) ConstMatrixMap(layers[i]->backward(d_vectors, true));
+    row_gradients[f] = embedding_gradient(field, field_lookup, d_vectors.data());
+    column += width;
   }
 }
 
 float SparseModel::compute_gradients(const BatchLookup& lookup, const std::vector<SparseRows>& rows,
                                      const ConstMatrixMap& targets, Random& dropout_rng,
                                      std::vector<SparseRows>& row_gradients) {
-  const float loss = dense_.compute_gradients(embed(lookup, rows), targets, dropout_rng);
+  dense_.use_buffers(dense_.weights_data(), dense_.gradients_data());
+  const float loss = dense_.compute_gradients(embed(lookup, rows, true, dropout_rng), targets, dropout_rng);
   backpropagate_front(lookup, row_gradients);
   return loss;
 }
@@ -179,18 +248,22 @@ float SparseModel::compute_gradients(const BatchLookup& lookup, const std::vecto
 float SparseModel::compute_gradients(const float* weights, float* gradients, const BatchLookup& lookup,
                                      const std::vector<SparseRows>& rows, const ConstMatrixMap& targets,
                                      Random& dropout_rng, std::vector<SparseRows>& row_gradients) {
-  const float loss = dense_.compute_gradients(weights, gradients, embed(lookup, rows), targets, dropout_rng);
+  dense_.use_buffers(weights, gradients);
+  const float loss = dense_.compute_gradients(weights, gradients, embed(lookup, rows, true, dropout_rng), targets,
+                                              dropout_rng);
   backpropagate_front(lookup, row_gradients);
   return loss;
 }
 
 ConstMatrixMap SparseModel::predict(const BatchLookup& lookup, const std::vector<SparseRows>& rows) {
-  return dense_.predict(embed(lookup, rows));
+  dense_.use_buffers(dense_.weights_data(), dense_.gradients_data());
+  return dense_.predict(embed(lookup, rows, false, no_dropout_rng_));
 }
 
 Evaluation SparseModel::evaluate(const float* weights, const BatchLookup& lookup, const std::vector<SparseRows>& rows,
                                  const ConstMatrixMap& targets, std::size_t batch_size) {
-  return dense_.evaluate(weights, embed(lookup, rows), targets, batch_size);
+  dense_.use_buffers(weights, dense_.gradients_data());
+  return dense_.evaluate(weights, embed(lookup, rows, false, no_dropout_rng_), targets, batch_size);
 }
 
 }  // namespace psgrad

@@ -9,7 +9,7 @@
 
 #include "model/aligned_floats.hpp"
 #include "model/hashembed.hpp"
-#include "model/input_gradient_tap.hpp"
+#include "model/front_layers.hpp"
 #include "model/model.hpp"
 #include "model/pooling.hpp"
 #include "model/ragged_ids.hpp"
@@ -32,8 +32,9 @@ struct BatchLookup {
 class SparseModel {
  public:
   // number_names: the numeric columns it reads after the embeddings, in their order within a row.
+  // column_layers: per field, the layers its ids pass through before their pooling (none: empty).
   SparseModel(EmbeddingFront front, LayerChain dense_chain, std::string architecture,
-              std::vector<std::string> number_names = {});
+              std::vector<std::string> number_names = {}, std::vector<LayerList> column_layers = {});
 
   // Builds a registered sparse architecture from settings; unknown names and bad settings are errors.
   static Result<SparseModel> build(const std::string& architecture, const Settings& settings,
@@ -60,6 +61,8 @@ class SparseModel {
   const std::vector<std::string>& number_names() const { return number_names_; }
   std::size_t number_width() const { return number_names_.size(); }
   std::size_t embedded_width() const { return embedded_width_; }  // the pooled embeddings, concatenated
+  // Field f's width after its column layers, as it is pooled.
+  std::size_t pooled_width(std::size_t f) const;
   std::size_t input_width() const { return embedded_width_ + number_names_.size(); }  // the dense chain's
   std::size_t output_width() const { return dense_.output_width(); }
   // The dense part: its weights, layout, initialize() and gradient buffer.
@@ -91,18 +94,24 @@ class SparseModel {
 
  private:
   // The dense chain's input for a batch (examples x input_width): the pooled, concatenated embeddings,
-  // then the numbers.
-  ConstMatrixMap embed(const BatchLookup& lookup, const std::vector<SparseRows>& rows);
+  // then the numbers. The column layers run on the weights dense_ is bound to; rng draws their dropout.
+  ConstMatrixMap embed(const BatchLookup& lookup, const std::vector<SparseRows>& rows, bool is_train, Random& rng);
   void backpropagate_front(const BatchLookup& lookup, std::vector<SparseRows>& row_gradients);
 
   EmbeddingFront front_;
   std::vector<std::string> number_names_;
-  std::size_t embedded_width_ = 0;
   // The dense chain's first layer, owned by dense_; declared first because dense_'s construction sets it.
-  InputGradientTap* tap_ = nullptr;
+  FrontLayers* front_layers_ = nullptr;
+  std::size_t embedded_width_ = 0;
   Model dense_;
   AlignedFloats embedded_;
-  std::vector<float> id_vectors_;  // one field's per-id vectors, then their gradients
+  // Per field: its ids' vectors (kept for the column layers' backward and max pooling), what was pooled
+  // (the vectors, or the column layers' output), and the ids its column layers are sized for.
+  std::vector<std::vector<float>> id_vectors_;
+  std::vector<const float*> pooled_rows_;
+  std::vector<std::size_t> reserved_ids_;
+  std::vector<float> d_pooled_rows_;  // one field's gradient of what was pooled
+  Random no_dropout_rng_;
 };
 
 }  // namespace psgrad

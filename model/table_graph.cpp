@@ -1,5 +1,7 @@
 #include "model/table_graph.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "model/registry.hpp"
@@ -11,7 +13,8 @@ namespace {
 constexpr const char* kHashEmbed = "HashEmbed.v1";
 constexpr const char* kLayout =
     "a model with tables starts with its table front: per id column [list2ragged.v1 >>] "
-    "with_array.v1(HashEmbed.v1) >> reduce_sum.v1 or reduce_mean.v1, several columns in a concatenate.v1";
+    "with_array.v1(HashEmbed.v1) [>> with_array.v1(layer) or expand_window.v1 ...] >> reduce_sum.v1, reduce_mean.v1, "
+    "reduce_max.v1, reduce_first.v1 or reduce_last.v1, several columns in a concatenate.v1";
 
 std::string where(const LayerSpec& spec) { return spec.path.empty() ? spec.name : spec.path; }
 
@@ -34,10 +37,19 @@ std::vector<const LayerSpec*> sequence_of(const LayerSpec& spec) {
   return layers;
 }
 
+bool holds_tables(const LayerSpec& spec);
+
 struct Column {
   HashEmbedSpec field;
+  std::vector<TokenLayer> token_layers;
   Pooling pooling = Pooling::mean;
 };
+
+std::optional<Pooling> reduce_of(const std::string& name) {
+  for (const char* pooling : {"sum", "mean", "max", "first", "last"})
+    if (name == std::string("reduce_") + pooling + ".v1") return pooling_named(pooling);
+  return std::nullopt;
+}
 
 // One column's path at layers[at...]: [list2ragged] >> HashEmbed or with_array(HashEmbed) >> reduce_*.
 // Moves at past it.
@@ -62,10 +74,16 @@ Result<Column> read_column(const std::vector<const LayerSpec*>& layers, std::siz
   // must give every worker and shard the same keys, takes 8 + column (spaCy's MultiHashEmbed numbers from 8).
   column.field.seed = static_cast<std::uint32_t>(argument(*embed, "seed", 8 + static_cast<std::int64_t>(column.field.column)));
   ++at;
-  if (at >= layers.size()) return refused(*embed, "expected reduce_sum.v1 or reduce_mean.v1 after it");
-  if (layers[at]->name == "reduce_sum.v1") column.pooling = Pooling::sum;
-  else if (layers[at]->name == "reduce_mean.v1") column.pooling = Pooling::mean;
-  else return refused(*layers[at], "expected reduce_sum.v1 or reduce_mean.v1 after the HashEmbed");
+  // The ids' own layers, until the pooling.
+  for (; at < layers.size() && !reduce_of(layers[at]->name); ++at) {
+    const auto& layer = *layers[at];
+    if (holds_tables(layer)) return refused(layer, "a second table layer in one column");
+    if (layer.name == "expand_window.v1") column.token_layers.push_back({layer, true});
+    else if (layer.name == "with_array.v1") column.token_layers.push_back({layer.named.front().second, false});
+    else return refused(layer, "expected with_array.v1, expand_window.v1 or a reduce after the HashEmbed");
+  }
+  if (at >= layers.size()) return refused(*embed, "expected a reduce after it (reduce_mean.v1, ...)");
+  column.pooling = *reduce_of(layers[at]->name);
   ++at;
   return column;
 }
@@ -131,6 +149,7 @@ Result<TableGraph> split_table_graph(const LayerSpec& graph) {
       return Error{fmt::format("{}: its columns are pooled differently; psgrad pools every column with one reduce",
                                where(graph))};
     split.front.fields.push_back(columns[i].field);
+    split.token_layers.push_back(columns[i].token_layers);
   }
   split.dense.name = "chain.v1";
   split.dense.path = graph.path;

@@ -1,5 +1,6 @@
 // A layer graph with embedding tables, read as the engine runs it: its table front (one HashEmbed per id
-// column, pooled by reduce_sum or reduce_mean, concatenated) and the dense layers behind it.
+// column, its ids through with_array layers or expand_window, pooled by a reduce, concatenated) and the
+// dense layers behind it.
 //
 // Thinc's types: a column's input is per example a sequence of ids (List[Ints1d]); list2ragged.v1 makes it
 // a Ragged, with_array.v1(HashEmbed.v1) embeds every id (Ragged of Floats2d), reduce_mean.v1 gives one row
@@ -14,8 +15,17 @@
 
 namespace psgrad {
 
+// What a column's ids pass through between its HashEmbed and its pooling: with_array.v1's layer on the
+// array of all the batch's ids (as Thinc's with_array hands a Ragged's data), or expand_window.v1 on the
+// Ragged itself (windows within each example).
+struct TokenLayer {
+  LayerSpec layer;
+  bool ragged = false;
+};
+
 struct TableGraph {
   EmbeddingFront front;
+  std::vector<std::vector<TokenLayer>> token_layers;  // per id column, in the front's field order
   LayerSpec dense;  // chain.v1 of the layers after the front
 };
 

@@ -58,9 +58,35 @@ TEST_CASE("pool_backward copies a bag's gradient to each row, scaled by 1/length
   CHECK(d_rows == std::vector<float>{2, 3, 2, 3, 1, 3});
 }
 
-TEST_CASE("pooling is named sum or mean") {
+TEST_CASE("pooling is named as Thinc's reduce layers are: sum, mean, max, first, last") {
   CHECK(pooling_named("sum") == Pooling::sum);
   CHECK(pooling_named("mean") == Pooling::mean);
-  CHECK_FALSE(pooling_named("max").has_value());
+  CHECK(pooling_named("max") == Pooling::max);
+  CHECK(pooling_named("first") == Pooling::first);
+  CHECK(pooling_named("last") == Pooling::last);
+  CHECK_FALSE(pooling_named("median").has_value());
   CHECK(std::string(pooling_name(Pooling::mean)) == "mean");
+  CHECK(std::string(pooling_name(Pooling::last)) == "last");
+}
+
+TEST_CASE("max, first and last pool one row of each bag and send its gradient back to that row alone") {
+  // Bags: rows 0-2, none, row 3.
+  const std::vector<std::size_t> offsets = {0, 3, 3, 4};
+  const std::vector<float> rows = {1, 9, 5, 2, 5, 7, -4, -6};
+  std::vector<float> out(6, 99.0f);
+  pool(Pooling::max, rows.data(), offsets, 2, out.data(), 2);
+  CHECK(out == std::vector<float>{5, 9, 0, 0, -4, -6});
+  pool(Pooling::first, rows.data(), offsets, 2, out.data(), 2);
+  CHECK(out == std::vector<float>{1, 9, 0, 0, -4, -6});
+  pool(Pooling::last, rows.data(), offsets, 2, out.data(), 2);
+  CHECK(out == std::vector<float>{5, 7, 0, 0, -4, -6});
+  const std::vector<float> d_out = {10, 20, 100, 100, 30, 40};
+  std::vector<float> d_rows(8, -1.0f);
+  // Column 0's maximum 5 is in rows 1 and 2: the first of them takes it, as NumPy's argmax.
+  pool_backward(Pooling::max, d_out.data(), 2, offsets, 2, d_rows.data(), rows.data());
+  CHECK(d_rows == std::vector<float>{0, 20, 10, 0, 0, 0, 30, 40});
+  pool_backward(Pooling::first, d_out.data(), 2, offsets, 2, d_rows.data());
+  CHECK(d_rows == std::vector<float>{10, 20, 0, 0, 0, 0, 30, 40});
+  pool_backward(Pooling::last, d_out.data(), 2, offsets, 2, d_rows.data());
+  CHECK(d_rows == std::vector<float>{0, 0, 0, 0, 10, 20, 30, 40});
 }

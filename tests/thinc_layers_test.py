@@ -48,6 +48,7 @@ CASES = {
     "LayerNorm.v1": single("LayerNorm.v1"),
     "Dropout.v1": single("Dropout.v1", rate=0.3),
     "noop.v1": single("noop.v1") + "[model.*]\n",
+    "expand_window.v1": single("expand_window.v1", window_size=2),
     "chain.v1": sections(("model", layer("chain.v1")),
                          ("model.*.relu", layer("Relu.v1", nO=7)),
                          ("model.*.maxout", layer("Maxout.v1", nO=5, nP=2)),

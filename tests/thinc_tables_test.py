@@ -1,0 +1,154 @@
+"""Models with a table front compute what Thinc 8.1.7 computes: prediction, dense gradients, table gradient.
+
+For each case, Thinc resolves a [model] config (list2ragged, with_array(HashEmbed), the ids' own layers,
+a reduce, dense layers) with its own registry, initializes it on lists of integer ids, draws every
+parameter (the HashEmbed table too) at random, predicts, and backprops the cross-entropy gradient
+(probabilities - targets) / n. tests/thinc_tables_dump.cpp builds the same config with psgrad, takes the
+same table, dense parameters (in Thinc's model.walk() order), ids and targets, and runs psgrad's
+prediction and training step. Each array must match Thinc's to 1e-5 relative (in norm). Where
+python3-thinc is not installed, says so and exits 77 (skipped); under CI=true that fails instead.
+
+Usage: python3 thinc_tables_test.py THINC_TABLES_DUMP
+"""
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOLERANCE = 1e-5
+CLASSES, EXAMPLES, ROWS, WIDTH = 3, 7, 50, 6
+
+
+def layer(path, name, **arguments):
+    return f"[{path}]\n@layers = \"{name}\"\n" + "".join(f"{key} = {value}\n" for key, value in arguments.items())
+
+
+def model(*middle, reduce="reduce_mean.v1", dense=()):
+    """list2ragged >> with_array(HashEmbed) >> middle... >> reduce >> dense... >> Softmax."""
+    text = layer("model", "chain.v1") + layer("model.*.a_ragged", "list2ragged.v1")
+    text += layer("model.*.b_embed", "with_array.v1") + layer("model.*.b_embed.layer", "HashEmbed.v1", nO=WIDTH, nV=ROWS, seed=5)
+    for index, part in enumerate(middle):
+        text += part(f"model.*.c{index}")
+    text += layer("model.*.d_pool", reduce)
+    for index, part in enumerate(dense):
+        text += part(f"model.*.e{index}")
+    return text + layer("model.*.f_out", "Softmax.v1")
+
+
+def with_array(inner):
+    return lambda path: layer(path, "with_array.v1") + inner(path + ".layer")
+
+
+def plain(name, **arguments):
+    return lambda path: layer(path, name, **arguments)
+
+
+def chained(*parts):
+    return lambda path: layer(path, "chain.v1") + "".join(part(f"{path}.*.p{i}") for i, part in enumerate(parts))
+
+
+CASES = {
+    "reduce_mean": model(),
+    "reduce_sum then Relu": model(reduce="reduce_sum.v1", dense=[plain("Relu.v1", nO=8)]),
+    "Maxout per id, reduce_max": model(with_array(plain("Maxout.v1", nO=5, nP=2, normalize="true")), reduce="reduce_max.v1"),
+    "windows within each example": model(plain("expand_window.v1", window_size=1),
+                                         with_array(plain("Maxout.v1", nO=5, nP=3))),
+    "windows across the array, reduce_first": model(with_array(chained(plain("expand_window.v1", window_size=2),
+                                                                       plain("Mish.v1", nO=4))), reduce="reduce_first.v1"),
+    "Relu per id, reduce_last": model(with_array(plain("Relu.v1", nO=4)), reduce="reduce_last.v1"),
+}
+
+
+def skip(reason):
+    if os.environ.get("CI") == "true":
+        print(f"FAIL: cannot run under CI=true: {reason}")
+        sys.exit(1)
+    print(f"SKIP: {reason}")
+    sys.exit(77)
+
+
+def relative_error(ours, theirs):
+    import numpy
+    scale = max(float(numpy.linalg.norm(theirs)), 1e-12)
+    return float(numpy.linalg.norm(ours.astype("float64") - theirs.astype("float64"))) / scale
+
+
+def run_case(name, text, dump, folder):
+    import numpy
+    from thinc.api import Config, registry
+
+    rng = numpy.random.default_rng(sum(map(ord, name)))
+    lengths = rng.integers(1, 6, EXAMPLES)
+    ids = [rng.integers(0, 10**12, length).astype("uint64") for length in lengths]
+    targets = numpy.eye(CLASSES, dtype="float32")[rng.integers(0, CLASSES, EXAMPLES)]
+    thinc_model = registry.resolve(Config().from_str(text))["model"]
+    thinc_model.initialize(X=ids, Y=targets)
+    table, dense, params = None, [], []
+    for node in thinc_model.walk(order="dfs_pre"):
+        for param in node.param_names:
+            if node.has_param(param):
+                value = rng.normal(0.0, 0.5, node.get_param(param).shape).astype("float32")
+                node.set_param(param, value)
+                params.append((node, param))
+                if node.name == "hashembed":
+                    table = value
+                else:
+                    dense.append(value.ravel())
+    probabilities, backprop = thinc_model.begin_update(ids)
+    backprop((probabilities - targets) / EXAMPLES)
+    numpy.save(folder / "ids.npy", numpy.concatenate(ids).astype("int64"))
+    numpy.save(folder / "lengths.npy", lengths.astype("int64"))
+    numpy.save(folder / "table.npy", table)
+    numpy.save(folder / "dense.npy", numpy.concatenate(dense))
+    numpy.save(folder / "targets.npy", targets)
+    (folder / "model.cfg").write_text(text)
+    done = subprocess.run([dump, str(folder / "model.cfg"), str(CLASSES), str(folder)], capture_output=True, text=True)
+    if done.returncode != 0:
+        return [f"{name}: psgrad refused it: {done.stderr.strip()}"]
+    checks = [("prediction", numpy.load(folder / "probs.npy"), probabilities)]
+    ours_dense = numpy.load(folder / "dense_grads.npy")
+    start = 0
+    for node, param in params:
+        theirs = node.get_grad(param)
+        if node.name == "hashembed":
+            checks.append(("table gradient", numpy.load(folder / "table_grad.npy"), theirs))
+            continue
+        checks.append((f"{node.name}.{param} gradient", ours_dense[start:start + theirs.size].reshape(theirs.shape), theirs))
+        start += theirs.size
+    problems = []
+    for what, mine, theirs in checks:
+        if mine.shape != theirs.shape:
+            problems.append(f"{name}: {what}: shape {mine.shape} vs Thinc's {theirs.shape}")
+        elif not relative_error(mine, theirs) <= TOLERANCE:
+            problems.append(f"{name}: {what}: relative error {relative_error(mine, theirs):.2e} > {TOLERANCE}")
+    print(f"{'ok ' if not problems else 'BAD'} {name}: {len(checks)} arrays compared")
+    return problems
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    try:
+        import numpy  # noqa: F401
+        import thinc  # noqa: F401
+    except ImportError as error:
+        skip(f"python3-thinc is not installed ({error}); scripts/setup.sh --test installs it")
+    problems = []
+    with tempfile.TemporaryDirectory() as temporary:
+        for index, (name, text) in enumerate(CASES.items()):
+            folder = Path(temporary) / str(index)
+            folder.mkdir()
+            try:
+                problems += run_case(name, text, sys.argv[1], folder)
+            except Exception as error:  # Thinc refused the case: a defect of the case, said as one
+                problems.append(f"{name}: Thinc: {type(error).__name__}: {str(error).strip()}")
+    for problem in problems:
+        print(problem)
+    print(f"{len(CASES)} cases, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
