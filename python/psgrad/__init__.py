@@ -20,13 +20,16 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy
 
-from . import _core
+from . import _core, thinc_interop
 from ._core import Error, InputError, Model
 from .roles import run_role
 
 __all__ = ["train", "TrainResult", "Model", "TablesModel", "load", "serve", "work", "launch", "Error", "InputError"]
 
-ConfigSource = Union[str, "os.PathLike[str]"]
+ConfigSource = Union[str, "os.PathLike[str]", Mapping, Any]  # text, a path, a dict or a thinc Config
+
+# A trained model as a thinc Model with its weights (Thinc installed): result.model.to_thinc().
+Model.to_thinc = thinc_interop.to_thinc
 Record = Dict[str, Any]
 
 
@@ -67,11 +70,12 @@ class TrainResult:
 
 def _config_source(config: ConfigSource) -> Tuple[str, bool]:
     """(text or path, whether it is a path). A path-like, or a one-line string with neither '=' nor '['
-    (which every config holds), names a file; anything else is config text."""
+    (which every config holds), names a file; a thinc Config or a dict of sections is its Thinc text;
+    anything else is config text."""
     if isinstance(config, os.PathLike):
         return os.fspath(config), True
     if not isinstance(config, str):
-        raise TypeError(f"config: expected config text or a path, got {type(config).__name__}")
+        return thinc_interop.config_text(config), False
     one_line = "\n" not in config.strip()
     return config, os.path.isfile(config) or (one_line and "=" not in config and "[" not in config)
 
