@@ -42,6 +42,8 @@ std::vector<EmbeddingTableSettings> seeded_table_settings(const TrainingJob& job
     table.width = model.fields()[f].width;
     table.init_seed = embedding_init_seed(job.training.seed, f);
     table.rows = model.fields()[f].rows;
+    table.low = model.fields()[f].low;
+    table.high = model.fields()[f].high;
     tables.push_back(table);
   }
   return tables;

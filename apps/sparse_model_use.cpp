@@ -22,6 +22,8 @@ std::vector<SparseRows> rows_for(const LoadedSparseModel& loaded, const BatchLoo
     EmbeddingTableSettings settings;
     settings.width = width;
     settings.init_seed = saved.init_seed;
+    settings.low = loaded.model.fields()[f].low;  // SparseLinear's rows start at zero
+    settings.high = loaded.model.fields()[f].high;
     const EmbeddingTable initial(settings);
     SparseRows field_rows(lookup.fields[f].keys, width);
     for (std::size_t i = 0; i < field_rows.size(); ++i) {

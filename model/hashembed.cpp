@@ -14,14 +14,34 @@ std::array<std::uint64_t, 4> hashembed_keys(std::uint64_t id, std::uint32_t seed
   return {hash[0] % rows, hash[1] % rows, hash[2] % rows, hash[3] % rows};
 }
 
+std::size_t keys_per_id(const HashEmbedSpec& spec) {
+  switch (spec.keys) {
+    case RowKeying::embed: return 1;
+    case RowKeying::sparse_linear: return 2;
+    case RowKeying::hash_embed: break;
+  }
+  return 4;
+}
+
 FieldLookup look_up(const HashEmbedSpec& spec, const RaggedIds& ids) {
   if (spec.rows == 0) throw std::invalid_argument("a HashEmbed table needs at least one row");
   FieldLookup lookup;
   lookup.offsets = ids.offsets();
+  lookup.per_id = keys_per_id(spec);
   std::vector<std::uint64_t> id_keys;
-  id_keys.reserve(4 * ids.id_count());
-  for (const auto id : ids.ids())
-    for (const auto key : hashembed_keys(id, spec.seed, spec.rows)) id_keys.push_back(key);
+  id_keys.reserve(lookup.per_id * ids.id_count());
+  for (const auto id : ids.ids()) {
+    if (spec.keys == RowKeying::embed) {
+      // The model checks its data's ids against nV (SparseModel::check_inputs); Thinc would index out of range.
+      if (id >= spec.rows) throw std::invalid_argument(fmt::format("Embed: id {} is beyond the table's {} rows", id, spec.rows));
+      id_keys.push_back(id);
+    } else if (spec.keys == RowKeying::sparse_linear) {
+      id_keys.push_back(hash_id_32(id, 0) % spec.rows);
+      id_keys.push_back(hash_id_32(id, 1) % spec.rows);
+    } else {
+      for (const auto key : hashembed_keys(id, spec.seed, spec.rows)) id_keys.push_back(key);
+    }
+  }
   lookup.keys = id_keys;
   std::sort(lookup.keys.begin(), lookup.keys.end());
   lookup.keys.erase(std::unique(lookup.keys.begin(), lookup.keys.end()), lookup.keys.end());
@@ -39,11 +59,12 @@ void embed_ids(const HashEmbedSpec& spec, const FieldLookup& lookup, const Spars
                                             "the lookup names",
                                             rows.size(), rows.width, lookup.keys.size(), spec.width));
   const std::size_t width = spec.width;
+  const std::size_t per_id = lookup.per_id;
   for (std::size_t t = 0; t < lookup.id_count(); ++t) {
     float* out = vectors + t * width;
     std::fill(out, out + width, 0.0f);
-    for (std::size_t k = 0; k < 4; ++k) {
-      const float* row = rows.row(lookup.positions[4 * t + k]);
+    for (std::size_t k = 0; k < per_id; ++k) {
+      const float* row = rows.row(lookup.positions[per_id * t + k]);
       for (std::size_t i = 0; i < width; ++i) out[i] += row[i];
     }
   }
@@ -52,9 +73,10 @@ void embed_ids(const HashEmbedSpec& spec, const FieldLookup& lookup, const Spars
 SparseRows embedding_gradient(const HashEmbedSpec& spec, const FieldLookup& lookup, const float* d_vectors) {
   SparseRows gradient(lookup.keys, spec.width);
   const std::size_t width = spec.width;
-  for (std::size_t k = 0; k < 4; ++k) {
+  const std::size_t per_id = lookup.per_id;
+  for (std::size_t k = 0; k < per_id; ++k) {
     for (std::size_t t = 0; t < lookup.id_count(); ++t) {
-      float* row = gradient.row(lookup.positions[4 * t + k]);
+      float* row = gradient.row(lookup.positions[per_id * t + k]);
       const float* d = d_vectors + t * width;
       for (std::size_t i = 0; i < width; ++i) row[i] += d[i];
     }

@@ -12,6 +12,7 @@
 #include "model/named_registry.hpp"
 #include "model/relu.hpp"
 #include "model/softmax.hpp"
+#include "model/softmax_activation.hpp"
 
 namespace psgrad {
 
@@ -301,6 +302,39 @@ LayerEntry table_front_entry(const char* name, const char* description, std::vec
   return entry;
 }
 
+LayerEntry embed_entry() {
+  return table_front_entry(
+      "Embed.v1", "An embedding table indexed by the id itself (ids must be below nV).",
+      {{"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Width of each row (required).", 1.0, 1 << 20},
+       {"nV", SettingKind::integer, SettingValue{std::int64_t{0}}, "Rows of the table (required).", 1.0, 4294967296.0},
+       {"column", SettingKind::integer, SettingValue{std::int64_t{0}},
+        "Which id column it reads (the data's id columns in name order).", 0.0, 1 << 16},
+       {"dropout", SettingKind::number, SettingValue{0.0}, "Not supported: put Dropout.v1 after the pooling.", 0.0,
+        1.0, true}});
+}
+
+LayerEntry sparse_linear_entry(const char* name, const char* description) {
+  return table_front_entry(
+      name, description,
+      {{"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Outputs (not set: the classes).", 1.0, 1 << 16},
+       {"length", SettingKind::integer, SettingValue{std::int64_t{1} << 18}, "Rows of its weight table.", 1.0,
+        4294967296.0}});
+}
+
+// softmax_activation: a model may end in it, after SparseLinear or Linear.
+LayerEntry softmax_activation_entry() {
+  LayerEntry entry;
+  entry.name = "softmax_activation.v1";
+  entry.description = "Softmax of its input, no parameters.";
+  entry.build = [](const LayerSpec&, const Settings&, std::size_t input_width, std::optional<std::size_t>,
+                   const ChildBuilder&) -> Result<LayerList> {
+    LayerList layers;
+    layers.push_back(std::make_unique<SoftmaxOnly>(input_width));
+    return layers;
+  };
+  return entry;
+}
+
 LayerEntry hashembed_entry() {
   return table_front_entry(
       "HashEmbed.v1", "An embedding table by the hashing trick: four hashed rows summed per id.",
@@ -367,6 +401,11 @@ NamedRegistry<LayerEntry>& layers() {
       layer_norm_entry(),
       dropout_entry(),
       hashembed_entry(),
+      embed_entry(),
+      sparse_linear_entry("SparseLinear.v1", "A hashed linear model of a bag of ids (refused: use SparseLinear.v2)."),
+      sparse_linear_entry("SparseLinear.v2", "A hashed linear model of a bag of ids: two hashed rows of nO per id, "
+                                             "summed, plus a bias."),
+      softmax_activation_entry(),
       with_array_entry(),
       table_front_entry("list2ragged.v1", "A list of sequences as one Ragged.", {}),
       table_front_entry("reduce_sum.v1", "One row per sequence: the sum of its rows.", {}),

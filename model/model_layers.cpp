@@ -20,9 +20,9 @@ std::string output_kind(const Layer& layer) {
 Status check_output_layer(const LayerChain& layers, const LayerSpec& graph, std::size_t output_width) {
   const auto where = graph.path.empty() ? std::string("model") : graph.path;
   const auto last = output_kind(*layers.back());
-  if (last != "softmax")
+  if (last != "softmax" && last != "softmax_activation")
     return Error{fmt::format("{}: the model ends in a {} layer; psgrad trains classifiers with cross-entropy, so the "
-                             "last layer must be Softmax.v1 or Softmax.v2",
+                             "last layer must be Softmax.v1, Softmax.v2 or softmax_activation.v1",
                              where, last)};
   if (layers.back()->output_width() != output_width)
     return Error{fmt::format("{}: the model gives {} outputs, but the data has {} classes", where,

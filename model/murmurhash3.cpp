@@ -41,4 +41,32 @@ IdHash hash_id(std::uint64_t id, std::uint32_t seed) {
           static_cast<std::uint32_t>(h2 >> 32)};
 }
 
+namespace {
+
+std::uint32_t rotate_left_32(std::uint32_t x, int bits) { return (x << bits) | (x >> (32 - bits)); }
+
+// One 4-byte block of MurmurHash3_x86_32.
+std::uint32_t mix_block(std::uint32_t h1, std::uint32_t k1) {
+  k1 *= 0xcc9e2d51u;
+  k1 = rotate_left_32(k1, 15);
+  k1 *= 0x1b873593u;
+  h1 ^= k1;
+  h1 = rotate_left_32(h1, 13);
+  return h1 * 5 + 0xe6546b64u;
+}
+
+}  // namespace
+
+std::uint32_t hash_id_32(std::uint64_t id, std::uint32_t seed) {
+  std::uint32_t h1 = mix_block(seed, static_cast<std::uint32_t>(id));
+  h1 = mix_block(h1, static_cast<std::uint32_t>(id >> 32));
+  h1 ^= 8;  // the length
+  h1 ^= h1 >> 16;
+  h1 *= 0x85ebca6bu;
+  h1 ^= h1 >> 13;
+  h1 *= 0xc2b2ae35u;
+  h1 ^= h1 >> 16;
+  return h1;
+}
+
 }  // namespace psgrad

@@ -15,4 +15,7 @@ using IdHash = std::array<std::uint32_t, 4>;
 // arithmetic is the x64 variant's (64-bit lanes, fmix64), and that is what is reproduced here.
 IdHash hash_id(std::uint64_t id, std::uint32_t seed);
 
+// MurmurHash3_x86_32 of the id's 8 little-endian bytes with seed, as Thinc's SparseLinear hashes its keys.
+std::uint32_t hash_id_32(std::uint64_t id, std::uint32_t seed);
+
 }  // namespace psgrad

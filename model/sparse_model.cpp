@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/bias.hpp"
 #include "model/expand_window.hpp"
 #include "model/layer_registry.hpp"
 #include "model/model_layers.hpp"
@@ -95,7 +96,7 @@ Result<SparseModel> SparseModel::build(const ModelSection& model, std::size_t ou
     return Error{fmt::format("{}: the model has no embedding tables (no HashEmbed.v1)",
                              model.graph.path.empty() ? "model" : model.graph.path)};
   if (auto checked = check_layer_spec(model.graph); !checked) return Error{checked.error()};
-  auto split = split_table_graph(model.graph);
+  auto split = split_table_graph(model.graph, output_width);
   if (!split) return Error{split.error()};
   std::vector<LayerList> column_layers(split->front.fields.size());
   for (std::size_t f = 0; f < column_layers.size(); ++f) {
@@ -115,10 +116,15 @@ Result<SparseModel> SparseModel::build(const ModelSection& model, std::size_t ou
     }
   }
   const std::size_t width = total_width(split->front, column_layers) + number_names.size();
-  auto dense = build_layers(split->dense, width, output_width);
-  if (!dense) return Error{dense.error()};
-  if (auto checked = check_output_layer(*dense, model.graph, output_width); !checked) return Error{checked.error()};
-  return SparseModel(std::move(split->front), std::move(*dense), model.architecture, std::move(number_names),
+  LayerList dense;
+  if (split->bias_width) dense.push_back(std::make_unique<Bias>(width));
+  if (!split->dense.positional.empty()) {
+    auto built = build_layers(split->dense, width, output_width);
+    if (!built) return Error{built.error()};
+    for (auto& layer : *built) dense.push_back(std::move(layer));
+  }
+  if (auto checked = check_output_layer(dense, model.graph, output_width); !checked) return Error{checked.error()};
+  return SparseModel(std::move(split->front), std::move(dense), model.architecture, std::move(number_names),
                      std::move(column_layers));
 }
 
@@ -142,6 +148,16 @@ Status SparseModel::check_inputs(const SparseDataset& data, const std::string& d
   if (front_.fields.size() != data.id_fields.size())
     return Error{fmt::format("the model '{}' has {} id fields, the {} {}", architecture(), front_.fields.size(),
                              data_name, data.id_fields.size())};
+  // Embed indexes its table by the id itself, as Thinc's: an id beyond its rows has no row.
+  for (std::size_t f = 0; f < front_.fields.size(); ++f) {
+    if (front_.fields[f].keys != RowKeying::embed) continue;
+    const auto& ids = data.id_fields[f].ids;
+    const auto largest = std::max_element(ids.begin(), ids.end());
+    if (largest != ids.end() && *largest >= front_.fields[f].rows)
+      return Error{fmt::format("the {}'s column {} has id {}, but its Embed.v1 table has nV = {} rows (ids 0 to {})",
+                               data_name, data.id_fields[f].name, *largest, front_.fields[f].rows,
+                               front_.fields[f].rows - 1)};
+  }
   if (number_names_ != data.number_names)
     return Error{fmt::format("the model '{}' reads {} number columns ({}), the {} has {} ({})", architecture(),
                              number_names_.size(), listed(number_names_), data_name, data.number_names.size(),

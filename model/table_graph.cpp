@@ -13,8 +13,9 @@ namespace {
 constexpr const char* kHashEmbed = "HashEmbed.v1";
 constexpr const char* kLayout =
     "a model with tables starts with its table front: per id column [list2ragged.v1 >>] "
-    "with_array.v1(HashEmbed.v1) [>> with_array.v1(layer) or expand_window.v1 ...] >> reduce_sum.v1, reduce_mean.v1, "
-    "reduce_max.v1, reduce_first.v1 or reduce_last.v1, several columns in a concatenate.v1";
+    "with_array.v1(HashEmbed.v1 or Embed.v1) [>> with_array.v1(layer) or expand_window.v1 ...] >> reduce_sum.v1, "
+    "reduce_mean.v1, reduce_max.v1, reduce_first.v1 or reduce_last.v1, several columns in a concatenate.v1; or "
+    "SparseLinear.v2 on one id column";
 
 std::string where(const LayerSpec& spec) { return spec.path.empty() ? spec.name : spec.path; }
 
@@ -43,7 +44,30 @@ struct Column {
   HashEmbedSpec field;
   std::vector<TokenLayer> token_layers;
   Pooling pooling = Pooling::mean;
+  bool bias = false;  // SparseLinear's
 };
+
+bool is_table_layer(const std::string& name) {
+  return name == kHashEmbed || name == "Embed.v1" || name == "SparseLinear.v1" || name == "SparseLinear.v2";
+}
+
+// SparseLinear.v2 on a column's bag of ids: its two hashed rows per id summed, zero at first, plus a bias.
+Result<Column> sparse_linear_column(const LayerSpec& layer, std::size_t default_column,
+                                    std::optional<std::size_t> classes) {
+  if (layer.name == "SparseLinear.v1")
+    return refused(layer, "its indexing overlaps its rows (Thinc's v1_indexing, kept there for old models); use "
+                          "SparseLinear.v2");
+  Column column;
+  column.field.width = static_cast<std::size_t>(argument(layer, "nO", classes ? static_cast<std::int64_t>(*classes) : 0));
+  if (column.field.width == 0) return refused(layer, "nO is not set and nothing gives it");
+  column.field.rows = static_cast<std::uint64_t>(argument(layer, "length", std::int64_t{1} << 18));
+  column.field.column = default_column;
+  column.field.keys = RowKeying::sparse_linear;
+  column.field.low = column.field.high = 0.0f;
+  column.pooling = Pooling::sum;
+  column.bias = true;
+  return column;
+}
 
 std::optional<Pooling> reduce_of(const std::string& name) {
   for (const char* pooling : {"sum", "mean", "max", "first", "last"})
@@ -54,7 +78,9 @@ std::optional<Pooling> reduce_of(const std::string& name) {
 // One column's path at layers[at...]: [list2ragged] >> HashEmbed or with_array(HashEmbed) >> reduce_*.
 // Moves at past it.
 Result<Column> read_column(const std::vector<const LayerSpec*>& layers, std::size_t& at, std::size_t default_column,
-                           const LayerSpec& owner) {
+                           const LayerSpec& owner, std::optional<std::size_t> classes) {
+  if (at < layers.size() && layers[at]->name.rfind("SparseLinear.", 0) == 0)
+    return sparse_linear_column(*layers[at++], default_column, classes);
   if (at < layers.size() && layers[at]->name == "list2ragged.v1") ++at;
   if (at >= layers.size()) return refused(owner, "its table front ends before its HashEmbed.v1");
   const LayerSpec* embed = layers[at];
@@ -62,9 +88,10 @@ Result<Column> read_column(const std::vector<const LayerSpec*>& layers, std::siz
     if (argument(*embed, "pad", 0) != 0) return refused(*embed, "pad is for padded sequences, which psgrad has none of");
     embed = &embed->named.front().second;
   }
-  if (embed->name != kHashEmbed) return refused(*layers[at], "expected HashEmbed.v1 here");
+  if (embed->name != kHashEmbed && embed->name != "Embed.v1")
+    return refused(*layers[at], "expected HashEmbed.v1 or Embed.v1 here");
   if (embed->arguments.count("dropout"))
-    return refused(*embed, "dropout on a HashEmbed is not supported; put Dropout.v1 after the pooling");
+    return refused(*embed, "dropout on an embedding table is not supported; put Dropout.v1 after the pooling");
   Column column;
   column.field.width = static_cast<std::size_t>(argument(*embed, "nO", 0));
   column.field.rows = static_cast<std::uint64_t>(argument(*embed, "nV", 0));
@@ -73,6 +100,7 @@ Result<Column> read_column(const std::vector<const LayerSpec*>& layers, std::siz
   // Thinc draws an unset seed from the layer's id, which differs from process to process; psgrad, which
   // must give every worker and shard the same keys, takes 8 + column (spaCy's MultiHashEmbed numbers from 8).
   column.field.seed = static_cast<std::uint32_t>(argument(*embed, "seed", 8 + static_cast<std::int64_t>(column.field.column)));
+  if (embed->name == "Embed.v1") column.field.keys = RowKeying::embed;
   ++at;
   // The ids' own layers, until the pooling.
   for (; at < layers.size() && !reduce_of(layers[at]->name); ++at) {
@@ -89,7 +117,7 @@ Result<Column> read_column(const std::vector<const LayerSpec*>& layers, std::siz
 }
 
 bool holds_tables(const LayerSpec& spec) {
-  if (spec.name == kHashEmbed) return true;
+  if (is_table_layer(spec.name)) return true;
   for (const auto& [key, layer] : spec.positional)
     if (holds_tables(layer)) return true;
   for (const auto& [key, layer] : spec.named)
@@ -107,7 +135,7 @@ bool model_has_tables(const ModelSection& model) {
 
 Result<EmbeddingFront> model_table_front(const ModelSection& model) {
   if (!model.graph.empty()) {
-    auto split = split_table_graph(model.graph);
+    auto split = split_table_graph(model.graph, 1);  // the classes matter only to a SparseLinear's nO
     if (!split) return Error{split.error()};
     return split->front;
   }
@@ -118,7 +146,7 @@ Result<EmbeddingFront> model_table_front(const ModelSection& model) {
   return entry->tables(*filled);
 }
 
-Result<TableGraph> split_table_graph(const LayerSpec& graph) {
+Result<TableGraph> split_table_graph(const LayerSpec& graph, std::optional<std::size_t> classes) {
   const auto layers = sequence_of(graph);
   std::size_t at = 0;
   std::vector<Column> columns;
@@ -127,14 +155,15 @@ Result<TableGraph> split_table_graph(const LayerSpec& graph) {
     for (std::size_t i = 0; i < branches.size(); ++i) {
       const auto path = sequence_of(branches[i].second);
       std::size_t inner = 0;
-      auto column = read_column(path, inner, i, branches[i].second);
+      auto column = read_column(path, inner, i, branches[i].second, std::nullopt);
       if (!column) return Error{column.error()};
       if (inner != path.size()) return refused(*path[inner], "only the column's table front goes inside the concatenate");
       columns.push_back(*column);
     }
     ++at;
   } else {
-    auto column = read_column(layers, at, 0, graph);
+    // A SparseLinear that ends the model (before its softmax) takes nO from the classes, as Thinc's.
+    auto column = read_column(layers, at, 0, graph, classes);
     if (!column) return Error{column.error()};
     columns.push_back(*column);
   }
@@ -150,6 +179,10 @@ Result<TableGraph> split_table_graph(const LayerSpec& graph) {
                                where(graph))};
     split.front.fields.push_back(columns[i].field);
     split.token_layers.push_back(columns[i].token_layers);
+    if (columns[i].bias) {
+      if (columns.size() > 1) return refused(graph, "SparseLinear reads one id column, not one of several");
+      split.bias_width = columns[i].field.width;
+    }
   }
   split.dense.name = "chain.v1";
   split.dense.path = graph.path;
@@ -157,7 +190,7 @@ Result<TableGraph> split_table_graph(const LayerSpec& graph) {
     if (holds_tables(*layers[at])) return refused(*layers[at], "a table layer after the front");
     split.dense.positional.emplace_back(layers[at]->path, *layers[at]);
   }
-  if (split.dense.positional.empty())
+  if (split.dense.positional.empty() && split.bias_width == 0)
     return Error{fmt::format("{}: nothing follows the table front; the model must end in Softmax", where(graph))};
   return split;
 }

@@ -8,6 +8,8 @@
 // column naming which (the data's id columns in name order).
 #pragma once
 
+#include <optional>
+
 #include "model/embedding_front.hpp"
 #include "model/job.hpp"
 #include "model/layer_spec.hpp"
@@ -26,7 +28,9 @@ struct TokenLayer {
 struct TableGraph {
   EmbeddingFront front;
   std::vector<std::vector<TokenLayer>> token_layers;  // per id column, in the front's field order
-  LayerSpec dense;  // chain.v1 of the layers after the front
+  // SparseLinear's bias (0: none): a learned shift of the summed rows, before the dense layers.
+  std::size_t bias_width = 0;
+  LayerSpec dense;  // chain.v1 of the layers after the front; may be empty after a SparseLinear
 };
 
 // Whether the graph holds a table layer (HashEmbed.v1) anywhere.
@@ -39,6 +43,7 @@ Result<EmbeddingFront> model_table_front(const ModelSection& model);
 
 // The front and the dense rest of a graph with tables; refused in one line, naming the layer, where the
 // graph has its tables elsewhere than at its front.
-Result<TableGraph> split_table_graph(const LayerSpec& graph);
+// classes: the data's, for a SparseLinear without nO.
+Result<TableGraph> split_table_graph(const LayerSpec& graph, std::optional<std::size_t> classes = std::nullopt);
 
 }  // namespace psgrad

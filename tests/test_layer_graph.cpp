@@ -147,7 +147,7 @@ TEST_CASE("a graph is refused when its widths cannot fit or it does not end in S
   auto relu_last = parsed("[model]\n@layers = \"Relu.v1\"\nnO = 3\n");
   built = Model::build(relu_last.model, 6, 3);
   REQUIRE_FALSE(built.ok());
-  CHECK(built.error().find("the last layer must be Softmax.v1 or Softmax.v2") != std::string::npos);
+  CHECK(built.error().find("the last layer must be Softmax.v1, Softmax.v2 or softmax_activation.v1") != std::string::npos);
   auto wrong_input = parsed("[model]\n@layers = \"chain.v1\"\n[model.*.a]\n@layers = \"Relu.v1\"\nnI = 5\nnO = 4\n"
                             "[model.*.b]\n@layers = \"Softmax.v1\"\n");
   built = Model::build(wrong_input.model, 6, 3);

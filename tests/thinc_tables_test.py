@@ -1,4 +1,5 @@
-"""Models with a table front compute what Thinc 8.1.7 computes: prediction, dense gradients, table gradient.
+"""Models with a table front compute what Thinc 8.1.7 computes: prediction, dense gradients, table gradient
+(HashEmbed, Embed and SparseLinear tables).
 
 For each case, Thinc resolves a [model] config (list2ragged, with_array(HashEmbed), the ids' own layers,
 a reduce, dense layers) with its own registry, initializes it on lists of integer ids, draws every
@@ -24,10 +25,11 @@ def layer(path, name, **arguments):
     return f"[{path}]\n@layers = \"{name}\"\n" + "".join(f"{key} = {value}\n" for key, value in arguments.items())
 
 
-def model(*middle, reduce="reduce_mean.v1", dense=()):
+def model(*middle, reduce="reduce_mean.v1", dense=(), table=("HashEmbed.v1", {"seed": 5})):
     """list2ragged >> with_array(HashEmbed) >> middle... >> reduce >> dense... >> Softmax."""
     text = layer("model", "chain.v1") + layer("model.*.a_ragged", "list2ragged.v1")
-    text += layer("model.*.b_embed", "with_array.v1") + layer("model.*.b_embed.layer", "HashEmbed.v1", nO=WIDTH, nV=ROWS, seed=5)
+    text += layer("model.*.b_embed", "with_array.v1") + layer("model.*.b_embed.layer", table[0], nO=WIDTH, nV=ROWS,
+                                                             **table[1])
     for index, part in enumerate(middle):
         text += part(f"model.*.c{index}")
     text += layer("model.*.d_pool", reduce)
@@ -57,7 +59,11 @@ CASES = {
     "windows across the array, reduce_first": model(with_array(chained(plain("expand_window.v1", window_size=2),
                                                                        plain("Mish.v1", nO=4))), reduce="reduce_first.v1"),
     "Relu per id, reduce_last": model(with_array(plain("Relu.v1", nO=4)), reduce="reduce_last.v1"),
+    "Embed.v1, reduce_sum": model(reduce="reduce_sum.v1", table=("Embed.v1", {})),
+    "SparseLinear.v2 then softmax_activation": layer("model", "chain.v1") +
+        layer("model.*.linear", "SparseLinear.v2", nO=CLASSES, length=ROWS) + layer("model.*.out", "softmax_activation.v1"),
 }
+TABLE_NODES = ("hashembed", "embed", "sparse_linear")
 
 
 def skip(reason):
@@ -80,10 +86,15 @@ def run_case(name, text, dump, folder):
 
     rng = numpy.random.default_rng(sum(map(ord, name)))
     lengths = rng.integers(1, 6, EXAMPLES)
-    ids = [rng.integers(0, 10**12, length).astype("uint64") for length in lengths]
+    largest = ROWS if "Embed.v1" in text else 10**12  # Embed indexes its table by the id
+    ids = [rng.integers(0, largest, length).astype("uint64") for length in lengths]
     targets = numpy.eye(CLASSES, dtype="float32")[rng.integers(0, CLASSES, EXAMPLES)]
+    sparse_linear = "SparseLinear" in text
+    # SparseLinear takes (keys, values, lengths); the ids of an ids column weigh 1 each.
+    inputs = ((numpy.concatenate(ids), numpy.ones(int(lengths.sum()), "float32"), lengths.astype("int32"))
+              if sparse_linear else ids)
     thinc_model = registry.resolve(Config().from_str(text))["model"]
-    thinc_model.initialize(X=ids, Y=targets)
+    thinc_model.initialize(X=inputs, Y=targets)
     table, dense, params = None, [], []
     for node in thinc_model.walk(order="dfs_pre"):
         for param in node.param_names:
@@ -91,11 +102,12 @@ def run_case(name, text, dump, folder):
                 value = rng.normal(0.0, 0.5, node.get_param(param).shape).astype("float32")
                 node.set_param(param, value)
                 params.append((node, param))
-                if node.name == "hashembed":
-                    table = value
+                if node.name in TABLE_NODES and param != "b":
+                    # SparseLinear.v2's W holds class c's weights of row r at c * length + r: psgrad's row r.
+                    table = value.reshape(-1, ROWS).T.copy() if sparse_linear else value
                 else:
                     dense.append(value.ravel())
-    probabilities, backprop = thinc_model.begin_update(ids)
+    probabilities, backprop = thinc_model.begin_update(inputs)
     backprop((probabilities - targets) / EXAMPLES)
     numpy.save(folder / "ids.npy", numpy.concatenate(ids).astype("int64"))
     numpy.save(folder / "lengths.npy", lengths.astype("int64"))
@@ -111,8 +123,9 @@ def run_case(name, text, dump, folder):
     start = 0
     for node, param in params:
         theirs = node.get_grad(param)
-        if node.name == "hashembed":
-            checks.append(("table gradient", numpy.load(folder / "table_grad.npy"), theirs))
+        if node.name in TABLE_NODES and param != "b":
+            ours_table = numpy.load(folder / "table_grad.npy")
+            checks.append(("table gradient", ours_table.T.ravel() if sparse_linear else ours_table, theirs))
             continue
         checks.append((f"{node.name}.{param} gradient", ours_dense[start:start + theirs.size].reshape(theirs.shape), theirs))
         start += theirs.size

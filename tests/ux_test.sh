@@ -519,6 +519,12 @@ case "$scenario" in
     written=$(grep '^final weights' debian-packages-thinc.cfg.out)
     [ -n "$registered" ] && [ "$registered" = "$written" ] ||
       fail "hashembed_mlp.v1 and its Thinc-language twin differ: '$registered' vs '$written'"
+    for name in debian-packages-textcnn.cfg debian-packages-bow.cfg; do
+      "$psgrad" train --config "$source_dir/configs/$name" --set data.path="$work_dir/packages.jsonl" \
+        --set training.iterations=30 --processes --mode async --no-metrics >"$name.out" 2>"$name.err" ||
+        fail "train --processes of $name exited with $?"
+      grep -q '^Final' "$name.out" || fail "$name printed no final accuracy"
+    done
     "$psgrad" train --config "$source_dir/configs/mnist-thinc-layers.cfg" --set training.iterations=40 --mode async \
       --processes --no-metrics --save layers.model >layers.out 2>layers.err || fail "async processes run failed"
     grep -q '^Final' layers.out || fail "the async run printed no final accuracy"
