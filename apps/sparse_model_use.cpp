@@ -13,35 +13,53 @@ namespace psgrad {
 
 namespace {
 
-// The rows of each field's pull list: the saved row of a key the file holds, else its initial row.
+// Field f's table as training left it: the rows it made, and for every other key the row it would make.
+EmbeddingTable initial_rows(const LoadedSparseModel& loaded, std::size_t f) {
+  EmbeddingTableSettings settings;
+  settings.width = loaded.file.tables[f].rows.width;
+  settings.init_seed = loaded.file.tables[f].init_seed;
+  settings.low = loaded.model.fields()[f].low;  // SparseLinear's rows start at zero
+  settings.high = loaded.model.fields()[f].high;
+  return EmbeddingTable(settings);
+}
+
+// Field f's rows of keys: the saved row of a key the file holds, else its initial row.
+SparseRows rows_of(const LoadedSparseModel& loaded, std::size_t f, const std::vector<std::uint64_t>& keys) {
+  const auto& saved = loaded.file.tables[f];
+  const auto width = saved.rows.width;
+  const EmbeddingTable initial = initial_rows(loaded, f);
+  SparseRows field_rows(keys, width);
+  for (std::size_t i = 0; i < field_rows.size(); ++i) {
+    const auto key = field_rows.keys[i];
+    const auto found = std::lower_bound(saved.rows.keys.begin(), saved.rows.keys.end(), key);
+    if (found != saved.rows.keys.end() && *found == key) {
+      const auto* row = saved.rows.row(static_cast<std::size_t>(found - saved.rows.keys.begin()));
+      std::copy(row, row + width, field_rows.row(i));
+    } else {
+      initial.initial_row(key, field_rows.row(i));
+    }
+  }
+  return field_rows;
+}
+
+// The rows of each field's pull list.
 std::vector<SparseRows> rows_for(const LoadedSparseModel& loaded, const BatchLookup& lookup) {
   std::vector<SparseRows> rows;
-  for (std::size_t f = 0; f < lookup.fields.size(); ++f) {
-    const auto& saved = loaded.file.tables[f];
-    const auto width = saved.rows.width;
-    EmbeddingTableSettings settings;
-    settings.width = width;
-    settings.init_seed = saved.init_seed;
-    settings.low = loaded.model.fields()[f].low;  // SparseLinear's rows start at zero
-    settings.high = loaded.model.fields()[f].high;
-    const EmbeddingTable initial(settings);
-    SparseRows field_rows(lookup.fields[f].keys, width);
-    for (std::size_t i = 0; i < field_rows.size(); ++i) {
-      const auto key = field_rows.keys[i];
-      const auto found = std::lower_bound(saved.rows.keys.begin(), saved.rows.keys.end(), key);
-      if (found != saved.rows.keys.end() && *found == key) {
-        const auto* row = saved.rows.row(static_cast<std::size_t>(found - saved.rows.keys.begin()));
-        std::copy(row, row + width, field_rows.row(i));
-      } else {
-        initial.initial_row(key, field_rows.row(i));
-      }
-    }
-    rows.push_back(std::move(field_rows));
-  }
+  for (std::size_t f = 0; f < lookup.fields.size(); ++f) rows.push_back(rows_of(loaded, f, lookup.fields[f].keys));
   return rows;
 }
 
 }  // namespace
+
+Result<std::vector<float>> whole_table(const LoadedSparseModel& loaded, std::size_t field) {
+  const auto rows = loaded.model.fields().at(field).rows;
+  const auto width = loaded.file.tables.at(field).rows.width;
+  if (rows > (std::uint64_t{1} << 28) / std::max<std::size_t>(width, 1))
+    return Error{fmt::format("table {} has {} rows of {} floats: too large to write out whole", field, rows, width)};
+  std::vector<std::uint64_t> keys(rows);
+  for (std::uint64_t key = 0; key < rows; ++key) keys[key] = key;
+  return rows_of(loaded, field, keys).values;
+}
 
 Result<LoadedSparseModel> load_sparse_model(const std::string& path) {
   auto file = read_sparse_model_file(path);

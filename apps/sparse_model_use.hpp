@@ -26,6 +26,10 @@ struct LoadedSparseModel {
 // per field with the field's width. Errors are one line naming the file.
 Result<LoadedSparseModel> load_sparse_model(const std::string& path);
 
+// Field `field`'s whole table (rows x width, row-major) as training left it: the rows the file holds,
+// the initial row of every other key; for handing the model to Thinc. Refused beyond 2^28 floats.
+Result<std::vector<float>> whole_table(const LoadedSparseModel& loaded, std::size_t field);
+
 // How the model's examples are read: its columns, label and token bound; with the model's classes
 // unless without_labels.
 SparseLayout model_layout(const SparseModelFile& file, bool without_labels);

@@ -160,7 +160,30 @@ void bind_columns(py::module_& module) {
       .def_property_readonly("columns", [](const PythonTablesModel& self) { return columns_of(self.loaded().file.columns); })
       .def_property_readonly("architecture", [](const PythonTablesModel& self) { return self.loaded().file.architecture; })
       .def_property_readonly("version", [](const PythonTablesModel& self) { return self.loaded().file.weights_version; })
-      .def_property_readonly("config", [](const PythonTablesModel& self) { return self.loaded().file.config_text; });
+      .def_property_readonly("config", [](const PythonTablesModel& self) { return self.loaded().file.config_text; })
+      .def("table",
+           [](const PythonTablesModel& self, std::size_t field) {
+             if (field >= self.loaded().model.fields().size())
+               throw InputError(fmt::format("table: the model has {} tables, not {}", self.loaded().model.fields().size(),
+                                            field + 1));
+             auto values = whole_table(self.loaded(), field);
+             if (!values) throw InputError(values.error());
+             const auto width = static_cast<py::ssize_t>(self.loaded().model.fields()[field].width);
+             py::array_t<float> out({static_cast<py::ssize_t>(values->size()) / width, width});
+             std::copy(values->begin(), values->end(), out.mutable_data());
+             return out;
+           },
+           py::arg("field"))
+      .def("dense_weights", [](const PythonTablesModel& self) {
+        py::list arrays;
+        const auto& dense = self.loaded().model.dense();
+        for (const auto& array : dense.layout().arrays()) {
+          py::array_t<float> copy({static_cast<py::ssize_t>(array.rows), static_cast<py::ssize_t>(array.cols)});
+          std::copy_n(dense.weights().data() + array.offset, array.size(), copy.mutable_data());
+          arrays.append(copy);
+        }
+        return arrays;
+      });
   module.def("columns_layout", &columns_layout, py::arg("config"), py::arg("config_is_path"), py::arg("overrides"),
              py::arg("settings"));
   module.def("train_columns", &train_columns, py::arg("config"), py::arg("config_is_path"), py::arg("train_path"),

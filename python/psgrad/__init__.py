@@ -196,6 +196,13 @@ class TablesModel:
         """The resolved config the model was trained with."""
         return str(self._core.config)
 
+    def to_thinc(self) -> Any:
+        """A thinc Model resolved from this model's config by Thinc's registry, with the trained tables
+        (whole: the rows training made and every other row as it starts) and dense weights; for a model
+        of one id or text column. Its input is a list of each example's ids as uint64 arrays (a text's
+        tokens hashed as psgrad hashes them), or (keys, values, lengths) for SparseLinear."""
+        return thinc_interop.tables_to_thinc(self)
+
     def __repr__(self) -> str:
         return f"<psgrad.TablesModel {self.architecture}: {len(self.columns)} columns, {len(self.class_names)} classes, version {self.version}>"
 

@@ -60,8 +60,10 @@ def _register_architectures(registry: Any) -> None:
             lambda widths, dropout, activation="relu": chain(*[hidden(width, dropout) for width in widths], Softmax()))
 
 
-def to_thinc(model: Any) -> Any:
-    """A thinc Model built from the model's own config by Thinc's registry, with its trained weights."""
+_TABLE_NODES = ("hashembed", "embed", "sparse_linear")
+
+
+def _resolved_model(model: Any) -> Any:
     try:
         from thinc.api import Config, registry
     except ImportError as error:
@@ -70,7 +72,46 @@ def to_thinc(model: Any) -> Any:
     if section is None:
         raise ValueError("to_thinc: the model's config has no [model] section")
     _register_architectures(registry)
-    thinc_model = registry.resolve(Config({"model": section}))["model"]
+    return registry.resolve(Config({"model": section}))["model"]
+
+
+def tables_to_thinc(model: Any) -> Any:
+    """A TablesModel of one id column as a thinc Model: its tables whole (every row training made, the
+    initial row of every other), its dense weights, both in Thinc's walk order. Its input is what Thinc's
+    layers take: a list of each example's ids (uint64), or (keys, values, lengths) for SparseLinear."""
+    if len([kind for _, kind in model.columns if kind != "number"]) != 1 or any(k == "number" for _, k in model.columns):
+        raise ValueError("to_thinc: only a model of one id or text column has a Thinc model of the same input")
+    thinc_model = _resolved_model(model)
+    sparse_linear = any(node.name == "sparse_linear" for node in thinc_model.walk())
+    ids = [numpy.array([1, 2], dtype="uint64")]
+    inputs = (ids[0], numpy.ones(2, "float32"), numpy.array([2], "int32")) if sparse_linear else ids
+    thinc_model.initialize(X=inputs, Y=numpy.eye(len(model.class_names), dtype="float32")[:1])
+    dense = list(model._core.dense_weights())
+    for node in thinc_model.walk(order="dfs_pre"):
+        for name in node.param_names:
+            if not node.has_param(name):
+                continue
+            shape = node.get_param(name).shape
+            if node.name in _TABLE_NODES and name != "b":
+                table = model._core.table(0)
+                # SparseLinear.v2 keeps class c's weight of row r at c * length + r.
+                values = table.T.ravel() if node.name == "sparse_linear" else table
+            else:
+                if not dense:
+                    raise ValueError("to_thinc: Thinc's model has more dense arrays than psgrad's")
+                values = dense.pop(0)
+            if values.size != int(numpy.prod(shape)):
+                raise ValueError(f"to_thinc: {node.name}.{name} holds {int(numpy.prod(shape))} values in Thinc, "
+                                 f"{values.size} in psgrad")
+            node.set_param(name, numpy.ascontiguousarray(values, dtype="float32").reshape(shape))
+    if dense:
+        raise ValueError(f"to_thinc: psgrad's model has {len(dense)} dense arrays Thinc's has not")
+    return thinc_model
+
+
+def to_thinc(model: Any) -> Any:
+    """A thinc Model built from the model's own config by Thinc's registry, with its trained weights."""
+    thinc_model = _resolved_model(model)
     inputs = numpy.zeros((1, model.input_width), dtype="float32")
     targets = numpy.eye(model.num_classes, dtype="float32")[:1]
     thinc_model.initialize(X=inputs, Y=targets)

@@ -95,3 +95,38 @@ def test_a_thinc_language_model_with_a_table_front_trains_on_named_columns():
     assert result.accuracy > 0.9, result.records
     predicted = result.model.predict({"words": ["w3 w6", "w1 w4", "w2 w5"]})
     assert list(predicted) == ["blue", "green", "red"]
+
+
+@pytest.mark.parametrize("table", ["HashEmbed.v1", "SparseLinear.v2"])
+def test_to_thinc_of_a_tables_model_predicts_what_psgrad_predicts(table):
+    # Integer ids reach the model as they are, so Thinc can be given the same inputs.
+    draw = random.Random(9)
+    rows = [draw.randrange(3) for _ in range(300)]
+    ids = [[3 * draw.randrange(30) + c, draw.randrange(1000)] for c in rows]
+    labels = numpy.array(["a", "b", "c"], dtype=object)[rows]
+    if table == "HashEmbed.v1":
+        graph = {"@layers": "chain.v1", "*": {
+            "ragged": {"@layers": "list2ragged.v1"},
+            "embed": {"@layers": "with_array.v1", "layer": {"@layers": "HashEmbed.v1", "nO": 8, "nV": 200, "seed": 4}},
+            "hidden": {"@layers": "with_array.v1", "layer": {"@layers": "Maxout.v1", "nO": 8, "nP": 2}},
+            "pool": {"@layers": "reduce_max.v1"},
+            "output": {"@layers": "Softmax.v1"}}}
+    else:
+        graph = {"@layers": "chain.v1", "*": {"linear": {"@layers": "SparseLinear.v2", "length": 512},
+                                              "output": {"@layers": "softmax_activation.v1"}}}
+    settings = {"training": {"iterations": 40, "batch_size": 32, "seed": 1}, "evaluation": {"frequency": 20},
+                "model": graph, "optimizer": {"@optimizers": "Adam.v1", "learn_rate": 0.02},
+                "data": {"label": "label", "dev_fraction": 0.25, "columns": {"ids": "ids"}},
+                "cluster": {"num_workers": 2, "mode": "sync"}}
+    result = psgrad.train(settings, {"ids": ids}, labels)
+    thinc_model = result.model.to_thinc()
+    examples = ids[:40]
+    ours = result.model.predict_proba({"ids": examples})
+    as_arrays = [numpy.array(row, dtype="uint64") for row in examples]
+    if table == "SparseLinear.v2":
+        lengths = numpy.array([len(row) for row in as_arrays], dtype="int32")
+        theirs = thinc_model.predict((numpy.concatenate(as_arrays), numpy.ones(int(lengths.sum()), "float32"), lengths))
+    else:
+        theirs = thinc_model.predict(as_arrays)
+    assert numpy.array_equal(ours.argmax(axis=1), theirs.argmax(axis=1))
+    assert numpy.abs(ours - theirs).max() <= 1e-5
