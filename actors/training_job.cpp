@@ -24,15 +24,15 @@ Result<std::unique_ptr<Optimizer>> build_optimizer(const TrainingJob& job, const
   Settings settings = job.optimizer.settings;
   // With a schedule, learn_rate only records the schedule's first value, which may be 0 (a warm-up
   // starts there); every step's rate is the schedule's, checked against the run when the config was read.
-  if (!job.optimizer.schedule.empty()) settings["learn_rate"] = SettingValue{1.0};
+  if (job.optimizer.has_schedule()) settings["learn_rate"] = SettingValue{1.0};
   if (auto missing = fill_defaults(entry->settings, settings))
     return Error{fmt::format("optimizer '{}': missing setting '{}'", job.optimizer.name, *missing)};
   for (const auto& spec : entry->settings)
     if (auto expected = check_setting(spec, settings.at(spec.name)))
       return Error{fmt::format("optimizer '{}': {}: expected {}", job.optimizer.name, spec.name, *expected)};
   auto optimizer = entry->build(settings, layout);
-  if (!job.optimizer.schedule.empty()) {
-    auto schedule = build_schedule(job.optimizer.schedule, job.optimizer.schedule_settings);
+  if (job.optimizer.has_schedule()) {
+    auto schedule = learn_rate_schedule(job.optimizer);
     if (!schedule) return Error{fmt::format("optimizer.learn_rate: {}", schedule.error())};
     optimizer->set_learn_rate_schedule(std::move(schedule).value());
   }

@@ -3,6 +3,7 @@
 #include "io/config.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -165,12 +166,29 @@ Status read_schedule(const toml::table& schedule_table, const Validator& validat
   auto chosen = validator.read_registry_name(&schedule_table, path, kSchedulesKey, "schedule", schedule_names(), "");
   if (!chosen) return Error{chosen.error()};
   const auto entry = find_schedule(*chosen);
-  auto read = validator.read_settings(&schedule_table, path, entry->settings, {kSchedulesKey}, *chosen);
+  const bool nests = *chosen == "constant_then.v1";  // its following schedule is a section inside it
+  auto read = validator.read_settings(&schedule_table, path, entry->settings,
+                                      nests ? std::initializer_list<std::string>{kSchedulesKey, "schedule"}
+                                            : std::initializer_list<std::string>{kSchedulesKey},
+                                      *chosen);
   if (!read) return Error{read.error()};
-  auto schedule = build_schedule(*chosen, *read);
-  if (!schedule) return validator.fail(path, schedule.error());
   out.schedule = *chosen;
   out.schedule_settings = std::move(*read);
+  if (nests) {
+    const std::string inner_path = path + ".schedule";
+    const auto* inner = schedule_table.get_as<toml::table>("schedule");
+    if (!inner) return validator.fail(inner_path, "constant_then.v1 needs its following schedule: a [" + inner_path +
+                                                      "] section with \"@schedules\"");
+    auto then = validator.read_registry_name(inner, inner_path, kSchedulesKey, "schedule", schedule_names(), "");
+    if (!then) return Error{then.error()};
+    if (*then == "constant_then.v1") return validator.fail(inner_path, "psgrad nests constant_then.v1 once");
+    auto then_settings = validator.read_settings(inner, inner_path, find_schedule(*then)->settings, {kSchedulesKey}, *then);
+    if (!then_settings) return Error{then_settings.error()};
+    out.then_schedule = *then;
+    out.then_settings = std::move(*then_settings);
+  }
+  auto schedule = learn_rate_schedule(out);
+  if (!schedule) return validator.fail(path, schedule.error());
   // Thinc's optimizer takes its learn_rate from the schedule's first value; so does the setting here.
   out.settings["learn_rate"] = SettingValue{(*schedule)->at(0)};
   return success();
@@ -181,6 +199,24 @@ Status read_optimizer(const toml::table& document, const Validator& validator, O
                       std::vector<std::string>& notes) {
   const auto* section = document.get_as<toml::table>(optimizer_section.name);
   const toml::table* schedule_table = section ? section->get_as<toml::table>("learn_rate") : nullptr;
+  if (const auto* values = section ? section->get_as<toml::array>("learn_rate") : nullptr) {
+    // Thinc's list: step n takes value n, the last one after. Each value is checked as learn_rate is.
+    std::vector<double> rates;
+    for (const auto& value : *values) {
+      const auto rate = value.value<double>();
+      if (!rate || !(*rate >= 0.0) || !std::isfinite(*rate))
+        return validator.fail(optimizer_section.name + std::string(".learn_rate"),
+                              "expected a number >= 0 or a list of them, got " + describe_node(*values));
+      rates.push_back(*rate);
+    }
+    if (rates.empty())
+      return validator.fail(std::string(optimizer_section.name) + ".learn_rate", "an empty list has no first rate");
+    toml::table first = *section;
+    first.insert_or_assign("learn_rate", rates.front());
+    out.learn_rates = std::move(rates);
+    return read_section(document, validator, optimizer_section, OptimizerSection{}.name, out.name, out.settings,
+                        notes, &first);
+  }
   if (!schedule_table)
     return read_section(document, validator, optimizer_section, OptimizerSection{}.name, out.name, out.settings,
                         notes);
@@ -237,12 +273,13 @@ Result<std::uint64_t> run_steps(const Config& config, const Validator& validator
 // A schedule must be able to drive this run (schedule_problem): its problem is found here, not at the
 // step where it would show.
 Status check_schedule_over_run(const Config& config, std::uint64_t steps, const Validator& validator) {
-  if (config.optimizer.schedule.empty()) return success();
-  auto schedule = build_schedule(config.optimizer.schedule, config.optimizer.schedule_settings);
+  if (!config.optimizer.has_schedule()) return success();
+  auto schedule = learn_rate_schedule(config.optimizer);
   if (!schedule) return validator.fail("optimizer.learn_rate", schedule.error());
   if (const auto problem = schedule_problem(**schedule, steps))
     return validator.fail("optimizer.learn_rate",
-                          fmt::format("{} cannot drive this run: {}", config.optimizer.schedule, *problem));
+                          fmt::format("{} cannot drive this run: {}",
+                                      config.optimizer.schedule.empty() ? "the list" : config.optimizer.schedule, *problem));
   return success();
 }
 

@@ -70,6 +70,18 @@ std::vector<SettingSpec> specs_of(const std::shared_ptr<const Entry>& entry) {
 // keys, as TOML requires), not as the number it starts at.
 void render_optimizer(std::ostringstream& out, const Spelling& spelling, const OptimizerSection& optimizer) {
   auto specs = specs_of(find_optimizer(optimizer.name));
+  if (!optimizer.learn_rates.empty()) {  // a list: written where the number would be
+    std::string list;
+    for (const auto rate : optimizer.learn_rates) list += (list.empty() ? "" : ", ") + spelling.value(SettingValue{rate});
+    Settings settings = optimizer.settings;
+    settings.erase("learn_rate");
+    out << "[optimizer]\n" << spelling.key("@optimizers") << " = " << spelling.value(SettingValue{optimizer.name})
+        << "\n" << spelling.key("learn_rate") << " = [" << list << "]\n";
+    specs.erase(std::remove_if(specs.begin(), specs.end(), [](const SettingSpec& s) { return s.name == "learn_rate"; }),
+                specs.end());
+    render_settings(out, spelling, specs, settings);
+    return;
+  }
   if (optimizer.schedule.empty())
     return render_choice(out, spelling, "optimizer", "@optimizers", optimizer.name, specs, optimizer.settings);
   Settings settings = optimizer.settings;
@@ -81,6 +93,11 @@ void render_optimizer(std::ostringstream& out, const Spelling& spelling, const O
   out << "\n";
   render_choice(out, spelling, "optimizer.learn_rate", "@schedules", optimizer.schedule,
                 entry ? entry->settings : std::vector<SettingSpec>{}, optimizer.schedule_settings);
+  if (optimizer.then_schedule.empty()) return;
+  const auto then = find_schedule(optimizer.then_schedule);
+  out << "\n";
+  render_choice(out, spelling, "optimizer.learn_rate.schedule", "@schedules", optimizer.then_schedule,
+                then ? then->settings : std::vector<SettingSpec>{}, optimizer.then_settings);
 }
 
 std::vector<SettingSpec> architecture_specs(const std::string& architecture) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/layer_spec.hpp"
 #include "model/settings.hpp"
@@ -30,6 +31,13 @@ struct OptimizerSection {
   // [optimizer.learn_rate] "@schedules": a registered schedule for the learning rate; empty: none.
   std::string schedule;
   Settings schedule_settings;
+  // constant_then.v1's following schedule, [optimizer.learn_rate.schedule] "@schedules" (nested once, as
+  // Thinc configs write it); empty otherwise.
+  std::string then_schedule;
+  Settings then_settings;
+  // learn_rate = [a, b, c] (Thinc's list): step n takes value n, the last one ever after; empty: none.
+  std::vector<double> learn_rates;
+  bool has_schedule() const { return !schedule.empty() || !learn_rates.empty(); }
 };
 
 // [tables]: how embedding tables' rows step (models with tables only). Lazy Adam follows [optimizer]'s

@@ -163,9 +163,33 @@ ScheduleEntry cyclic_triangular() {
           }};
 }
 
+// constant_then.v1: rate for steps steps, then the schedule nested under it (learn_rate_schedule builds it).
+ScheduleEntry constant_then() {
+  return {"constant_then.v1",
+          "rate for the first steps steps, then the schedule in [optimizer.learn_rate.schedule] from its start.",
+          {rate("rate", "The rate of the first steps."), count("steps", "How many steps keep rate.", 0)},
+          [](const Settings&) -> Result<std::unique_ptr<Schedule>> {
+            return Error{"constant_then.v1 needs its following schedule: [optimizer.learn_rate.schedule] with "
+                         "\"@schedules\""};
+          }};
+}
+
+// The schedule after constant_then's constant steps, shifted to start at its own step 0.
+class ConstantThen final : public Schedule {
+ public:
+  ConstantThen(double rate, std::uint64_t steps, std::unique_ptr<Schedule> then)
+      : rate_(rate), steps_(steps), then_(std::move(then)) {}
+  double at(std::uint64_t step) override { return step < steps_ ? rate_ : then_->at(step - steps_); }
+
+ private:
+  double rate_;
+  std::uint64_t steps_;
+  std::unique_ptr<Schedule> then_;
+};
+
 NamedRegistry<ScheduleEntry>& schedules() {
-  static NamedRegistry<ScheduleEntry> registry{
-      constant(), decaying(), compounding(), slanted_triangular(), warmup_linear(), cyclic_triangular()};
+  static NamedRegistry<ScheduleEntry> registry{constant(),     decaying(),          compounding(),   slanted_triangular(),
+                                               warmup_linear(), cyclic_triangular(), constant_then()};
   return registry;
 }
 
@@ -184,6 +208,21 @@ Result<std::unique_ptr<Schedule>> build_schedule(const std::string& name, Settin
     if (auto expected = check_setting(spec, settings.at(spec.name)))
       return Error{fmt::format("{}: {}: expected {}", name, spec.name, *expected)};
   return entry->build(settings);
+}
+
+Result<std::unique_ptr<Schedule>> learn_rate_schedule(const OptimizerSection& optimizer) {
+  if (!optimizer.learn_rates.empty()) {
+    const auto values = optimizer.learn_rates;
+    return formula([values](std::uint64_t step) { return values[std::min<std::uint64_t>(step, values.size() - 1)]; });
+  }
+  if (optimizer.schedule.empty()) return std::unique_ptr<Schedule>();
+  if (optimizer.schedule != "constant_then.v1") return build_schedule(optimizer.schedule, optimizer.schedule_settings);
+  auto then = build_schedule(optimizer.then_schedule, optimizer.then_settings);
+  if (!then) return Error{fmt::format("constant_then.v1's schedule: {}", then.error())};
+  Settings settings = optimizer.schedule_settings;
+  fill_defaults(find_schedule("constant_then.v1")->settings, settings);
+  return std::unique_ptr<Schedule>(std::make_unique<ConstantThen>(
+      get_number(settings, "rate"), static_cast<std::uint64_t>(get_integer(settings, "steps")), std::move(*then)));
 }
 
 std::optional<std::string> schedule_problem(Schedule& schedule, std::uint64_t steps) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/job.hpp"
 #include "model/result.hpp"
 #include "model/settings.hpp"
 
@@ -38,6 +39,10 @@ std::vector<std::string> schedule_names();
 
 // Fills the entry's defaults and builds; the error says what is wrong with the settings.
 Result<std::unique_ptr<Schedule>> build_schedule(const std::string& name, Settings settings);
+
+// The schedule of an [optimizer]'s learn_rate: a list of values, constant_then.v1 before its following
+// schedule, or a registered schedule; null when learn_rate is a number.
+Result<std::unique_ptr<Schedule>> learn_rate_schedule(const OptimizerSection& optimizer);
 
 // Why the schedule cannot drive a run of `steps` optimizer steps, or nothing when it can. A rate of 0
 // at some steps is a step that leaves the weights as they are (a warm-up starts there, as in Thinc);

@@ -22,10 +22,10 @@ Result<LazyAdamSettings> lazy_adam_settings(const OptimizerSection& optimizer) {
   if (optimizer.name != "Adam.v1")
     return Error{fmt::format("embedding tables step with lazy Adam, which takes Adam.v1's settings, not {}'s",
                              optimizer.name)};
-  if (!optimizer.schedule.empty())
+  if (optimizer.has_schedule())
     return Error{fmt::format("embedding tables' lazy Adam has no learning-rate schedule, and optimizer.learn_rate "
                              "is {}",
-                             optimizer.schedule)};
+                             optimizer.schedule.empty() ? std::string("a list") : optimizer.schedule)};
   const auto entry = find_optimizer(optimizer.name);
   if (!entry) return Error{"Adam.v1 is not registered"};
   Settings settings = optimizer.settings;

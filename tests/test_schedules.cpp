@@ -6,6 +6,7 @@
 #include <ostream>  // doctest prints a failed check's shared_ptr with operator<<
 #include <vector>
 
+#include "io/config.hpp"
 #include "model/adam.hpp"
 #include "model/schedule.hpp"
 #include "model/sgd.hpp"
@@ -208,4 +209,49 @@ TEST_CASE("an optimizer whose schedule starts at rate 0 is built and leaves the 
   CHECK(weights == std::vector<float>{1, 2, 3, 4});
   adam.apply_gradients(weights.data(), gradient.data());
   CHECK(weights != std::vector<float>{1, 2, 3, 4});
+}
+
+TEST_CASE("a list learn_rate takes one value a step and keeps the last, and reads back after rendering") {
+  auto config = parse_config("[optimizer]\n@optimizers = \"Adam.v1\"\nlearn_rate = [0.01, 0.03, 0.002]\n", "list.cfg");
+  REQUIRE_MESSAGE(config.ok(), config.error());
+  CHECK(config->optimizer.learn_rates == std::vector<double>{0.01, 0.03, 0.002});
+  CHECK(get_number(config->optimizer.settings, "learn_rate") == 0.01);  // the first value, as Thinc's optimizer
+  auto schedule = learn_rate_schedule(config->optimizer).value();
+  CHECK(schedule->at(0) == 0.01);
+  CHECK(schedule->at(1) == 0.03);
+  CHECK(schedule->at(2) == 0.002);
+  CHECK(schedule->at(500) == 0.002);
+  for (const auto format : {ConfigFormat::thinc, ConfigFormat::toml}) {
+    auto again = parse_config(render_config(*config, format), format == ConfigFormat::thinc ? "again.cfg" : "again.toml");
+    REQUIRE_MESSAGE(again.ok(), again.error());
+    CHECK(again->optimizer.learn_rates == config->optimizer.learn_rates);
+  }
+  auto empty = parse_config("[optimizer]\n@optimizers = \"Adam.v1\"\nlearn_rate = []\n", "empty.cfg");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().find("optimizer.learn_rate: an empty list has no first rate") != std::string::npos);
+}
+
+TEST_CASE("constant_then.v1 keeps its rate for its steps, then runs its schedule from that schedule's start") {
+  const std::string text =
+      "[optimizer]\n@optimizers = \"Adam.v1\"\n[optimizer.learn_rate]\n@schedules = \"constant_then.v1\"\nrate = 0.5\n"
+      "steps = 2\n[optimizer.learn_rate.schedule]\n@schedules = \"decaying.v1\"\nbase_rate = 0.1\ndecay = 1.0\n";
+  auto config = parse_config(text, "then.cfg");
+  REQUIRE_MESSAGE(config.ok(), config.error());
+  CHECK(config->optimizer.then_schedule == "decaying.v1");
+  auto schedule = learn_rate_schedule(config->optimizer).value();
+  CHECK(schedule->at(0) == 0.5);
+  CHECK(schedule->at(1) == 0.5);
+  CHECK(schedule->at(2) == doctest::Approx(0.1));        // decaying's t = 0
+  CHECK(schedule->at(3) == doctest::Approx(0.1 / 2.0));  // t = 1
+  for (const auto format : {ConfigFormat::thinc, ConfigFormat::toml}) {
+    auto again = parse_config(render_config(*config, format), format == ConfigFormat::thinc ? "again.cfg" : "again.toml");
+    REQUIRE_MESSAGE(again.ok(), again.error());
+    CHECK(again->optimizer.then_schedule == "decaying.v1");
+    CHECK(again->optimizer.then_settings == config->optimizer.then_settings);
+  }
+  auto alone = parse_config("[optimizer]\n@optimizers = \"Adam.v1\"\n[optimizer.learn_rate]\n@schedules = "
+                            "\"constant_then.v1\"\nrate = 0.5\nsteps = 2\n",
+                            "alone.cfg");
+  REQUIRE_FALSE(alone.ok());
+  CHECK(alone.error().find("constant_then.v1 needs its following schedule") != std::string::npos);
 }

@@ -1,4 +1,5 @@
-"""psgrad's optimizers step as Thinc 8.1.7's do: Adam.v1, RAdam.v1 and SGD.v1 with their settings.
+"""psgrad's optimizers step as Thinc 8.1.7's do: Adam.v1, RAdam.v1 and SGD.v1 with their settings, a list
+learn_rate and the constant_then.v1 schedule.
 
 Thinc resolves each [optimizer] config with its own registry and steps two parameter arrays over random
 gradients (large enough that clipping acts); tests/thinc_optimizer_dump.cpp steps psgrad's optimizer from
@@ -25,6 +26,12 @@ CASES = {
     "RAdam.v1 coupled L2": '[optimizer]\n@optimizers = "RAdam.v1"\nlearn_rate = 0.02\nL2 = 0.05\n'
                            'L2_is_weight_decay = false\nbeta2 = 0.99\nuse_averages = false\n',
     "SGD.v1": '[optimizer]\n@optimizers = "SGD.v1"\nlearn_rate = 0.1\nuse_averages = false\n',
+    "Adam.v1, a list learn_rate": '[optimizer]\n@optimizers = "Adam.v1"\nlearn_rate = [0.01, 0.03, 0.002]\n'
+                                  'use_averages = false\n',
+    "RAdam.v1, constant_then.v1": '[optimizer]\n@optimizers = "RAdam.v1"\nuse_averages = false\n'
+                                  '[optimizer.learn_rate]\n@schedules = "constant_then.v1"\nrate = 0.02\nsteps = 3\n'
+                                  '[optimizer.learn_rate.schedule]\n@schedules = "decaying.v1"\nbase_rate = 0.01\n'
+                                  'decay = 0.1\n',
     "SGD.v1 decay": '[optimizer]\n@optimizers = "SGD.v1"\nlearn_rate = 0.1\nL2 = 0.1\ngrad_clip = 0.5\n'
                     'use_averages = true\n',
 }
