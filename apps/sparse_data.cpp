@@ -87,7 +87,20 @@ Status check_model_fits_data(const Config& config) {
     return Error{fmt::format("{}: model.@layers: \"{}\" reads named columns, but the config declares none; declare "
                              "them in [data.columns] with data.path and data.label",
                              config.source, config.model.architecture)};
-  return success();
+  if (!sparse) return success();
+  // One table per id or text column, known from the config alone: `config check` refuses what train would.
+  auto front = model_table_front(config.model);
+  if (!front) return Error{fmt::format("{}: model: {}", config.source, front.error())};
+  const auto id_columns = static_cast<std::size_t>(std::count_if(
+      config.data.columns.begin(), config.data.columns.end(), [](const auto& column) { return column.kind != ColumnKind::number; }));
+  if (front->fields.size() == id_columns) return success();
+  if (config.model.graph.empty())
+    return Error{fmt::format("{}: model.embedding_widths has {} entries, but [data.columns] declares {} id or text "
+                             "columns; give one width and one row count per column",
+                             config.source, front->fields.size(), id_columns)};
+  return Error{fmt::format("{}: the model's table front reads {} id column{}, but [data.columns] declares {} id or text "
+                           "columns; give it one table per column (a concatenate.v1 of one chain per column)",
+                           config.source, front->fields.size(), front->fields.size() == 1 ? "" : "s", id_columns)};
 }
 
 std::uint32_t majority_class(const std::vector<std::uint32_t>& labels, std::size_t classes) {

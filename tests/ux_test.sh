@@ -553,6 +553,20 @@ case "$scenario" in
       grep -qxF "psgrad: $(cat check.err)" train.err ||
         fail "train refused $setting otherwise than config check: $(tail -n1 train.err)"
     done
+    # Tables the columns do not match (three widths for four columns; a Thinc-language front of one
+    # column for four): refused by both from the config alone, in the same line.
+    for model in 'model.embedding_widths=[8, 8, 8]' 'model.embedding_rows=[10, 10, 10]'; do
+      "$psgrad" config check "$tables" --set "$model" >check.out 2>check.err && fail "config check accepted $model"
+      [ "$(wc -l <check.err)" -eq 1 ] || fail "config check: not one line for $model: $(cat check.err)"
+      "$psgrad" train --config "$tables" --set "$model" --no-metrics >train.out 2>train.err && fail "train accepted $model"
+      grep -qxF "psgrad: $(cat check.err)" train.err ||
+        fail "train refused $model otherwise than config check: $(tail -n1 train.err) vs $(cat check.err)"
+    done
+    sed 's/^summary = "text"$/summary = "text"\nextra = "ids"/' "$source_dir/configs/debian-packages-textcnn.cfg" \
+      >textcnn.cfg
+    "$psgrad" config check textcnn.cfg >check.out 2>check.err && fail "config check accepted one table for two columns"
+    grep -q "the model's table front reads 1 id column, but \[data.columns\] declares 2 id or text columns" check.err ||
+      fail "config check: no refusal of one table for two columns: $(cat check.err)"
     ;;
   *) fail "unknown scenario $scenario" ;;
 esac
