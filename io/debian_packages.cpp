@@ -3,6 +3,7 @@
 #include "io/debian_packages.hpp"
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <unordered_set>
 
@@ -50,6 +51,10 @@ class ListReader {
     for (;;) {
       const auto newline = pending_.find('\n', begin);
       if (newline == std::string::npos) break;
+      // Every line is held to the limit, also one that arrived whole inside a piece.
+      if (newline - begin > kMaxFieldBytes)
+        return Error{fmt::format("{}:{}: a line of more than {} bytes, more than any Packages file holds", path_,
+                                 line_ + 1, kMaxFieldBytes)};
       if (auto read = line(std::string_view(pending_).substr(begin, newline - begin)); !read) return read;
       begin = newline + 1;
     }
@@ -93,6 +98,12 @@ class ListReader {
              : name == "Depends"    ? &stanza_.depends
              : name == "Maintainer" ? &stanza_.maintainer
                                     : &ignored_;
+    // A field the records are made of, written twice in one stanza, is a damaged list: which would count?
+    if (field_ != &ignored_) {
+      const auto first = seen_.emplace(std::string(name), line_);
+      if (!first.second)
+        return fail(text, fmt::format("{} written twice in one stanza (first on line {})", name, first.first->second));
+    }
     *field_ = value;
     if (!stanza_start_) stanza_start_ = line_;
     return success();
@@ -100,6 +111,7 @@ class ListReader {
 
   Status end_stanza() {
     field_ = nullptr;
+    seen_.clear();
     if (!stanza_.any) return success();
     if (stanza_.package.empty())
       return Error{fmt::format("{}:{}: a stanza without a Package field; expected apt's package list", path_,
@@ -122,6 +134,7 @@ class ListReader {
   Stanza stanza_;
   std::string ignored_;
   std::string* field_ = nullptr;  // the field continuation lines belong to
+  std::map<std::string, std::uint64_t> seen_;  // the stanza's record fields and their lines
 };
 
 // A name as Depends spells it, without version, architecture and profile: "libc6 (>= 2.34)",
@@ -135,12 +148,13 @@ std::string_view bare_name(std::string_view entry) {
 }  // namespace
 
 std::vector<std::string> dependency_names(std::string_view depends) {
+  std::unordered_set<std::string> seen;  // a set, not a search of names: 200,000 Depends stay linear
   std::vector<std::string> names;
   std::size_t at = 0;
   while (at <= depends.size()) {
     const auto end = std::min(depends.find_first_of(",|", at), depends.size());
     const auto name = bare_name(depends.substr(at, end - at));
-    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
+    if (!name.empty() && seen.insert(std::string(name)).second) names.emplace_back(name);
     at = end + 1;
   }
   return names;
@@ -181,8 +195,12 @@ Result<std::vector<std::string>> find_package_lists(const std::string& folder) {
   std::vector<std::string> lists;
   for (fs::directory_iterator entry(folder, error), end; !error && entry != end; entry.increment(error)) {
     const auto name = entry->path().filename().string();
-    if ((ends_with(name, "_Packages") || ends_with(name, "_Packages.lz4")) && entry->is_regular_file(error))
-      lists.push_back(entry->path().string());
+    if (!ends_with(name, "_Packages") && !ends_with(name, "_Packages.lz4")) continue;
+    // Named as a list but no file (a folder, a FIFO, a link to a device or nowhere): said, not skipped.
+    std::error_code kind;
+    if (!fs::is_regular_file(entry->path(), kind))
+      return Error{fmt::format("{}: named like a package list, but is not a regular file", entry->path().string())};
+    lists.push_back(entry->path().string());
   }
   if (error) return Error{fmt::format("{}: cannot list its files: {}", folder, error.message())};
   if (lists.empty())

@@ -59,6 +59,10 @@ Result<std::optional<std::string_view>> LineReader::next() {
   for (;;) {
     const auto newline = buffer_.find('\n', searched);
     if (newline != std::string::npos) {
+      // Every line is held to the limit, also one that arrived whole inside a read.
+      if (newline - begin_ > max_line_bytes_)
+        return Error{fmt::format("{}:{}: line is longer than {} bytes, {}", path_, line_ + 1, max_line_bytes_,
+                                 line_meaning_)};
       const std::string_view line(buffer_.data() + begin_, newline + 1 - begin_);
       begin_ = newline + 1;
       ++line_;

@@ -198,3 +198,56 @@ TEST_CASE("a folder without lists and a file that is no package list are refused
   REQUIRE_FALSE(counts.ok());
   CHECK(contains(counts.error(), path + ":1: a stanza without a Package field"));
 }
+
+TEST_CASE("every line is held to the limit, also one that arrives whole within a read") {
+  Lists lists;
+  const auto path = lists.folder.file("long_Packages");
+  // 1.5 MB in one line, then a newline and a stanza: the reader gets it whole in one piece.
+  testing::write_file_bytes(path, "Package: a\nSection: b\nTag: " + std::string(1'500'000, 'x') + "\n\nPackage: c\n");
+  auto counts = lists.read({path});
+  REQUIRE_FALSE(counts.ok());
+  CHECK(contains(counts.error(), path + ":3: a line of more than 1048576 bytes"));
+}
+
+TEST_CASE("a record field written twice in one stanza is refused naming both lines") {
+  Lists lists;
+  const auto path = lists.folder.file("twice_Packages");
+  testing::write_file_bytes(path, "Package: a\nSection: libs\nVersion: 1\nSection: games\n");
+  auto counts = lists.read({path});
+  REQUIRE_FALSE(counts.ok());
+  CHECK(contains(counts.error(), path + ":4: Section written twice in one stanza (first on line 2)"));
+}
+
+// Base 36: the shortest names, so that the most dependencies fit the 1 MiB a Depends field may hold.
+std::string short_name(int i) {
+  std::string name;
+  do {
+    name.insert(name.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[i % 36]);
+    i /= 36;
+  } while (i > 0);
+  return name;
+}
+
+TEST_CASE("a package with as many Depends as a field holds (160000) keeps every name once, in order") {
+  // Names were kept unique by searching all the ones before each, quadratic in their number. Some names
+  // are listed twice, as `a | b` alternatives often repeat one.
+  Lists lists;
+  const auto path = lists.folder.file("many_Packages");
+  std::string depends = "Package: many\nSection: libs\nDepends: ";
+  for (int i = 0; i < 160000; ++i) depends += (i ? (i % 10000 == 0 ? ",\n " : ", ") : "") + short_name(i % 150000);
+  testing::write_file_bytes(path, depends + "\n");
+  auto counts = lists.read({path});
+  REQUIRE_MESSAGE(counts.ok(), counts.error());
+  REQUIRE(lists.records.size() == 1);
+  CHECK(lists.records.front().depends.size() == 150000);
+  CHECK(lists.records.front().depends[149999] == short_name(149999));
+}
+
+TEST_CASE("a folder entry named like a package list that is no regular file is refused, not skipped") {
+  testing::TempFolder folder("packages");
+  testing::write_file_bytes((folder.path / "a_Packages").string(), "Package: a\nSection: b\n");
+  std::filesystem::create_directory(folder.path / "b_Packages");
+  auto found = find_package_lists(folder.path.string());
+  REQUIRE_FALSE(found.ok());
+  CHECK(contains(found.error(), "b_Packages: named like a package list, but is not a regular file"));
+}

@@ -201,3 +201,11 @@ TEST_CASE("a file with no examples, or of no known format, is refused naming it"
   auto data = read("examples.data", "{\"title\": \"a\", \"tags\": 1, \"price\": 1, \"label\": 0}\n");
   CHECK_MESSAGE(data.ok(), "a file that starts with '{' is JSON Lines whatever its name");
 }
+
+TEST_CASE("a JSON Lines line over the limit is refused even when it arrives whole, with a newline after it") {
+  std::string huge = "{\"title\": \"";
+  huge.append(8'400'000, 'a');
+  huge += "\", \"tags\": 1, \"price\": 1, \"label\": 0}\n{\"title\": \"b\", \"tags\": 1, \"price\": 1, \"label\": 0}\n";
+  auto message = refusal("long.jsonl", huge, ":1: ");
+  CHECK(contains(message, "line is longer than 8388608 bytes"));
+}
