@@ -2,43 +2,23 @@
 // for tests/thinc_layers_test.py to compare with real Thinc on the same arrays. Reads FOLDER/X.npy,
 // dY.npy and params.npy (every parameter array, flat, in Thinc's model.walk() order) and writes Y.npy,
 // dX.npy and grads.npy (the parameter gradients, the same order); prints the layout, one array a line.
-#include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "io/config.hpp"
 #include "io/npy_array.hpp"
+#include "tests/npy_dump.hpp"
 #include "model/aligned_floats.hpp"
 #include "model/combinators.hpp"
 #include "model/layer_registry.hpp"
 
-namespace {
-
-std::vector<float> floats(const psgrad::NpyArray& array) {
-  std::vector<float> values(array.element_count());
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(array.value(i));
-  return values;
-}
-
-int fail(const std::string& message) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  return 1;
-}
-
-bool write(const std::string& path, std::vector<std::uint64_t> shape, const float* data, std::size_t size) {
-  std::ofstream file(path, std::ios::binary);
-  file << psgrad::npy_bytes(psgrad::npy_array(std::move(shape), std::vector<float>(data, data + size)));
-  return static_cast<bool>(file);
-}
-
-}  // namespace
+using psgrad::testing::fail;
+using psgrad::testing::floats;
+using psgrad::testing::write_npy;
 
 int main(int argc, char** argv) {
   if (argc != 4) return fail("usage: thinc_layer_dump CONFIG.cfg CLASSES FOLDER");
-  std::ifstream file(argv[1], std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = psgrad::testing::file_text(argv[1]);
   auto config = psgrad::parse_config(text, argv[1]);
   if (!config) return fail(config.error());
   if (config->model.graph.empty()) return fail("the config's [model] is not a layer graph");
@@ -68,9 +48,9 @@ int main(int argc, char** argv) {
   const auto y = model.forward(psgrad::ConstMatrixMap(x.data(), rows, width), false, rng);
   if (dy.size() != static_cast<std::size_t>(y.size())) return fail("dY does not have Y's shape");
   const auto dx = model.backward(psgrad::ConstMatrixMap(dy.data(), rows, y.cols()), true);
-  if (!write(folder + "/Y.npy", {rows, static_cast<std::uint64_t>(y.cols())}, y.data(), y.size()) ||
-      !write(folder + "/dX.npy", {rows, width}, dx.data(), dx.size()) ||
-      !write(folder + "/grads.npy", {gradients.size()}, gradients.data(), gradients.size()))
+  if (!write_npy(folder + "/Y.npy", {rows, static_cast<std::uint64_t>(y.cols())}, y.data(), y.size()) ||
+      !write_npy(folder + "/dX.npy", {rows, width}, dx.data(), dx.size()) ||
+      !write_npy(folder + "/grads.npy", {gradients.size()}, gradients.data(), gradients.size()))
     return fail("cannot write the results into " + folder);
   std::printf("%s", layout.describe().c_str());
   return 0;

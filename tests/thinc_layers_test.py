@@ -9,11 +9,10 @@ Where python3-thinc is not installed, says so and exits 77 (skipped); under CI=t
 
 Usage: python3 thinc_layers_test.py THINC_LAYER_DUMP
 """
-import os
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
+
+from thinc_checks import relative_error, require_thinc, run_cases
 
 TOLERANCE = 1e-5
 INPUTS, CLASSES, ROWS = 6, 4, 5
@@ -80,18 +79,6 @@ CASES = {
 }
 
 
-def skip(reason):
-    if os.environ.get("CI") == "true":
-        print(f"FAIL: cannot run under CI=true: {reason}")
-        sys.exit(1)
-    print(f"SKIP: {reason}")
-    sys.exit(77)
-
-
-def relative_error(ours, theirs):
-    import numpy
-    scale = max(float(numpy.linalg.norm(theirs)), 1e-12)
-    return float(numpy.linalg.norm(ours.astype("float64") - theirs.astype("float64"))) / scale
 
 
 def run_case(name, text, dump, folder):
@@ -145,24 +132,8 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    try:
-        import numpy  # noqa: F401
-        import thinc  # noqa: F401
-    except ImportError as error:
-        skip(f"python3-thinc is not installed ({error}); scripts/setup.sh --test installs it")
-    problems = []
-    with tempfile.TemporaryDirectory() as temporary:
-        for index, (name, text) in enumerate(CASES.items()):
-            folder = Path(temporary) / str(index)
-            folder.mkdir()
-            try:
-                problems += run_case(name, text, sys.argv[1], folder)
-            except Exception as error:  # Thinc refused the case: a defect of the case, said as one
-                problems.append(f"{name}: Thinc: {type(error).__name__}: {str(error).strip()}")
-    for problem in problems:
-        print(problem)
-    print(f"{len(CASES)} cases, {len(problems)} problems")
-    return 1 if problems else 0
+    require_thinc()
+    return run_cases(CASES, run_case, sys.argv[1])
 
 
 if __name__ == "__main__":

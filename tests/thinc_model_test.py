@@ -9,22 +9,16 @@ python3-thinc is not installed, says so and exits 77 (skipped); under CI=true th
 Usage: python3 thinc_model_test.py PSGRAD SOURCE_DIR   (PSGRAD_DATA: the data folder)
 """
 import csv
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from thinc_checks import skip
+
 CONFIGS = ["configs/tutorial.cfg", "configs/mnist-thinc-layers.cfg"]
 TOLERANCE = 1e-5
 
-
-def skip(reason):
-    if os.environ.get("CI") == "true":
-        print(f"FAIL: cannot run under CI=true: {reason}")
-        sys.exit(1)
-    print(f"SKIP: {reason}")
-    sys.exit(77)
 
 
 def register_tutorial_architecture():

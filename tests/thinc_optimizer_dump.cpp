@@ -2,35 +2,21 @@
 // real Thinc's optimizer on the same arrays. Reads FOLDER/weights.npy (the initial weights of ARRAYS
 // equal arrays, flat) and gradients.npy (steps x weights); writes FOLDER/stepped.npy, and averages.npy
 // when the optimizer keeps weight averages.
-#include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "actors/training_job.hpp"
 #include "io/config.hpp"
 #include "io/npy_array.hpp"
+#include "tests/npy_dump.hpp"
 
-namespace {
-
-std::vector<float> floats(const psgrad::NpyArray& array) {
-  std::vector<float> values(array.element_count());
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(array.value(i));
-  return values;
-}
-
-int fail(const std::string& message) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  return 1;
-}
-
-}  // namespace
+using psgrad::testing::fail;
+using psgrad::testing::floats;
+using psgrad::testing::write_npy;
 
 int main(int argc, char** argv) {
   if (argc != 4) return fail("usage: thinc_optimizer_dump CONFIG.cfg ARRAYS FOLDER");
-  std::ifstream file(argv[1], std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = psgrad::testing::file_text(argv[1]);
   auto config = psgrad::parse_config(text, argv[1]);
   if (!config) return fail(config.error());
   const std::string folder = argv[3];
@@ -46,11 +32,10 @@ int main(int argc, char** argv) {
   if (!optimizer) return fail(optimizer.error());
   for (std::size_t at = 0; at + weights.size() <= gradients.size(); at += weights.size())
     (*optimizer)->apply_gradients(weights.data(), gradients.data() + at);
-  std::ofstream out(folder + "/stepped.npy", std::ios::binary);
-  out << psgrad::npy_bytes(psgrad::npy_array({weights.size()}, weights));
-  if (const float* averages = (*optimizer)->averages()) {
-    std::ofstream averaged(folder + "/averages.npy", std::ios::binary);
-    averaged << psgrad::npy_bytes(psgrad::npy_array({weights.size()}, std::vector<float>(averages, averages + weights.size())));
-  }
-  return out ? 0 : fail("cannot write stepped.npy");
+  if (!write_npy(folder + "/stepped.npy", {weights.size()}, weights.data(), weights.size()))
+    return fail("cannot write stepped.npy");
+  if (const float* averages = (*optimizer)->averages())
+    if (!write_npy(folder + "/averages.npy", {weights.size()}, averages, weights.size()))
+      return fail("cannot write averages.npy");
+  return 0;
 }

@@ -3,41 +3,21 @@
 // FOLDER/ids.npy, lengths.npy (one per example), table.npy (the HashEmbed's nV x nO rows), dense.npy (the
 // other parameters, flat, in Thinc's model.walk() order) and targets.npy (one-hot); writes probs.npy (the
 // prediction), dense_grads.npy and table_grad.npy (nV x nO: the rows' gradients, zero where untouched).
-#include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "io/config.hpp"
 #include "io/npy_array.hpp"
+#include "tests/npy_dump.hpp"
 #include "model/sparse_model.hpp"
 
-namespace {
-
-std::vector<float> floats(const psgrad::NpyArray& array) {
-  std::vector<float> values(array.element_count());
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(array.value(i));
-  return values;
-}
-
-int fail(const std::string& message) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  return 1;
-}
-
-bool write(const std::string& path, std::vector<std::uint64_t> shape, const float* data, std::size_t size) {
-  std::ofstream file(path, std::ios::binary);
-  file << psgrad::npy_bytes(psgrad::npy_array(std::move(shape), std::vector<float>(data, data + size)));
-  return static_cast<bool>(file);
-}
-
-}  // namespace
+using psgrad::testing::fail;
+using psgrad::testing::floats;
+using psgrad::testing::write_npy;
 
 int main(int argc, char** argv) {
   if (argc != 4) return fail("usage: thinc_tables_dump CONFIG.cfg CLASSES FOLDER");
-  std::ifstream file(argv[1], std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = psgrad::testing::file_text(argv[1]);
   auto config = psgrad::parse_config(text, argv[1]);
   if (!config) return fail(config.error());
   const std::string folder = argv[3];
@@ -71,7 +51,7 @@ int main(int argc, char** argv) {
   const auto targets = floats(*targets_file);
   const auto examples = static_cast<Eigen::Index>(lengths.size());
   const auto probabilities = model->predict(*lookup, {rows});
-  if (!write(folder + "/probs.npy", {lengths.size(), classes}, probabilities.data(), probabilities.size()))
+  if (!write_npy(folder + "/probs.npy", {lengths.size(), classes}, probabilities.data(), probabilities.size()))
     return fail("cannot write probs.npy");
   psgrad::Random rng(0);
   std::vector<psgrad::SparseRows> row_gradients;
@@ -82,8 +62,8 @@ int main(int argc, char** argv) {
   for (std::size_t k = 0; k < gradient.size(); ++k)
     std::copy_n(gradient.row(k), width, table_gradient.data() + gradient.keys[k] * width);
   const auto& dense_gradient = model->dense().gradients();
-  if (!write(folder + "/dense_grads.npy", {dense_gradient.size()}, dense_gradient.data(), dense_gradient.size()) ||
-      !write(folder + "/table_grad.npy", {table.size() / width, width}, table_gradient.data(), table_gradient.size()))
+  if (!write_npy(folder + "/dense_grads.npy", {dense_gradient.size()}, dense_gradient.data(), dense_gradient.size()) ||
+      !write_npy(folder + "/table_grad.npy", {table.size() / width, width}, table_gradient.data(), table_gradient.size()))
     return fail("cannot write the gradients");
   std::printf("%s", model->dense().layout().describe().c_str());
   return 0;
