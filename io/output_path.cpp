@@ -31,6 +31,8 @@ Status check_replaceable(const std::string& path, const std::string& what) {
 }
 
 Status check_output_path(const std::string& path, const std::string& what) {
+  // An empty name would probe ".tmp-XXXXXX" in the working folder and pass, then fail at the rename.
+  if (path.empty()) return Error{fmt::format("{}: the path is empty; expected a file name", what)};
   if (auto replaceable = check_replaceable(path, what); !replaceable) return replaceable;
   // The writers create "<path>.tmp-XXXXXX" beside it and rename it over the path (atomic_file.hpp):
   // creating one now meets every reason a write would fail for, but a full disk.

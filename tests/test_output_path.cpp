@@ -43,6 +43,10 @@ TEST_CASE("output paths that cannot be created are refused before any work, thei
   REQUIRE_FALSE(too_long.ok());
   CHECK(contains(too_long.error(), "name too long"));
   CHECK(too_long.error().size() < 400);
+  // An empty name (`--out ''`) is refused before any work, not at the rename after it.
+  const auto empty = check_output_path("", "JSON Lines file (--out)");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error() == "JSON Lines file (--out): the path is empty; expected a file name");
 }
 
 TEST_CASE("writers refuse to replace a FIFO or device with a regular file") {
