@@ -45,11 +45,11 @@ py::list columns_of(const std::vector<DataColumn>& columns) {
 // The label's name and the declared columns, for the package to write the examples by: refused in one
 // line for a model without tables, which reads a matrix of features.
 py::dict columns_layout(const std::string& config_source, bool config_is_path, const std::vector<std::string>& overrides,
-                        const std::vector<py::tuple>& settings) {
+                        const std::vector<py::tuple>& settings, const std::string& resume_path) {
   // The examples are X, not a file: the path only stands in for the file train_columns writes.
   auto flags = flag_settings(settings);
   flags.push_back({"X", "data.path", SettingValue{std::string("X")}});
-  auto config = read_config(config_source, config_is_path, overrides, flags);
+  auto config = read_config(config_source, config_is_path, overrides, flags, resume_path);
   if (!config) throw InputError(config.error());
   if (!model_has_tables(config->model))
     throw InputError(fmt::format("{}: model.@layers \"{}\" reads a matrix of features: pass X as a NumPy array "
@@ -76,7 +76,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
     flags.push_back({"dev", "data.dev_path", SettingValue{dev_path}});
     flags.push_back({"dev", "data.dev_fraction", SettingValue{0.0}});
   }
-  auto config = read_config(config_source, config_is_path, overrides, flags);
+  auto config = read_config(config_source, config_is_path, overrides, flags, resume_path);
   if (!config) throw InputError(config.error());
   for (const auto& note : config->notes)
     if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0) throw py::error_already_set();
@@ -185,7 +185,7 @@ void bind_columns(py::module_& module) {
         return arrays;
       });
   module.def("columns_layout", &columns_layout, py::arg("config"), py::arg("config_is_path"), py::arg("overrides"),
-             py::arg("settings"));
+             py::arg("settings"), py::arg("resume") = "");
   module.def("train_columns", &train_columns, py::arg("config"), py::arg("config_is_path"), py::arg("train_path"),
              py::arg("dev_path"), py::arg("overrides"), py::arg("settings"), py::arg("on_progress"), py::arg("resume"),
              py::arg("model_path"), "The core of psgrad.train for a model with embedding tables.");

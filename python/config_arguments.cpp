@@ -1,5 +1,7 @@
 #include "python/config_arguments.hpp"
 
+#include "apps/run_config.hpp"
+
 namespace psgrad::python {
 
 namespace py = pybind11;
@@ -19,7 +21,13 @@ std::vector<FlagSetting> flag_settings(const std::vector<py::tuple>& settings) {
 }
 
 Result<Config> read_config(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
-                           const std::vector<FlagSetting>& flags) {
+                           const std::vector<FlagSetting>& flags, const std::string& resume_path) {
+  if (!is_path && config.empty()) {
+    if (resume_path.empty())
+      return Error{"config: expected config text, a path, a dict or a thinc Config; or resume= alone to continue "
+                   "a checkpoint's run"};
+    return load_run_config("", resume_path, overrides, flags);
+  }
   if (is_path) return load_config(config, overrides, flags);
   return parse_config(config, "<string>", overrides, flags);
 }

@@ -44,7 +44,7 @@ std::shared_ptr<PythonModel> trained_model(const PreparedRun& run, const Weights
 py::dict train(const std::string& config_source, bool config_is_path, const py::array& x, const py::array& y,
                const py::array& dev_x, const py::array& dev_y, const std::vector<std::string>& overrides,
                const std::vector<py::tuple>& settings, const py::object& on_progress, const std::string& resume_path) {
-  auto config = read_config(config_source, config_is_path, overrides, flag_settings(settings));
+  auto config = read_config(config_source, config_is_path, overrides, flag_settings(settings), resume_path);
   if (!config) throw InputError(config.error());
   if (model_has_tables(config->model))
     throw InputError(fmt::format("{}: model.@layers \"{}\" has embedding tables: pass X as named columns (a pandas "

@@ -72,6 +72,8 @@ def _config_source(config: ConfigSource) -> Tuple[str, bool]:
     """(text or path, whether it is a path). A path-like, or a one-line string with neither '=' nor '['
     (which every config holds), names a file; a thinc Config or a dict of sections is its Thinc text;
     anything else is config text."""
+    if config is None:  # resume= alone: the checkpoint's own run (the core refuses it without one)
+        return "", False
     if isinstance(config, os.PathLike):
         return os.fspath(config), True
     if not isinstance(config, str):
@@ -218,7 +220,7 @@ def load(path: Union[str, "os.PathLike[str]"]) -> Union[Model, TablesModel]:
 def _train_columns(text: str, is_path: bool, X: Any, y: Any, dev: Optional[Tuple[Any, Any]], overrides: List[str],
                    settings: List[Tuple[str, str, Any]], on_progress: Optional[Callable[[Record], None]],
                    resume: str) -> "TrainResult":
-    layout = _core.columns_layout(text, is_path, overrides, settings)
+    layout = _core.columns_layout(text, is_path, overrides, settings, resume)
     with tempfile.TemporaryDirectory(prefix="psgrad-") as folder:
         train_path = os.path.join(folder, "train.jsonl")
         _write_examples(train_path, X, y, layout["columns"], layout["label"], "X")
@@ -238,7 +240,7 @@ def _train_columns(text: str, is_path: bool, X: Any, y: Any, dev: Optional[Tuple
 
 
 def train(
-    config: ConfigSource,
+    config: Optional[ConfigSource],
     X: Any,
     y: Any,
     dev: Optional[Tuple[Any, Any]] = None,
@@ -272,7 +274,9 @@ def train(
         is raised from train.
     seed: training.seed; checkpoint: training.checkpoint_path (None keeps the config's).
     set: "section.key=value" overrides, as --set.
-    resume: a checkpoint file to continue from, as --resume.
+    resume: a checkpoint file to continue from, as --resume. With config=None, the checkpoint's own run
+        continues (its config, with set, seed, mode and workers on top), as `psgrad train --resume` alone.
+    Paths given here (checkpoint, resume) are relative to the working folder.
 
     Training runs on threads of its own with the GIL released. Ctrl-C (KeyboardInterrupt) stops it as
     SIGINT stops `psgrad train`: the run stops after the current step and is saved where a checkpoint
@@ -285,13 +289,15 @@ def train(
         ("mode", "cluster.mode", mode),
         ("workers", "cluster.num_workers", workers),
         ("seed", "training.seed", seed),
-        ("checkpoint", "training.checkpoint_path", os.fspath(checkpoint) if checkpoint is not None else None),
+        # Relative to the working folder, as every path a Python caller gives (a config file's own keys are
+        # relative to its folder).
+        ("checkpoint", "training.checkpoint_path", os.path.abspath(checkpoint) if checkpoint is not None else None),
     ):
         if value is not None:
             settings.append((name, key, value))
     overrides = [set] if isinstance(set, str) else [str(item) for item in set]
     _check_arguments(text, overrides, settings, on_progress)
-    resume_path = os.fspath(resume) if resume is not None else ""
+    resume_path = os.path.abspath(resume) if resume is not None else ""
     if _is_columns(X):
         return _train_columns(text, is_path, X, y, dev, overrides, settings, on_progress, resume_path)
     if dev is None:

@@ -64,7 +64,7 @@ class TablesModel:
     def config(self) -> str: ...
 
 def columns_layout(
-    config: str, config_is_path: bool, overrides: List[str], settings: List[Tuple[str, str, Any]]
+    config: str, config_is_path: bool, overrides: List[str], settings: List[Tuple[str, str, Any]], resume: str = ""
 ) -> Dict[str, Any]: ...
 def train_columns(
     config: str,

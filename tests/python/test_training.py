@@ -134,6 +134,32 @@ def test_keyboard_interrupt_from_on_progress_saves_a_checkpoint_that_resumes_to_
     assert resumed.weights_hash == uninterrupted.weights_hash
 
 
+def test_resume_alone_continues_the_checkpoints_run_and_paths_are_the_working_folders(float_digits, tmp_path,
+                                                                                     monkeypatch):
+    x, y, x_dev, y_dev = float_digits
+    settings = ["training.patience=1000"]
+    uninterrupted = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), set=settings)
+    # The config is a file elsewhere; the checkpoint's relative path is the working folder's, not the config's.
+    (tmp_path / "configs").mkdir()
+    config_file = tmp_path / "configs" / "run.toml"
+    config_file.write_text(CONFIG)
+    monkeypatch.chdir(tmp_path)
+
+    def interrupt(record):
+        if record["iteration"] == 10:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        psgrad.train(config_file, x, y, dev=(x_dev, y_dev), set=settings, checkpoint="run.ckpt", on_progress=interrupt)
+    assert (tmp_path / "run.ckpt").is_file()
+    assert not (tmp_path / "configs" / "run.ckpt").exists()
+    resumed = psgrad.train(None, x, y, dev=(x_dev, y_dev), resume="run.ckpt")
+    assert resumed.records[0]["iteration"] == 15  # stopped at 10; the next evaluation (every 5) is 15
+    assert resumed.weights_hash == uninterrupted.weights_hash
+    with pytest.raises(psgrad.InputError, match="or resume= alone"):
+        psgrad.train(None, x, y, dev=(x_dev, y_dev))
+
+
 def test_resuming_on_other_arrays_of_the_same_shape_is_refused_naming_the_checkpoint(float_digits, tmp_path):
     x, y, x_dev, y_dev = float_digits
     checkpoint = tmp_path / "run.ckpt"
