@@ -109,15 +109,20 @@ Result<std::vector<std::uint8_t>> labels_of(const py::array& y, const std::strin
     return Error{fmt::format("{}: has shape {}; expected one label per example, (n,) or (n, 1)", name, shape_text(y))};
   if (static_cast<std::size_t>(y.shape(0)) != count)
     return Error{fmt::format("{} holds {} examples but {} holds {} labels", x_name, count, name, y.shape(0))};
-  const auto values = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(y);
-  if (!values) throw py::error_already_set();
+  // Unsigned labels are read as unsigned: 2**64 - 1 is itself in a message, not -1.
   std::vector<std::uint8_t> labels(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    const auto value = static_cast<double>(values.data()[i]);
-    auto label = label_value(value);
-    if (!label) return Error{fmt::format("{}: label {} at index {}: {}", name, values.data()[i], i, label.error())};
-    labels[i] = *label;
-  }
+  auto take = [&](const auto& values) -> Status {
+    if (!values) throw py::error_already_set();
+    for (std::size_t i = 0; i < count; ++i) {
+      auto label = label_value(static_cast<double>(values.data()[i]));
+      if (!label) return Error{fmt::format("{}: label {} at index {}: {}", name, values.data()[i], i, label.error())};
+      labels[i] = *label;
+    }
+    return success();
+  };
+  const auto taken = kind == 'u' ? take(py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(y))
+                                 : take(py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(y));
+  if (!taken) return Error{taken.error()};
   return labels;
 }
 

@@ -55,6 +55,9 @@ def test_arguments_standing_for_config_keys_get_the_keys_checks(float_digits):
         (lambda x, y: (x, y.astype(numpy.float32)), r"^y: dtype float32; expected whole-number class labels"),
         (lambda x, y: (x, numpy.where(numpy.arange(len(y)) == 7, -1, y)),
          r"^y: label -1 at index 7: expected a whole number from 0 to 255"),
+        # An unsigned label is named as it is, not as the signed number of its bits.
+        (lambda x, y: (x, numpy.where(numpy.arange(len(y)) == 3, numpy.uint64(2**64 - 1), y.astype(numpy.uint64))),
+         r"^y: label 18446744073709551615 at index 3: expected a whole number from 0 to 255"),
         (lambda x, y: (numpy.where(numpy.arange(x.size).reshape(x.shape) == 790, numpy.nan, x).astype(numpy.float32), y),
          r"^X: example 1, feature 6: nan is not a finite number$"),
     ],
