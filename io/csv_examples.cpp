@@ -202,6 +202,7 @@ Status parse_lines(const std::string& path, LineReader& lines, CsvReading& readi
   // A quoted field may span lines; its row is bounded as a line is.
   std::size_t row_bytes = 0;
   std::uint64_t rows_before = reading.rows_ended();
+  std::uint64_t row_start = 1;  // the line the row under way began on
   while (!reading.failed()) {
     auto next = lines.next();
     if (!next) return Error{next.error()};
@@ -212,6 +213,7 @@ Status parse_lines(const std::string& path, LineReader& lines, CsvReading& readi
         line.size())
       return Error{fmt::format("{}:{}: not valid CSV: {}", path, lines.line(), csv_strerror(csv_error(&parser)))};
     row_bytes = reading.rows_ended() == rows_before ? row_bytes + line.size() : 0;
+    if (reading.rows_ended() != rows_before) row_start = lines.line() + 1;
     rows_before = reading.rows_ended();
     if (row_bytes > kMaxCsvLineBytes)
       return Error{fmt::format("{}:{}: a quoted field runs over more than {} bytes, more than any row", path,
@@ -219,8 +221,14 @@ Status parse_lines(const std::string& path, LineReader& lines, CsvReading& readi
     if (first_row_only && reading.columns() > 0) break;
   }
   if (!reading.failed() && !(first_row_only && reading.columns() > 0) &&
-      csv_fini(&parser, CsvReading::on_field, CsvReading::on_row_end, &reading) != 0)
+      csv_fini(&parser, CsvReading::on_field, CsvReading::on_row_end, &reading) != 0) {
+    // The one error at the end of the file: a quote opened and never closed, which took every line after it.
+    if (row_start < lines.line())
+      return Error{fmt::format("{}:{}: not valid CSV: a quoted field opened on this line is never closed (it runs "
+                               "to the end of the file, line {})",
+                               path, row_start, lines.line())};
     return Error{fmt::format("{}:{}: not valid CSV: {}", path, lines.line(), csv_strerror(csv_error(&parser)))};
+  }
   if (reading.error()) return *reading.error();
   return success();
 }

@@ -192,3 +192,14 @@ TEST_CASE("CSV examples read through a bounded buffer keep memory to the example
   CHECK(examples->inputs.capacity() == examples->inputs.size());
   CHECK(examples->labels.capacity() == examples->labels.size());
 }
+
+TEST_CASE("a quote never closed is refused at the line that opened it, not at the end of the file") {
+  std::string text = "label,a,b\n";
+  for (int i = 0; i < 100; ++i) text += std::to_string(i % 3) + "," + std::to_string(i) + ",1\n";
+  text += "1,\"oops,3\n";  // line 102
+  for (int i = 0; i < 500; ++i) text += std::to_string(i % 3) + "," + std::to_string(i) + ",1\n";
+  auto examples = read(text);
+  REQUIRE_FALSE(examples.ok());
+  CHECK(examples.error().find(":102: not valid CSV: a quoted field opened on this line is never closed (it runs to "
+                              "the end of the file, line 602)") != std::string::npos);
+}
