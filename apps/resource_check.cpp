@@ -20,9 +20,9 @@ ProcessRole process_role(const RunOptions& options) {
 }
 
 Status check_fits_machine(const Config& config, const DataShape& data, ProcessRole role) {
-  const auto memory = machine_memory_bytes();
+  const auto memory = memory_limit();
   if (!memory) return success();  // nothing to compare with; the run finds out the hard way
-  return check_memory(config, data, role, *memory);
+  return check_memory(config, data, role, memory->bytes, memory->holder);
 }
 
 Status check_threads_start(const Config& config) {

@@ -12,7 +12,8 @@
 
 namespace psgrad {
 
-Status check_tables_fit(const Config& config, std::size_t shards_here, std::uint64_t machine_bytes) {
+Status check_tables_fit(const Config& config, std::size_t shards_here, std::uint64_t machine_bytes,
+                        const std::string& holder) {
   if (!model_has_tables(config.model)) return success();
   auto front = model_table_front(config.model);
   if (!front) return Error{fmt::format("{}: model: {}", config.source, front.error())};
@@ -34,17 +35,17 @@ Status check_tables_fit(const Config& config, std::size_t shards_here, std::uint
     sizes.push_back(fmt::format("{} {} rows x {} floats", table.field, table.rows, table.width));
   return Error{fmt::format(
       "{}: the embedding tables can grow to {} ({}; x {} with {}'s state, + {:g} bytes a row) over {} shard{}: {} a "
-      "shard, {} in this process, but this machine has {}; lower model.embedding_rows or "
+      "shard, {} in this process, but {} {}; lower model.embedding_rows or "
       "model.embedding_widths",
       config.source, memory_size_text(shard_table_bytes(tables, state, 1)), fmt::join(sizes, ", "), 1 + state,
       adagrad ? "Adagrad" : "lazy Adam", kTableRowOverheadBytes, shards, shards == 1 ? "" : "s",
-      memory_size_text(per_shard), memory_size_text(here), memory_size_text(static_cast<double>(machine_bytes)))};
+      memory_size_text(per_shard), memory_size_text(here), holder, memory_size_text(static_cast<double>(machine_bytes)))};
 }
 
 Status check_tables_fit_machine(const Config& config, std::size_t shards_here) {
-  const auto memory = machine_memory_bytes();
+  const auto memory = memory_limit();
   if (!memory) return success();
-  return check_tables_fit(config, shards_here, *memory);
+  return check_tables_fit(config, shards_here, memory->bytes, memory->holder);
 }
 
 }  // namespace psgrad

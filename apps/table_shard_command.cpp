@@ -58,7 +58,8 @@ int run_table_shard_command(const ShardOptions& options, const ServerContact& co
   setup.optimizer = table_optimizer_choice(config->tables);
   setup.listen = ShardListenSetup{listen_host, advertised, listen_port, options.token, contact.network.tls.enabled(), say};
   setup.name = process_name();
-  setup.machine_bytes = machine_memory_bytes();
+  // What this process can have: the machine's memory, or a lower ulimit -v or cgroup memory.max.
+  if (const auto limit = memory_limit()) setup.machine_bytes = limit->bytes;
   setup.say = say;
   auto done = serve_table_shard(self, *connection, setup);
   if (!done) return error.failed(done.error());

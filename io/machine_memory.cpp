@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace psgrad {
@@ -38,6 +39,20 @@ std::optional<std::uint64_t> physical_pages_bytes() {
 std::optional<std::uint64_t> machine_memory_bytes() {
   if (auto total = memtotal_from_proc()) return total;
   return physical_pages_bytes();
+}
+
+std::optional<MemoryLimit> memory_limit() {
+  std::optional<MemoryLimit> limit;
+  if (const auto machine = machine_memory_bytes()) limit = MemoryLimit{*machine, "this machine has"};
+  rlimit address_space{};
+  if (::getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY &&
+      (!limit || address_space.rlim_cur < limit->bytes))
+    limit = MemoryLimit{static_cast<std::uint64_t>(address_space.rlim_cur), "this process's address-space limit (ulimit -v) is"};
+  std::ifstream cgroup("/sys/fs/cgroup/memory.max");  // cgroup v2; "max" when unlimited
+  std::uint64_t cgroup_bytes = 0;
+  if (cgroup >> cgroup_bytes && cgroup_bytes > 0 && (!limit || cgroup_bytes < limit->bytes))
+    limit = MemoryLimit{cgroup_bytes, "its cgroup's memory.max is"};
+  return limit;
 }
 
 std::string memory_size_text(double bytes) {

@@ -172,14 +172,15 @@ Result<MemoryEstimate> estimate_memory(const Config& config, const DataShape& da
   return estimate;
 }
 
-Status check_memory(const Config& config, const DataShape& data, ProcessRole role, std::uint64_t machine_bytes) {
+Status check_memory(const Config& config, const DataShape& data, ProcessRole role, std::uint64_t machine_bytes,
+                    const std::string& holder) {
   auto estimate = estimate_memory(config, data, role);
   if (!estimate) return Error{estimate.error()};
   const double needed = estimate->total_bytes();
   if (needed <= static_cast<double>(machine_bytes)) return success();
   const auto& largest = estimate->largest();
-  return Error{fmt::format("{}: needs {}; this machine has {}; {} of it for {}", config.source,
-                           memory_size_text(needed), memory_size_text(static_cast<double>(machine_bytes)),
+  return Error{fmt::format("{}: needs {}; {} {}; {} of it for {}", config.source, memory_size_text(needed), holder,
+                           memory_size_text(static_cast<double>(machine_bytes)),
                            memory_size_text(largest.bytes), largest.what)};
 }
 

@@ -40,6 +40,8 @@ Result<MemoryEstimate> estimate_memory(const Config& config, const DataShape& da
 
 // "<config>: needs 2.9 TiB; this machine has 24 GiB; 2.8 TiB of it for <the largest part>" when the
 // estimate exceeds machine_bytes.
-Status check_memory(const Config& config, const DataShape& data, ProcessRole role, std::uint64_t machine_bytes);
+// holder says whose limit machine_bytes is, as memory_limit() does ("this machine has").
+Status check_memory(const Config& config, const DataShape& data, ProcessRole role, std::uint64_t machine_bytes,
+                    const std::string& holder = "this machine has");
 
 }  // namespace psgrad

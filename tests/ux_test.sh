@@ -332,6 +332,14 @@ case "$scenario" in
     # A config that fits still passes.
     "$psgrad" config check "$config" --set cluster.num_workers=1024 --set cluster.threads=1024 >check.out 2>&1 ||
       fail "the largest allowed counts were refused: $(cat check.out)"
+    # An address-space limit below what the run needs is the limit checked against, not the machine's memory.
+    tables="$source_dir/configs/debian-packages.toml"
+    "$psgrad" config check "$tables" --set 'model.embedding_widths=[4096, 8, 8, 8]' >check.out 2>&1 ||
+      fail "tables that fit the machine were refused: $(cat check.out)"
+    (ulimit -v 700000 && exec "$psgrad" config check "$tables" --set 'model.embedding_widths=[4096, 8, 8, 8]') \
+      >check.out 2>check.err && fail "config check accepted tables larger than ulimit -v"
+    grep -q "this process's address-space limit (ulimit -v) is 684 MiB" check.err ||
+      fail "config check did not name the address-space limit: $(cat check.err)"
     ;;
   unreadable-inputs)
     # Every reader refuses a device, a FIFO or an oversized (sparse) file before reading it, in one
