@@ -2,6 +2,7 @@
 // as JSON Lines files, so training, checking and predicting go through the command line's own readers.
 #include "python/columns_binding.hpp"
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -69,7 +70,8 @@ py::dict columns_layout(const std::string& config_source, bool config_is_path, c
 py::dict train_columns(const std::string& config_source, bool config_is_path, const std::string& train_path,
                        const std::string& dev_path, const std::vector<std::string>& overrides,
                        const std::vector<py::tuple>& settings, const py::object& on_progress,
-                       const std::string& resume_path, const std::string& model_path) {
+                       const std::string& resume_path, const std::string& model_path,
+                       const std::map<std::string, std::string>& outputs) {
   auto flags = flag_settings(settings);
   flags.push_back({"X", "data.path", SettingValue{train_path}});
   if (!dev_path.empty()) {
@@ -82,7 +84,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
     if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0) throw py::error_already_set();
   TrainOptions options;
   options.verbosity = Verbosity::silent;  // the caller has the records
-  options.metrics_path = std::string();   // and no metrics file
+  apply_outputs(outputs, options);  // metrics, TensorBoard and trace files only where asked for
   options.resume = resume_path;
   auto prepared = prepare_sparse_run_with_config(options, std::move(config).value(), true);
   if (!prepared) throw InputError(prepared.error());
@@ -117,6 +119,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   }
   const auto& done = outcome.value();
   run.output->finish(done.run);
+  write_trace_output(run, options);
   if (auto saved = save_sparse_model(model_path, sparse, done); !saved) throw FailedError(saved.error());
   py::dict result;
   result["records"] = relay.records();
@@ -188,7 +191,8 @@ void bind_columns(py::module_& module) {
              py::arg("settings"), py::arg("resume") = "");
   module.def("train_columns", &train_columns, py::arg("config"), py::arg("config_is_path"), py::arg("train_path"),
              py::arg("dev_path"), py::arg("overrides"), py::arg("settings"), py::arg("on_progress"), py::arg("resume"),
-             py::arg("model_path"), "The core of psgrad.train for a model with embedding tables.");
+             py::arg("model_path"), py::arg("outputs") = std::map<std::string, std::string>{},
+             "The core of psgrad.train for a model with embedding tables.");
   module.def("is_tables_model_file", [](const std::filesystem::path& path) { return is_sparse_model_file(path.string()); },
              py::arg("path"));
   module.def(

@@ -1,6 +1,8 @@
 #include "python/config_arguments.hpp"
 
 #include "apps/run_config.hpp"
+#include "apps/trace_output.hpp"
+#include "python/errors.hpp"
 
 namespace psgrad::python {
 
@@ -30,6 +32,21 @@ Result<Config> read_config(const std::string& config, bool is_path, const std::v
   }
   if (is_path) return load_config(config, overrides, flags);
   return parse_config(config, "<string>", overrides, flags);
+}
+
+void apply_outputs(const std::map<std::string, std::string>& outputs, RunOptions& options) {
+  options.metrics_path = std::string();  // none unless asked: no runs/ folder appears beside a script
+  for (const auto& [kind, path] : outputs) {
+    if (kind == "metrics") options.metrics_path = path;
+    else if (kind == "tensorboard") options.tensorboard_dir = path;
+    else if (kind == "trace") options.trace_path = path;
+    else throw std::logic_error("unknown output kind " + kind);
+  }
+}
+
+void write_trace_output(const PreparedRun& run, const RunOptions& options) {
+  if (!run.trace) return;
+  if (auto written = write_trace_file(options.trace_path, *run.trace); !written) throw FailedError(written.error());
 }
 
 }  // namespace psgrad::python

@@ -2,6 +2,10 @@
 // overrides and the keyword arguments that stand for config keys (mode, workers, seed, ...).
 #pragma once
 
+#include <map>
+
+#include "apps/run_setup.hpp"
+
 #include <string>
 #include <vector>
 
@@ -19,5 +23,13 @@ std::vector<FlagSetting> flag_settings(const std::vector<pybind11::tuple>& setti
 // checkpoint's own run, as `psgrad train --resume CKPT` alone continues it.
 Result<Config> read_config(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
                            const std::vector<FlagSetting>& flags, const std::string& resume_path = "");
+
+// The files a Python run writes as the command line's run writes them: "metrics" (the metrics file),
+// "tensorboard" (an event-file folder), "trace" (a Chrome trace); absent: none. Unknown keys are a
+// programmer mistake of the package.
+void apply_outputs(const std::map<std::string, std::string>& outputs, RunOptions& options);
+
+// Writes the run's trace where "trace" asked for it; the error names the file.
+void write_trace_output(const PreparedRun& run, const RunOptions& options);
 
 }  // namespace psgrad::python

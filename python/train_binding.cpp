@@ -2,6 +2,8 @@
 // trains on a thread of its own while Python keeps its GIL and its Ctrl-C, and returns what it made.
 #include "python/train_binding.hpp"
 
+#include <map>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,7 +45,8 @@ std::shared_ptr<PythonModel> trained_model(const PreparedRun& run, const Weights
 
 py::dict train(const std::string& config_source, bool config_is_path, const py::array& x, const py::array& y,
                const py::array& dev_x, const py::array& dev_y, const std::vector<std::string>& overrides,
-               const std::vector<py::tuple>& settings, const py::object& on_progress, const std::string& resume_path) {
+               const std::vector<py::tuple>& settings, const py::object& on_progress, const std::string& resume_path,
+               const std::map<std::string, std::string>& outputs) {
   auto config = read_config(config_source, config_is_path, overrides, flag_settings(settings), resume_path);
   if (!config) throw InputError(config.error());
   if (model_has_tables(config->model))
@@ -56,7 +59,7 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
   if (!data) throw InputError(data.error());
   RunOptions options;
   options.verbosity = Verbosity::silent;  // the caller has the records, and prints what it likes
-  options.metrics_path = std::string();   // likewise: no metrics file
+  apply_outputs(outputs, options);        // metrics, TensorBoard and trace files only where asked for
   auto prepared = prepare_run_with_data(options, std::move(config).value(), std::move(data).value());
   if (!prepared) throw InputError(prepared.error());
   auto& run = *prepared;
@@ -83,6 +86,7 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
   }
   const auto& done = summary.value();
   run.output->finish(done);
+  write_trace_output(run, options);
   py::dict result;
   result["records"] = relay.records();
   result["summary"] = summary_record(done);
@@ -97,7 +101,8 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
 void bind_training(py::module_& module) {
   module.def("train", &train, py::arg("config"), py::arg("config_is_path"), py::arg("x"), py::arg("y"),
              py::arg("dev_x"), py::arg("dev_y"), py::arg("overrides"), py::arg("settings"), py::arg("on_progress"),
-             py::arg("resume"), "The core of psgrad.train, which documents it.");
+             py::arg("resume"), py::arg("outputs") = std::map<std::string, std::string>{},
+             "The core of psgrad.train, which documents it.");
 }
 
 }  // namespace psgrad::python

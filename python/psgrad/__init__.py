@@ -24,7 +24,8 @@ from . import _core, thinc_interop
 from ._core import Error, InputError, Model
 from .roles import run_role
 
-__all__ = ["train", "TrainResult", "Model", "TablesModel", "load", "serve", "work", "launch", "Error", "InputError"]
+__all__ = ["train", "TrainResult", "Model", "TablesModel", "load", "plot", "serve", "work", "launch", "Error",
+           "InputError"]
 
 ConfigSource = Union[str, "os.PathLike[str]", Mapping, Any]  # text, a path, a dict or a thinc Config
 
@@ -219,7 +220,7 @@ def load(path: Union[str, "os.PathLike[str]"]) -> Union[Model, TablesModel]:
 
 def _train_columns(text: str, is_path: bool, X: Any, y: Any, dev: Optional[Tuple[Any, Any]], overrides: List[str],
                    settings: List[Tuple[str, str, Any]], on_progress: Optional[Callable[[Record], None]],
-                   resume: str) -> "TrainResult":
+                   resume: str, outputs: Dict[str, str]) -> "TrainResult":
     layout = _core.columns_layout(text, is_path, overrides, settings, resume)
     with tempfile.TemporaryDirectory(prefix="psgrad-") as folder:
         train_path = os.path.join(folder, "train.jsonl")
@@ -234,7 +235,7 @@ def _train_columns(text: str, is_path: bool, X: Any, y: Any, dev: Optional[Tuple
             _write_examples(dev_path, dev_x, dev_y, layout["columns"], layout["label"], "dev")
         model_path = os.path.join(folder, "model.psgrad")
         core = _core.train_columns(text, is_path, train_path, dev_path, overrides, settings, on_progress, resume,
-                                   model_path)
+                                   model_path, outputs)
         core["model"] = TablesModel(_core.load_tables(model_path))
     return TrainResult(core)
 
@@ -251,6 +252,9 @@ def train(
     checkpoint: Optional[Union[str, "os.PathLike[str]"]] = None,
     set: Iterable[str] = (),
     resume: Optional[Union[str, "os.PathLike[str]"]] = None,
+    metrics: Optional[Union[str, "os.PathLike[str]"]] = None,
+    tensorboard: Optional[Union[str, "os.PathLike[str]"]] = None,
+    trace: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> TrainResult:
     """Trains a model with every actor in this process, as `psgrad train` does, on NumPy arrays.
 
@@ -276,7 +280,9 @@ def train(
     set: "section.key=value" overrides, as --set.
     resume: a checkpoint file to continue from, as --resume. With config=None, the checkpoint's own run
         continues (its config, with set, seed, mode and workers on top), as `psgrad train --resume` alone.
-    Paths given here (checkpoint, resume) are relative to the working folder.
+    metrics, tensorboard, trace: the files `psgrad train --metrics`, `--tensorboard` and `--trace` write,
+        in the same formats (`psgrad plot` draws the metrics file); None writes none.
+    Paths given here (checkpoint, resume, metrics, tensorboard, trace) are relative to the working folder.
 
     Training runs on threads of its own with the GIL released. Ctrl-C (KeyboardInterrupt) stops it as
     SIGINT stops `psgrad train`: the run stops after the current step and is saved where a checkpoint
@@ -298,8 +304,10 @@ def train(
     overrides = [set] if isinstance(set, str) else [str(item) for item in set]
     _check_arguments(text, overrides, settings, on_progress)
     resume_path = os.path.abspath(resume) if resume is not None else ""
+    outputs = {kind: os.path.abspath(path) for kind, path in
+               (("metrics", metrics), ("tensorboard", tensorboard), ("trace", trace)) if path is not None}
     if _is_columns(X):
-        return _train_columns(text, is_path, X, y, dev, overrides, settings, on_progress, resume_path)
+        return _train_columns(text, is_path, X, y, dev, overrides, settings, on_progress, resume_path, outputs)
     if dev is None:
         raise InputError("dev: each evaluation scores dev examples; pass dev=(X_dev, y_dev)")
     try:
@@ -317,8 +325,18 @@ def train(
         settings,
         on_progress,
         resume_path,
+        outputs,
     )
     return TrainResult(core)
+
+
+def plot(metrics: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+         output: Union[str, "os.PathLike[str]"] = "curves.png", **options: Any) -> int:
+    """Draws learning curves as `psgrad plot` does, from metrics files: the ones psgrad.train(metrics=...)
+    and `psgrad train` write. output: the image (.png, .svg or .pdf); other keywords are the command's
+    options (title="...", label="file"). Needs gnuplot. Returns 0; a refusal raises psgrad.InputError."""
+    paths = [metrics] if isinstance(metrics, (str, os.PathLike)) else list(metrics)
+    return run_role("plot", {"output": output, **options}, [os.fspath(path) for path in paths])
 
 
 def serve(**options: Any) -> int:

@@ -43,6 +43,7 @@ def train(
     settings: List[Tuple[str, str, Any]],
     on_progress: Optional[Callable[[Dict[str, Any]], None]],
     resume: str,
+    outputs: Dict[str, str] = ...,
 ) -> Dict[str, Any]: ...
 
 class TablesModel:
@@ -76,6 +77,7 @@ def train_columns(
     on_progress: Optional[Callable[[Dict[str, Any]], None]],
     resume: str,
     model_path: str,
+    outputs: Dict[str, str] = ...,
 ) -> Dict[str, Any]: ...
 def is_tables_model_file(path: PathLike) -> bool: ...
 def load_tables(path: PathLike) -> TablesModel: ...

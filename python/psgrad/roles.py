@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import threading
-from typing import Any, List, Mapping, Optional
+from typing import Any, List, Mapping, Optional, Sequence
 
 from . import _core
 
@@ -56,7 +56,7 @@ def command_arguments(options: Mapping[str, Any]) -> List[str]:
     return arguments
 
 
-def run_role(command: str, options: Mapping[str, Any]) -> int:
+def run_role(command: str, options: Mapping[str, Any], positional: Sequence[str] = ()) -> int:
     """Runs `psgrad <command> <options>` to its end, its output passed through; returns its exit code 0.
 
     A refusal (exit code 2) raises psgrad.InputError, any other failure psgrad.Error, each with the last
@@ -64,7 +64,8 @@ def run_role(command: str, options: Mapping[str, Any]) -> int:
     it, and is raised again.
     """
     child = subprocess.Popen(
-        [command_line(), command, *command_arguments(options)], stderr=subprocess.PIPE, text=True, errors="replace"
+        [command_line(), command, *positional, *command_arguments(options)], stderr=subprocess.PIPE, text=True,
+        errors="replace"
     )
     last_line: List[Optional[str]] = [None]
 

@@ -1,5 +1,6 @@
 # psgrad.train: the command line's run bit for bit, the arrays used where they lie, progress records,
 # the GIL released, and Ctrl-C saving the run.
+import json
 import os
 import signal
 import threading
@@ -238,3 +239,21 @@ def test_frame_holds_one_row_per_evaluation_with_the_records_values(float_digits
     assert list(frame["iteration"]) == [record["iteration"] for record in result.records]
     assert list(frame["dev_accuracy"]) == [record["dev_accuracy"] for record in result.records]
     assert bool(frame["final"].iloc[-1]) and not frame["final"].iloc[:-1].any()
+
+
+def test_a_python_run_writes_the_command_lines_metrics_tensorboard_and_trace_files(float_digits, tmp_path,
+                                                                                   monkeypatch):
+    x, y, x_dev, y_dev = float_digits
+    monkeypatch.chdir(tmp_path)
+    result = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), metrics="run.jsonl", tensorboard="tb", trace="trace.json")
+    lines = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
+    evaluations = [line for line in lines if line.get("type") == "eval"]
+    assert [line["iteration"] for line in evaluations] == [record["iteration"] for record in result.records]
+    assert any(line.get("type") == "summary" for line in lines)
+    assert list((tmp_path / "tb").iterdir()), "no TensorBoard event file"
+    assert json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
+    # The command line's plot draws the Python run's metrics file, from Python too.
+    run_command_line("plot", tmp_path / "run.jsonl", "--output", tmp_path / "run.png")
+    assert (tmp_path / "run.png").stat().st_size > 0
+    assert psgrad.plot(tmp_path / "run.jsonl", tmp_path / "again.svg", title="a Python run") == 0
+    assert "a Python run" in (tmp_path / "again.svg").read_text()
