@@ -64,7 +64,9 @@ Command add_launch_command(CLI::App& app) {
   command->add_option("--port", options->port, "--slurm: the server's port (default 20000 + job id mod 20000)")
       ->check(CLI::Range(0, 65535));
   command->add_option("--resume", options->resume, "the server continues from this checkpoint (on the first host)");
-  command->add_flag("--no-metrics", options->no_metrics, "the server writes no metrics file");
+  auto* metrics = command->add_option("--metrics", options->metrics,
+                                      "the server's metrics file, JSON lines (default runs/<UTC time>-<mode>.jsonl)");
+  command->add_flag("--no-metrics", options->no_metrics, "the server writes no metrics file")->excludes(metrics);
   command->add_option("--trace", options->trace, "the server writes a Chrome trace of the run to this file");
   command->add_option("--save", options->save, "the server writes the final model to this file (for eval, predict)");
   command->add_option("--tensorboard", options->tensorboard, "the server writes TensorBoard event files here");
@@ -118,6 +120,7 @@ int run_launch_command(const LaunchOptions& options) {
   settings.resume_command = "psgrad launch --hostfile " + shell_quoted(absolute(options.hostfile));
   if (!options.data.empty()) settings.resume_command += " --data-dir " + shell_quoted(absolute(options.data));
   settings.trace = absolute(options.trace);
+  settings.metrics = absolute(options.metrics);
   settings.save = absolute(options.save);
   settings.tensorboard = absolute(options.tensorboard);
   settings.data = options.data.empty() ? "" : std::filesystem::absolute(options.data, ignored).string();

@@ -22,6 +22,7 @@ struct LaunchOptions {
   bool no_metrics = false;  // the server writes no metrics file
   std::string resume;  // a checkpoint the server continues from
   std::string trace, save, tensorboard;  // passed to serve: a Chrome trace, the model, TensorBoard events
+  std::string metrics;                   // passed to serve: its metrics file (default: runs/ on the first host)
 };
 
 Command add_launch_command(CLI::App& app);

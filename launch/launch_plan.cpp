@@ -99,6 +99,7 @@ std::vector<std::string> role_arguments(const Role& role, const LaunchPlan& plan
       if (settings.no_metrics) args.push_back("--no-metrics");
       if (!settings.resume.empty()) args.insert(args.end(), {"--resume", settings.resume});
       if (!settings.trace.empty()) args.insert(args.end(), {"--trace", settings.trace});
+      if (!settings.metrics.empty()) args.insert(args.end(), {"--metrics", settings.metrics});
       if (!settings.save.empty()) args.insert(args.end(), {"--save", settings.save});
       if (!settings.tensorboard.empty()) args.insert(args.end(), {"--tensorboard", settings.tensorboard});
       if (!settings.resume_command.empty()) args.insert(args.end(), {"--resume-command", settings.resume_command});

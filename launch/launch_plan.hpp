@@ -57,6 +57,7 @@ struct LaunchSettings {
   std::string resume_command;  // how the whole run is started again, for the server's hint when interrupted
   // The server's outputs, by their absolute paths (on the first host); empty: not written.
   std::string trace;        // serve --trace
+  std::string metrics;      // serve --metrics (empty: the server's default, runs/)
   std::string save;         // serve --save
   std::string tensorboard;  // serve --tensorboard
   // Where the server writes its address once it listens (serve --port-file; "-": its standard output);

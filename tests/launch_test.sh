@@ -28,7 +28,7 @@ case "$scenario" in
     printf 'localhost workers=1\n127.0.0.1   # a second worker\n' >"$work_dir/hosts"
     # A worker delay keeps the run going long enough to read every role's command line.
     "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --set training.iterations=30 \
-      --set cluster.worker_delay_ms=10 --trace run-trace.json --save run.psgrad \
+      --set cluster.worker_delay_ms=10 --trace run-trace.json --save run.psgrad --metrics run.jsonl \
       >"$work_dir/launch.out" 2>"$work_dir/launch.log" & launch=$!
     # While it runs, no process of the run shows its join token on a command line.
     touch "$work_dir/cmdlines.out"
@@ -55,6 +55,10 @@ case "$scenario" in
     # --trace and --save reach the server, relative to the folder launch ran in.
     [ -s run-trace.json ] || fail "launch --trace wrote no trace"
     [ -s run.psgrad ] || fail "launch --save wrote no model"
+    grep -q '"type":"summary"' run.jsonl || fail "launch --metrics: the server's metrics file has no summary"
+    "$psgrad" launch --hostfile "$work_dir/hosts" --config "$config" --metrics m.jsonl --no-metrics --dry-run \
+      >"$work_dir/both.out" 2>"$work_dir/both.err" && fail "launch took --metrics with --no-metrics"
+    [ "$(wc -l <"$work_dir/both.err")" -eq 1 ] || fail "not one line for --metrics with --no-metrics: $(cat "$work_dir/both.err")"
     grep -q "^\[localhost server\] psgrad: trace in $PWD/run-trace.json" "$work_dir/launch.log" ||
       fail "the server did not name the trace it wrote"
     # A launched sync run gives the same weights as one process.
