@@ -89,6 +89,19 @@ void read_shared_settings(const Settings& settings, SharedOptimizerSettings& out
   out.L2_is_weight_decay = get_boolean(settings, "L2_is_weight_decay");
 }
 
+// Adam.v1's and RAdam.v1's validated settings; rectified: RAdam's step.
+AdamSettings adam_settings_of(const Settings& settings, bool rectified) {
+  AdamSettings adam_settings;
+  read_shared_settings(settings, adam_settings);
+  adam_settings.learn_rate = get_number(settings, "learn_rate");
+  adam_settings.beta1 = get_number(settings, "beta1");
+  adam_settings.beta2 = get_number(settings, "beta2");
+  adam_settings.eps = get_number(settings, "eps");
+  adam_settings.use_averages = get_boolean(settings, "use_averages");
+  adam_settings.rectified = rectified;
+  return adam_settings;
+}
+
 SettingSpec use_averages_spec() {
   return {"use_averages", SettingKind::boolean, SettingValue{false},
           "Keep Thinc's exponential moving average of the weights (Thinc's default is true)."};
@@ -108,14 +121,7 @@ OptimizerEntry adam() {
   for (auto& spec : shared_optimizer_specs()) entry.settings.push_back(spec);
   entry.settings.push_back(use_averages_spec());
   entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
-    AdamSettings adam_settings;
-    read_shared_settings(settings, adam_settings);
-    adam_settings.learn_rate = get_number(settings, "learn_rate");
-    adam_settings.beta1 = get_number(settings, "beta1");
-    adam_settings.beta2 = get_number(settings, "beta2");
-    adam_settings.eps = get_number(settings, "eps");
-    adam_settings.use_averages = get_boolean(settings, "use_averages");
-    return std::make_unique<Adam>(adam_settings, layout);
+    return std::make_unique<Adam>(adam_settings_of(settings, false), layout);
   };
   return entry;
 }
@@ -126,15 +132,7 @@ OptimizerEntry radam() {
   entry.name = "RAdam.v1";
   entry.description = "Thinc's RAdam (rectified Adam) with its RAdam.v1 defaults.";
   entry.build = [](const Settings& settings, const ParameterLayout& layout) -> std::unique_ptr<Optimizer> {
-    AdamSettings adam_settings;
-    read_shared_settings(settings, adam_settings);
-    adam_settings.learn_rate = get_number(settings, "learn_rate");
-    adam_settings.beta1 = get_number(settings, "beta1");
-    adam_settings.beta2 = get_number(settings, "beta2");
-    adam_settings.eps = get_number(settings, "eps");
-    adam_settings.use_averages = get_boolean(settings, "use_averages");
-    adam_settings.rectified = true;
-    return std::make_unique<Adam>(adam_settings, layout);
+    return std::make_unique<Adam>(adam_settings_of(settings, true), layout);
   };
   return entry;
 }

@@ -44,3 +44,16 @@ def run_cases(cases, run_case, dump):
         print(problem)
     print(f"{len(cases)} cases, {len(problems)} problems")
     return 1 if problems else 0
+
+
+def compared(name, checks, tolerance):
+    """Problems of (what, ours, Thinc's) arrays: another shape, or a relative error beyond tolerance.
+    Prints the case's line."""
+    problems = []
+    for what, mine, theirs in checks:
+        if mine.shape != theirs.shape:
+            problems.append(f"{name}: {what}: shape {mine.shape} vs Thinc's {theirs.shape}")
+        elif not relative_error(mine, theirs) <= tolerance:
+            problems.append(f"{name}: {what}: relative error {relative_error(mine, theirs):.2e} > {tolerance}")
+    print(f"{'ok ' if not problems else 'BAD'} {name}: {len(checks)} arrays compared")
+    return problems

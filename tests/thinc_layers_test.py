@@ -12,7 +12,7 @@ Usage: python3 thinc_layers_test.py THINC_LAYER_DUMP
 import subprocess
 import sys
 
-from thinc_checks import relative_error, require_thinc, run_cases
+from thinc_checks import compared, require_thinc, run_cases
 
 TOLERANCE = 1e-5
 INPUTS, CLASSES, ROWS = 6, 4, 5
@@ -109,7 +109,6 @@ def run_case(name, text, dump, folder):
     done = subprocess.run([dump, str(folder / "model.cfg"), str(CLASSES), str(folder)], capture_output=True, text=True)
     if done.returncode != 0:
         return [f"{name}: psgrad refused it: {done.stderr.strip()}"]
-    problems = []
     checks = [("output", numpy.load(folder / "Y.npy"), output), ("input gradient", numpy.load(folder / "dX.npy"), d_input)]
     ours = numpy.load(folder / "grads.npy")
     start = 0
@@ -117,15 +116,7 @@ def run_case(name, text, dump, folder):
         theirs = node.get_grad(param)
         checks.append((f"{node.name}.{param} gradient", ours[start:start + theirs.size].reshape(theirs.shape), theirs))
         start += theirs.size
-    for what, mine, theirs in checks:
-        if mine.shape != theirs.shape:
-            problems.append(f"{name}: {what}: shape {mine.shape} vs Thinc's {theirs.shape}")
-            continue
-        error = relative_error(mine, theirs)
-        if not error <= TOLERANCE:
-            problems.append(f"{name}: {what}: relative error {error:.2e} > {TOLERANCE}")
-    print(f"{'ok ' if not problems else 'BAD'} {name}: {len(checks)} arrays compared")
-    return problems
+    return compared(name, checks, TOLERANCE)
 
 
 def main():

@@ -14,7 +14,7 @@ Usage: python3 thinc_tables_test.py THINC_TABLES_DUMP
 import subprocess
 import sys
 
-from thinc_checks import relative_error, require_thinc, run_cases
+from thinc_checks import compared, require_thinc, run_cases
 
 TOLERANCE = 1e-5
 CLASSES, EXAMPLES, ROWS, WIDTH = 3, 7, 50, 6
@@ -116,14 +116,7 @@ def run_case(name, text, dump, folder):
             continue
         checks.append((f"{node.name}.{param} gradient", ours_dense[start:start + theirs.size].reshape(theirs.shape), theirs))
         start += theirs.size
-    problems = []
-    for what, mine, theirs in checks:
-        if mine.shape != theirs.shape:
-            problems.append(f"{name}: {what}: shape {mine.shape} vs Thinc's {theirs.shape}")
-        elif not relative_error(mine, theirs) <= TOLERANCE:
-            problems.append(f"{name}: {what}: relative error {relative_error(mine, theirs):.2e} > {TOLERANCE}")
-    print(f"{'ok ' if not problems else 'BAD'} {name}: {len(checks)} arrays compared")
-    return problems
+    return compared(name, checks, TOLERANCE)
 
 
 def main():
