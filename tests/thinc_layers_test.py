@@ -12,7 +12,7 @@ Usage: python3 thinc_layers_test.py THINC_LAYER_DUMP
 import subprocess
 import sys
 
-from thinc_checks import compared, require_thinc, run_cases
+from thinc_checks import case_seed, compared, require_thinc, run_cases
 
 TOLERANCE = 1e-5
 INPUTS, CLASSES, ROWS = 6, 4, 5
@@ -34,9 +34,11 @@ def sections(*parts):
 CASES = {
     "Linear.v1": single("Linear.v1", nO=4),
     "Relu.v1": single("Relu.v1", nO=4),
-    "Relu.v1 normalize": single("Relu.v1", nO=5, normalize="true"),
+    # LayerNorm over a handful of Relu or Maxout outputs is ill-conditioned (a row of units all but one at 0
+    # leaves rounding to dominate, in Thinc as in psgrad): these normalize 16.
+    "Relu.v1 normalize": single("Relu.v1", nO=16, normalize="true"),
     "Maxout.v1": single("Maxout.v1", nO=4, nP=3),
-    "Maxout.v1 normalize": single("Maxout.v1", nO=3, nP=2, normalize="true"),
+    "Maxout.v1 normalize": single("Maxout.v1", nO=16, nP=2, normalize="true"),
     "Mish.v1": single("Mish.v1", nO=4),
     "Swish.v1": single("Swish.v1", nO=4),
     "Gelu.v1": single("Gelu.v1", nO=4),
@@ -68,9 +70,9 @@ CASES = {
                          ("model.orig", layer("Relu.v1", nO=INPUTS))),
     # Written out of alphabetical order: positional layers go in the order they are written.
     "a whole model": sections(("model", layer("chain.v1")),
-                              ("model.*.z_hidden", layer("Maxout.v1", nO=8, nP=3, normalize="true")),
+                              ("model.*.z_hidden", layer("Maxout.v1", nO=16, nP=3, normalize="true")),
                               ("model.*.block", layer("residual.v1")),
-                              ("model.*.block.layer", layer("Relu.v1", nO=8, normalize="true")),
+                              ("model.*.block.layer", layer("Relu.v1", nO=16, normalize="true")),
                               ("model.*.a_both", layer("concatenate.v1")),
                               ("model.*.a_both.*.x", layer("noop.v1")),
                               ("model.*.a_both.*.x.*", []),
@@ -85,7 +87,7 @@ def run_case(name, text, dump, folder):
     import numpy
     from thinc.api import Config, registry
 
-    rng = numpy.random.default_rng(abs(hash(name)) % (2**32))
+    rng = numpy.random.default_rng(case_seed(name))
     model = registry.resolve(Config().from_str(text))["model"]
     X = rng.uniform(-3.0, 3.0, (ROWS, INPUTS)).astype("float32")
     Y = numpy.eye(CLASSES, dtype="float32")[rng.integers(0, CLASSES, ROWS)]
