@@ -15,42 +15,62 @@
 #include "payloads/refused_payload.hpp"
 #include "runtime/help_backoff.hpp"
 #include "runtime/network_thread.hpp"
+#include "actors/data_worker_self.hpp"
+#include "actors/gradient_outbox.hpp"
 #include "actors/server_group.hpp"
 #include "runtime/steady_time.hpp"
-#include "payloads/wire_encoder.hpp"
 #include "model/minibatcher.hpp"
+#include "model/sparse_batcher.hpp"
 
 namespace psgrad {
 
 namespace {
 
-// To itself: time to check that no server owes an answer for too long (see watch_servers).
-using watch_atom = caf::atom_constant<caf::atom("watch")>;
-// To itself, on the network thread: carry on after a push (see keep_computing).
-using continue_atom = caf::atom_constant<caf::atom("continue")>;
-using DataWorkerSelf = DataWorkerActor::extend<caf::reacts_to<watch_atom>, caf::reacts_to<continue_atom>>;
+using watch_atom = worker_watch_atom;
+using continue_atom = worker_continue_atom;
 
 // The longest gradient a worker computes on its process's network thread (see DataWorker::subtype).
 constexpr std::chrono::milliseconds kNetworkThreadGradient{10};
 
-class DataWorker : public DataWorkerSelf::base {
+// The table part of a worker (a model with embedding tables): its model, stream, rows and the step out.
+struct TableSteps {
+  SparseModel model;
+  SparseBatcher batches;
+  std::optional<WorkerRows> rows;
+  WorkerRows::StepHandle current;     // the step waiting for its rows, computed once they are in
+  WorkerRows::StepHandle prefetched;  // async: the next batch, its rows pulled ahead
+  Weights weights;                    // the current step's
+  std::int64_t received = 0;
+};
+
+class DataWorker : public DataWorkerBase {
  public:
-  // `model` is null when the worker borrows one per gradient (setup->workspaces); `layout` is its
-  // model's either way.
+  // `model` is null when the worker borrows one per gradient (setup->workspaces) or has tables
+  // (`table_model`); `layout` is its model's dense parameters' either way.
   DataWorker(caf::actor_config& config, std::shared_ptr<DataWorkerSetup> setup, ParameterLayout layout,
-             std::shared_ptr<Model> model)
-      : DataWorkerSelf::base(config),
+             std::shared_ptr<Model> model, std::optional<SparseModel> table_model)
+      : DataWorkerBase(config),
         setup_(std::move(setup)),
         layout_(std::move(layout)),
         model_(std::move(model)),
-        batches_(setup_->train, setup_->job.training.batch_size,
-                 worker_data_seed(setup_->job.training.seed, setup_->worker_index)),
         dropout_rng_(worker_dropout_seed(setup_->job.training.seed, setup_->worker_index)),
-        pool_(layout_.total_size()),
-        wire_(setup_->job.cluster.wire, layout_, setup_->job.cluster.topk_fraction) {
-    if (model_) model_->reserve(setup_->job.training.batch_size);
+        outbox_(setup_->job.cluster.wire, layout_, setup_->job.cluster.topk_fraction) {
+    const auto batch_size = setup_->job.training.batch_size;
+    const auto data_seed = worker_data_seed(setup_->job.training.seed, setup_->worker_index);
+    if (table_model) {
+      tables_.emplace(TableSteps{std::move(*table_model), SparseBatcher(setup_->tables->train, batch_size, data_seed)});
+      tables_->rows.emplace(
+          this, std::move(*setup_->tables), setup_->worker_index,
+          [this](const WorkerRows::StepHandle& step) { finish_table_step(step); },
+          [this](const std::string& who, const caf::error& error) { end_loop(who, error); });
+      setup_->tables.reset();
+    } else {
+      batches_.emplace(setup_->train, batch_size, data_seed);
+    }
+    if (model_) model_->reserve(batch_size);
     if (setup_->resume) {
-      batches_.restore(setup_->resume->data);
+      if (tables_) tables_->batches.restore(setup_->resume->data);
+      else batches_->restore(setup_->resume->data);
       dropout_rng_.set_state(setup_->resume->dropout);
     }
   }
@@ -67,6 +87,9 @@ class DataWorker : public DataWorkerSelf::base {
   behavior_type make_behavior() override {
     return {
         [this](compute_atom, Weights& weights) -> caf::result<Gradients> {
+          if (tables_)
+            return caf::make_error(caf::sec::invalid_argument,
+                                   "a worker of a model with tables computes only in its own push/pull loop (train)");
           auto gradients = gradients_from(weights);
           if (!gradients) return std::move(gradients.error());
           // Answer first, then gather the next batch while the server works on this gradient.
@@ -123,9 +146,9 @@ class DataWorker : public DataWorkerSelf::base {
         [this](fed_atom) { return fed_; },
         [this](state_atom) -> WorkerStreamState {
           // A prefetched batch has not been used yet: a resumed stream must serve it again.
-          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index),
-                                   next_batch_ ? position_before_next_ : batches_.position(),
-                                   dropout_rng_.state()};
+          const auto position = tables_ ? (tables_->prefetched ? tables_->prefetched->position : tables_->batches.position())
+                                        : (next_batch_ ? position_before_next_ : batches_->position());
+          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index), position, dropout_rng_.state()};
         },
         [this](stop_atom) {
           if (loop_ != Loop::idle) training_.deliver(true);
@@ -137,8 +160,15 @@ class DataWorker : public DataWorkerSelf::base {
   }
 
  private:
-  // The servers' handles would keep them (and, through their listener, the driver) alive: let go.
-  void on_exit() override { servers_.reset(); }
+  // The servers' and table shards' handles would keep them (and, through their listener, the driver)
+  // alive: let go.
+  void on_exit() override {
+    servers_.reset();
+    if (!tables_) return;
+    tables_->prefetched.reset();
+    tables_->current.reset();
+    tables_->rows->release();
+  }
 
   // -- the push/pull loop: worker -> servers -> worker; the driver only hands out credits (async/ssp) or
   // moves the stopping point (sync) --
@@ -213,24 +243,18 @@ class DataWorker : public DataWorkerSelf::base {
       Weights from = *latest_;
       if (depth == 1) latest_.reset();
       take_newer();
+      if (tables_) {
+        ++pushes_out_;
+        ++fed_;  // its push feeds the next version from now on: a driver settling a stop asks while the rows are out
+        return start_table_step(std::move(from));
+      }
       auto gradients = gradients_from(from);
       if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
       const std::chrono::nanoseconds took{gradients->timing.answered - gradients->timing.received};
       on_network_thread_.store(took < kNetworkThreadGradient, std::memory_order_relaxed);
       ++pushes_out_;
       ++fed_;
-      // No CAF timeout: watch_servers times the answer.
-      servers_->apply(
-          this, caf::infinite,
-          [this](Weights next) {
-            --pushes_out_;
-            // An answer has the version of the step its push fed (or, dropped, the current one): a push
-            // still out feeds the step after it.
-            fed_ = next.version + pushes_out_;
-            if (acknowledges(next)) return on_answer_to_acknowledge(std::move(next));
-            on_weights(std::move(next));
-          },
-          [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, std::move(*gradients));
+      push(std::move(*gradients));
       // On the network thread the push leaves only once this handler has returned (the multiplexer
       // writes it next, with scheduler.max-throughput 1 before this worker's next message): the
       // next batch and gradient come in a message of their own.
@@ -238,6 +262,61 @@ class DataWorker : public DataWorkerSelf::base {
       prefetch();
       if (pushes_out_ == depth && setup_->help && help_backoff_.watch_now()) help_backoff_.record(help_with_step());
     }
+  }
+
+  // No CAF timeout: watch_servers times the answer.
+  void push(Gradients gradients) {
+    servers_->apply(
+        this, caf::infinite,
+        [this](Weights next) {
+          --pushes_out_;
+          // An answer has the version of the step its push fed (or, dropped, the current one): a push
+          // still out feeds the step after it.
+          fed_ = next.version + pushes_out_;
+          if (acknowledges(next)) return on_answer_to_acknowledge(std::move(next));
+          on_weights(std::move(next));
+        },
+        [this](const std::string& who, const caf::error& error) { end_loop(who, error); }, std::move(gradients));
+  }
+
+  // -- a step of a model with tables: its rows are pulled (or were, ahead), then it is computed ------
+  void start_table_step(Weights weights) {
+    if (auto refused = check_weights(weights); !refused.empty()) return end_loop(who(), refused_error(weights, refused));
+    auto& tables = *tables_;
+    tables.current = tables.prefetched ? std::move(tables.prefetched)
+                                       : tables.rows->pull(tables.batches, tables.model, weights.version);
+    tables.prefetched.reset();
+    tables.received = steady_now_ns();
+    tables.weights = std::move(weights);
+    tables.rows->start(tables.current);
+  }
+
+  // By value: the handle it is called with may be tables_->current, which it lets go.
+  void finish_table_step(WorkerRows::StepHandle step) {
+    if (loop_ == Loop::idle || step != tables_->current) return;
+    auto& tables = *tables_;
+    tables.current.reset();
+    auto rows = tables.rows->rows_of(*step, tables.model);
+    if (!rows) return end_loop(who(), caf::make_error(caf::sec::invalid_argument, rows.error()));
+    Gradients gradients = gradients_header(tables.weights.version, step->batch.size);
+    float* target = outbox_.open(pushes_in_place());
+    const auto& targets = step->batch.targets;
+    std::vector<SparseRows> row_gradients;
+    gradients.loss = tables.model.compute_gradients(tables.weights.values.data(), target, step->lookup, *rows,
+                                                    ConstMatrixMap(targets.data(), targets.rows(), targets.cols()),
+                                                    dropout_rng_, row_gradients);
+    gradients.values = outbox_.seal(servers_->size() == 1);
+    tables.weights = Weights{};  // a server that finds nobody else holding its weights steps in place
+    seal_timing(gradients, tables.received);
+    const bool sync = setup_->job.cluster.mode == TrainingMode::sync;
+    const auto version = gradients.version;
+    // Rows first: a sync step's rows are pulled only after the servers' answer, which this push waits for.
+    tables.rows->push(version, row_gradients, !sync);
+    push(std::move(gradients));
+    // Sync steps pull the rows of the version they compute with, known only with their weights. Async
+    // rows are as they are: pulled after this push (a shard answers its messages in order), they hold it.
+    if (!sync) tables.prefetched = tables.rows->pull(tables.batches, tables.model, version);
+    idle_since_ = steady_now_ns();
   }
 
   // Its core would idle until the answer comes: it takes on half of each pass of the step that answer
@@ -254,9 +333,13 @@ class DataWorker : public DataWorkerSelf::base {
     if (setup_->server_silence && setup_->server_silence->silent()) servers_->restart_answer_clocks();
     const auto timeout = setup_->job.cluster.mode == TrainingMode::sync ? 3 * setup_->job.cluster.request_timeout
                                                                  : setup_->job.cluster.request_timeout;
-    if (const auto silent = servers_->silent_server(timeout))
-      return end_loop(*silent, caf::make_error(caf::sec::request_timeout,
-                                               fmt::format("no answer within {} ms", timeout.count())));
+    const auto silent_error = [&] {
+      return caf::make_error(caf::sec::request_timeout, fmt::format("no answer within {} ms", timeout.count()));
+    };
+    if (const auto silent = servers_->silent_server(timeout)) return end_loop(*silent, silent_error());
+    if (tables_)
+      if (const auto shard = tables_->rows->silent_shard(timeout))
+        return end_loop(fmt::format("table shard {}", *shard), silent_error());
     watching_ = true;
     delayed_send(this, watch_interval(timeout), watch_atom::value);
   }
@@ -274,66 +357,78 @@ class DataWorker : public DataWorkerSelf::base {
   }
 
   // -- one gradient ----------------------------------------------------------------------------------
+  std::string who() const { return fmt::format("worker {}", setup_->worker_index); }
+
+  // Why these weights cannot be computed from, or nothing: a payload refused on arrival, or another layout.
+  std::string check_weights(const Weights& weights) const {
+    if (weights.values.refused()) return weights.values.refusal("weights payload");
+    if (const auto differs = layout_.mismatch(weights.layout_hash, weights.values.size()))
+      return fmt::format("weights do not fit the model layout ({})", *differs);
+    return {};
+  }
+  caf::error refused_error(const Weights& weights, const std::string& refused) const {
+    if (weights.values.refused()) return refused_payload_error(fmt::format("the {} it was sent", refused));
+    return caf::make_error(caf::sec::invalid_argument, refused);
+  }
+
+  Gradients gradients_header(std::uint64_t version, std::size_t samples) const {
+    Gradients gradients;
+    gradients.version = version;
+    gradients.layout_hash = layout_.hash();
+    gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
+    gradients.samples = static_cast<std::uint32_t>(samples);
+    return gradients;
+  }
+
+  // The worker's simulated slowness (cluster.worker_delay_ms), then when it received, started and answered.
+  void seal_timing(Gradients& gradients, std::int64_t received) {
+    if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
+    gradients.timing = WorkTiming{previous_answered_, idle_since_, received, steady_now_ns()};
+    previous_answered_ = gradients.timing.answered;
+  }
+
   // Takes the weights by reference into the message so it can let go of them before answering: a
   // server that finds nobody else holding its weights then steps in place.
   caf::expected<Gradients> gradients_from(Weights& weights) {
     const auto received = steady_now_ns();
-    const auto& layout = layout_;
-    if (weights.values.refused())
-      return refused_payload_error(fmt::format("the {} it was sent", weights.values.refusal("weights payload")));
-    if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
-      return caf::make_error(caf::sec::invalid_argument,
-                             fmt::format("worker {}: weights do not fit the model layout ({})", setup_->worker_index,
-                                         *differs));
-    const auto batch = next_batch_ ? *next_batch_ : batches_.next();
+    if (auto refused = check_weights(weights); !refused.empty()) {
+      if (weights.values.refused()) return refused_error(weights, refused);
+      return caf::make_error(caf::sec::invalid_argument, fmt::format("{}: {}", who(), refused));
+    }
+    const auto batch = next_batch_ ? *next_batch_ : batches_->next();
     next_batch_.reset();
-    Gradients gradients;
-    gradients.version = weights.version;
-    gradients.layout_hash = layout.hash();
-    gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
-    gradients.samples = static_cast<std::uint32_t>(batch.size);
-    // Reads the received weights and writes into the outgoing payload: nothing is copied. A push
-    // through shared memory is computed in the slot it is sent from.
-    const std::size_t size = layout.total_size();
-    std::shared_ptr<void> slot = pushes_in_place() ? reserve_in_shared_memory(size * sizeof(float)) : nullptr;
-    std::shared_ptr<AlignedFloats> buffer = slot ? nullptr : pool_.acquire();
-    float* target = slot ? static_cast<float*>(slot.get()) : buffer->data();
+    Gradients gradients = gradients_header(weights.version, batch.size);
+    // Reads the received weights and writes into the outgoing payload: nothing is copied.
+    float* target = outbox_.open(pushes_in_place());
     auto compute = [&](Model& model) {
       return model.compute_gradients(weights.values.data(), target, batch.inputs, batch.targets, dropout_rng_);
     };
     gradients.loss = setup_->workspaces ? compute(setup_->workspaces->borrow().model()) : compute(*model_);
-    gradients.values = slot ? FloatBuffer(std::shared_ptr<const float>(slot, target), size)
-                            : wire_.encode(std::move(buffer));  // wire: bf16-rounded or top-k compressed
-    // Sent whole from a slot, its checksum is taken now, so the bytes are vouched for from here on
-    // (payload_checksum.hpp); slices for shards take theirs as they are sent.
-    if (slot && servers_->size() == 1) gradients.values = gradients.values.with_checksum();
+    gradients.values = outbox_.seal(servers_->size() == 1);
     weights = Weights{};
-    if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
-    gradients.timing = WorkTiming{previous_answered_, idle_since_, received, steady_now_ns()};
-    previous_answered_ = gradients.timing.answered;
+    seal_timing(gradients, received);
     return gradients;
   }
 
   // fp32 pushes to a server in another process on this host: what else the wire would encode (bf16
   // rounding, top-k) is done in a buffer of the worker's own.
-  bool pushes_in_place() const {
-    return setup_->job.cluster.wire == WireEncoding::fp32 && servers_ && servers_->first_through_shared_memory();
-  }
+  bool pushes_in_place() const { return servers_ && servers_->first_through_shared_memory(); }
 
   // Gathers the next batch while the gradient just sent is on its way.
   void prefetch() {
-    position_before_next_ = batches_.position();
-    next_batch_.emplace(batches_.next());
+    if (tables_) return;  // its next batch comes with its rows (finish_table_step)
+    position_before_next_ = batches_->position();
+    next_batch_.emplace(batches_->next());
     idle_since_ = steady_now_ns();
   }
 
   std::shared_ptr<DataWorkerSetup> setup_;
   ParameterLayout layout_;
-  std::shared_ptr<Model> model_;  // its own; null when it borrows one per gradient
-  Minibatcher batches_;
+  std::shared_ptr<Model> model_;  // its own; null when it borrows one per gradient, or has tables
+  std::optional<Minibatcher> batches_;  // without tables
+  std::optional<TableSteps> tables_;    // with tables
   Random dropout_rng_;
-  BufferPool pool_;
-  GradientEncoder wire_;  // cluster.wire: the gradient as it is sent (topk: with this worker's residual)
+  GradientOutbox outbox_;
   std::optional<Minibatcher::Batch> next_batch_;  // gathered ahead, not yet used
   Minibatcher::Position position_before_next_;
   // The push/pull loop's state.
@@ -361,12 +456,21 @@ class DataWorker : public DataWorkerSelf::base {
 }  // namespace
 
 Result<SpawnedDataWorker> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup) {
-  if (!setup.train || setup.train->count == 0) return Error{"worker has no training data"};
   // A worker that borrows its models keeps only their layout: a model of its own would be a weight
   // and a gradient buffer (0.9 MB for the tutorial's MLP) that nothing computes on.
   std::shared_ptr<Model> own_model;
+  std::optional<SparseModel> table_model;
   ParameterLayout layout;
-  if (setup.workspaces) {
+  if (setup.tables) {
+    if (!setup.tables->train || setup.tables->train->count == 0) return Error{"worker has no training data"};
+    if (setup.tables->shards.empty()) return Error{"a worker of a model with tables needs at least one table shard"};
+    auto model = SparseModel::build_for_data(setup.job.model, *setup.tables->train, "training data");
+    if (!model) return Error{model.error()};
+    table_model.emplace(std::move(model).value());
+    layout = table_model->dense().layout();
+  } else if (!setup.train || setup.train->count == 0) {
+    return Error{"worker has no training data"};
+  } else if (setup.workspaces) {
     layout = setup.workspaces->borrow().model().layout();
   } else {
     auto model = build_model(setup.job, setup.train->width, setup.train->num_classes);
@@ -381,11 +485,12 @@ Result<SpawnedDataWorker> spawn_data_worker(caf::actor_system& system, DataWorke
   // Detached: each worker computes on its own thread, so a busy scheduler thread never holds one
   // worker's request back while the others run ahead.
   if (detached)
-    return SpawnedDataWorker{
-        system.spawn<DataWorker, caf::detached>(shared_setup, std::move(layout), std::move(own_model)), layout_hash,
-        parameters};
-  return SpawnedDataWorker{system.spawn<DataWorker>(shared_setup, std::move(layout), std::move(own_model)),
-                           layout_hash, parameters};
+    return SpawnedDataWorker{system.spawn<DataWorker, caf::detached>(shared_setup, std::move(layout),
+                                                                      std::move(own_model), std::move(table_model)),
+                             layout_hash, parameters};
+  return SpawnedDataWorker{
+      system.spawn<DataWorker>(shared_setup, std::move(layout), std::move(own_model), std::move(table_model)),
+      layout_hash, parameters};
 }
 
 }  // namespace psgrad

@@ -1,5 +1,6 @@
 // The DataWorker actor: a model copy and its own shuffled data stream; computes gradients from the
-// weights it is given.
+// weights it is given. A model with embedding tables adds its rows to each step: pulled from the table
+// shards before the gradient, their gradients pushed after it (actors/worker_rows.hpp).
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "caf/node_id.hpp"
 #include "runtime/idle_help.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/worker_rows.hpp"
 #include "runtime/model_workspaces.hpp"
 #include "runtime/server_wait.hpp"
 #include "actors/training_job.hpp"
@@ -41,6 +43,9 @@ struct DataWorkerSetup {
   // In a worker process: whether its server is silent now (runtime/server_wait.hpp); time it is counts
   // toward the process's wait for it, not toward a push's answer timeout. Null: every moment counts.
   std::shared_ptr<const ServerSilence> server_silence;
+  // A model with embedding tables: its examples with id fields and its table shards (then `train` is
+  // unused, and `workspaces` and `help` do not apply).
+  std::optional<WorkerTables> tables;
 };
 
 struct SpawnedDataWorker {
@@ -49,7 +54,7 @@ struct SpawnedDataWorker {
   std::uint64_t parameters = 0;   // the model's float count: no payload of its run is larger
 };
 
-// Fails when the job's architecture cannot be built for the data set.
+// Fails when the job's model cannot be built for the data set (or its fields are not the data's).
 Result<SpawnedDataWorker> spawn_data_worker(caf::actor_system& system, DataWorkerSetup setup);
 
 }  // namespace psgrad

@@ -11,7 +11,7 @@
 #include "actors/sparse_evaluator.hpp"
 #include "actors/sparse_parts.hpp"
 #include "actors/sparse_resume.hpp"
-#include "actors/sparse_worker.hpp"
+#include "actors/data_worker.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_data_fingerprint.hpp"
 #include "model/run_features.hpp"
@@ -109,13 +109,15 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
     if (resume)
       for (const auto& saved : resume->dense.workers)
         if (saved.worker == k) stream = saved;
-    auto worker = spawn_sparse_worker(system, SparseWorkerSetup{job, k, train, *shards, stream});
+    DataWorkerSetup setup{job, k, nullptr, worker_delay(job, k), stream, /*detached=*/false};
+    setup.tables = WorkerTables{train, *shards, {}};
+    auto worker = spawn_data_worker(system, std::move(setup));
     if (!worker) {
       end_all();
       return Error{worker.error()};
     }
-    spawned.push_back(caf::actor_cast<caf::actor>(*worker));
-    workers.push_back(std::move(worker).value());
+    spawned.push_back(caf::actor_cast<caf::actor>(worker->actor));
+    workers.push_back(std::move(worker->actor));
   }
   auto evaluator = spawn_sparse_evaluator(system, job, dev, *shards, std::move(on_report), std::move(on_snapshot));
   if (!evaluator) {

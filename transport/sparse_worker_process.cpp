@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
-#include "actors/sparse_worker.hpp"
+#include "actors/data_worker.hpp"
 #include "model/checkpoint_fit.hpp"
 #include "model/sparse_model.hpp"
 #include "model/table_layout.hpp"
@@ -67,7 +67,9 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
   if (resume)
     if (auto problem = stream_misfit(*resume, setup.train->count))
       return Error{fmt::format("the server's resume position does not fit this worker's data: {}", *problem)};
-  SparseWorkerSetup worker_setup{job, offer.worker_index, setup.train, handles, resume};
+  DataWorkerSetup worker_setup{job, offer.worker_index, nullptr, worker_delay(job, offer.worker_index), resume,
+                               /*detached=*/false};
+  worker_setup.tables = WorkerTables{setup.train, handles, {}};
   // The server's process on this host takes the dense gradient and answers the weights through shared memory.
   const auto here = job.cluster.shared_memory ? shared_memory_host_identity() : std::string();
   if (!here.empty() && offer.host_identity == here)
@@ -75,8 +77,8 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
   // Table shard processes on this host take the row gradients and answer the rows the same way.
   std::size_t shards_here = 0;
   for (const auto& shard : *shards) {
-    worker_setup.shards_on_this_host.push_back(!here.empty() && shard.host_identity == here);
-    shards_here += worker_setup.shards_on_this_host.back() ? 1 : 0;
+    worker_setup.tables->shards_on_this_host.push_back(!here.empty() && shard.host_identity == here);
+    shards_here += worker_setup.tables->shards_on_this_host.back() ? 1 : 0;
   }
   accept_shared_memory(!worker_setup.shared_memory_nodes.empty() || shards_here > 0);
   if (!worker_setup.shared_memory_nodes.empty() && setup.say)
@@ -84,19 +86,20 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
   if (shards_here > 0 && setup.say)
     setup.say(fmt::format("rows go through shared memory to the {} table shard process{} on this host", shards_here,
                           shards_here == 1 ? "" : "es"));
-  auto worker = spawn_sparse_worker(system, std::move(worker_setup));
-  if (!worker) return Error{worker.error()};
-  JoinRequest request{offer.worker_index, *worker, layout.hash(), setup.train->id_fields.size(),
+  auto spawned = spawn_data_worker(system, std::move(worker_setup));
+  if (!spawned) return Error{spawned.error()};
+  auto worker = std::move(spawned->actor);
+  JoinRequest request{offer.worker_index, worker, layout.hash(), setup.train->id_fields.size(),
                       setup.train->num_classes(), setup.train->count, setup.name, setup.train_fingerprint};
   auto joined = join_server(self, connection.coordinator, request);
   if (!joined) {
-    caf::anon_send_exit(*worker, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
     return Error{joined.error()};
   }
   if (setup.say)
     setup.say(fmt::format("joined as worker {} of {}, with {} table shards{}", offer.worker_index, offer.num_workers,
                           shards->size(), resume ? ", resuming its data stream" : ""));
-  return serve_until_stopped(self, connection.coordinator, worker->address(), std::chrono::seconds(2));
+  return serve_until_stopped(self, connection.coordinator, worker.address(), std::chrono::seconds(2));
 }
 
 }  // namespace psgrad

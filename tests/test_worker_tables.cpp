@@ -1,5 +1,5 @@
-// The SparseWorker actor on its own: what it tells the driver of the step its push feeds, and that it
-// gives up on a table shard that owes an answer too long.
+// The DataWorker of a model with embedding tables, on its own: what it tells the driver of the step its
+// push feeds, and that it gives up on a table shard that owes an answer too long.
 #include <doctest/doctest.h>
 
 #include <optional>
@@ -8,7 +8,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/embedding_shard.hpp"
 #include "actors/sparse_parts.hpp"
-#include "actors/sparse_worker.hpp"
+#include "actors/data_worker.hpp"
 #include "model/sparse_model.hpp"
 #include "runtime/error_text.hpp"
 #include "tests/sparse_fixtures.hpp"
@@ -38,9 +38,11 @@ struct WorkerAhead {
     REQUIRE(spawned_server.ok());
     server = *spawned_server;
     shard = spawn_table_shards(system, job, model, 1).front();
-    auto spawned = spawn_sparse_worker(system, SparseWorkerSetup{job, 0, train, {shard}, std::nullopt});
+    DataWorkerSetup setup{job, 0, nullptr, {}, std::nullopt, /*detached=*/false};
+    setup.tables = WorkerTables{train, {shard}, {}};
+    auto spawned = spawn_data_worker(system, std::move(setup));
     REQUIRE(spawned.ok());
-    worker = *spawned;
+    worker = spawned->actor;
     const auto& dense = model.dense();
     weights = Weights{1, dense.layout().hash(), FloatBuffer::copy_of(dense.weights().data(), dense.weights().size())};
   }
@@ -53,7 +55,7 @@ struct WorkerAhead {
 
 }  // namespace
 
-TEST_CASE("a sync sparse worker whose rows are still out says its push feeds the next version") {
+TEST_CASE("a sync worker of a model with tables whose rows are still out says its push feeds the next version") {
   // A driver settling a stop asks each worker which step its push feeds: a step already started counts,
   // or the tables would take a step the final weights never see.
   WorkerAhead ahead(sparse_job(TrainingMode::sync, 1, 1, 10));
@@ -67,7 +69,7 @@ TEST_CASE("a sync sparse worker whose rows are still out says its push feeds the
   CHECK(fed == 2);
 }
 
-TEST_CASE("a sparse worker whose table shard never answers ends its loop naming the shard") {
+TEST_CASE("a worker of a model with tables whose table shard never answers ends its loop naming the shard") {
   // The held pull is never answered: the worker waits three request timeouts (sync), as a dense
   // worker waits for its servers, and ends its loop.
   auto job = sparse_job(TrainingMode::sync, 1, 1, 10);
