@@ -16,7 +16,7 @@
 #include "runtime/help_backoff.hpp"
 #include "runtime/network_thread.hpp"
 #include "actors/data_worker_self.hpp"
-#include "actors/gradient_outbox.hpp"
+#include "actors/worker_gradients.hpp"
 #include "actors/server_group.hpp"
 #include "runtime/steady_time.hpp"
 #include "model/minibatcher.hpp"
@@ -32,11 +32,8 @@ using continue_atom = worker_continue_atom;
 // The longest gradient a worker computes on its process's network thread (see DataWorker::subtype).
 constexpr std::chrono::milliseconds kNetworkThreadGradient{10};
 
-// The table part of a worker (a model with embedding tables): its model, stream, rows and the step out.
-struct TableSteps {
-  SparseModel model;
-  SparseBatcher batches;
-  std::optional<WorkerRows> rows;
+// A step of a model with tables between its start and its push: it waits for its rows.
+struct TableStep {
   WorkerRows::StepHandle current;     // the step waiting for its rows, computed once they are in
   WorkerRows::StepHandle prefetched;  // async: the next batch, its rows pulled ahead
   Weights weights;                    // the current step's
@@ -45,34 +42,18 @@ struct TableSteps {
 
 class DataWorker : public DataWorkerBase {
  public:
-  // `model` is null when the worker borrows one per gradient (setup->workspaces) or has tables
-  // (`table_model`); `layout` is its model's dense parameters' either way.
   DataWorker(caf::actor_config& config, std::shared_ptr<DataWorkerSetup> setup, ParameterLayout layout,
              std::shared_ptr<Model> model, std::optional<SparseModel> table_model)
       : DataWorkerBase(config),
         setup_(std::move(setup)),
-        layout_(std::move(layout)),
-        model_(std::move(model)),
-        dropout_rng_(worker_dropout_seed(setup_->job.training.seed, setup_->worker_index)),
-        outbox_(setup_->job.cluster.wire, layout_, setup_->job.cluster.topk_fraction) {
-    const auto batch_size = setup_->job.training.batch_size;
-    const auto data_seed = worker_data_seed(setup_->job.training.seed, setup_->worker_index);
-    if (table_model) {
-      tables_.emplace(TableSteps{std::move(*table_model), SparseBatcher(setup_->tables->train, batch_size, data_seed)});
-      tables_->rows.emplace(
-          this, std::move(*setup_->tables), setup_->worker_index,
-          [this](const WorkerRows::StepHandle& step) { finish_table_step(step); },
-          [this](const std::string& who, const caf::error& error) { end_loop(who, error); });
-      setup_->tables.reset();
-    } else {
-      batches_.emplace(setup_->train, batch_size, data_seed);
-    }
-    if (model_) model_->reserve(batch_size);
-    if (setup_->resume) {
-      if (tables_) tables_->batches.restore(setup_->resume->data);
-      else batches_->restore(setup_->resume->data);
-      dropout_rng_.set_state(setup_->resume->dropout);
-    }
+        gradients_(*setup_, std::move(layout), std::move(model), std::move(table_model),
+                   setup_->tables ? setup_->tables->train : nullptr) {
+    if (!setup_->tables) return;
+    rows_.emplace(
+        this, std::move(*setup_->tables), setup_->worker_index,
+        [this](const WorkerRows::StepHandle& step) { finish_table_step(step); },
+        [this](const std::string& who, const caf::error& error) { end_loop(who, error); });
+    setup_->tables.reset();
   }
 
   // In a worker process, weights and credit from the server run on the network thread that read them
@@ -87,15 +68,15 @@ class DataWorker : public DataWorkerBase {
   behavior_type make_behavior() override {
     return {
         [this](compute_atom, Weights& weights) -> caf::result<Gradients> {
-          if (tables_)
+          if (rows_)
             return caf::make_error(caf::sec::invalid_argument,
                                    "a worker of a model with tables computes only in its own push/pull loop (train)");
-          auto gradients = gradients_from(weights);
+          auto gradients = gradients_.from_next_batch(weights, false, false);
           if (!gradients) return std::move(gradients.error());
           // Answer first, then gather the next batch while the server works on this gradient.
           auto promise = make_response_promise<Gradients>();
           promise.deliver(std::move(*gradients));
-          prefetch();
+          gradients_.prefetch();
           return promise;
         },
         [this](train_atom, Weights& weights, std::vector<ParameterServerActor>& servers,
@@ -135,7 +116,7 @@ class DataWorker : public DataWorkerBase {
               weights_atom::value);
         },
         [this](continue_atom) {
-          if (!next_batch_) prefetch();
+          gradients_.prefetch();
           if (loop_ != Loop::idle) keep_computing();
         },
         [this](watch_atom) {
@@ -144,12 +125,7 @@ class DataWorker : public DataWorkerBase {
         },
         [](clock_atom) { return steady_now_ns(); },
         [this](fed_atom) { return fed_; },
-        [this](state_atom) -> WorkerStreamState {
-          // A prefetched batch has not been used yet: a resumed stream must serve it again.
-          const auto position = tables_ ? (tables_->prefetched ? tables_->prefetched->position : tables_->batches.position())
-                                        : (next_batch_ ? position_before_next_ : batches_->position());
-          return WorkerStreamState{static_cast<std::uint32_t>(setup_->worker_index), position, dropout_rng_.state()};
-        },
+        [this](state_atom) { return gradients_.state(table_step_.prefetched.get()); },
         [this](stop_atom) {
           if (loop_ != Loop::idle) training_.deliver(true);
           loop_ = Loop::idle;
@@ -164,10 +140,8 @@ class DataWorker : public DataWorkerBase {
   // alive: let go.
   void on_exit() override {
     servers_.reset();
-    if (!tables_) return;
-    tables_->prefetched.reset();
-    tables_->current.reset();
-    tables_->rows->release();
+    table_step_ = TableStep{};
+    if (rows_) rows_->release();
   }
 
   // -- the push/pull loop: worker -> servers -> worker; the driver only hands out credits (async/ssp) or
@@ -243,13 +217,13 @@ class DataWorker : public DataWorkerBase {
       Weights from = *latest_;
       if (depth == 1) latest_.reset();
       take_newer();
-      if (tables_) {
+      if (rows_) {
         ++pushes_out_;
         ++fed_;  // its push feeds the next version from now on: a driver settling a stop asks while the rows are out
         return start_table_step(std::move(from));
       }
-      auto gradients = gradients_from(from);
-      if (!gradients) return end_loop(fmt::format("worker {}", setup_->worker_index), gradients.error());
+      auto gradients = gradients_.from_next_batch(from, pushes_in_place(), servers_->size() == 1);
+      if (!gradients) return end_loop(gradients_.who(), gradients.error());
       const std::chrono::nanoseconds took{gradients->timing.answered - gradients->timing.received};
       on_network_thread_.store(took < kNetworkThreadGradient, std::memory_order_relaxed);
       ++pushes_out_;
@@ -259,7 +233,7 @@ class DataWorker : public DataWorkerBase {
       // writes it next, with scheduler.max-throughput 1 before this worker's next message): the
       // next batch and gradient come in a message of their own.
       if (running_on_network_thread(*this)) return send(this, continue_atom::value);
-      prefetch();
+      gradients_.prefetch();
       if (pushes_out_ == depth && setup_->help && help_backoff_.watch_now()) help_backoff_.record(help_with_step());
     }
   }
@@ -281,42 +255,33 @@ class DataWorker : public DataWorkerBase {
 
   // -- a step of a model with tables: its rows are pulled (or were, ahead), then it is computed ------
   void start_table_step(Weights weights) {
-    if (auto refused = check_weights(weights); !refused.empty()) return end_loop(who(), refused_error(weights, refused));
-    auto& tables = *tables_;
-    tables.current = tables.prefetched ? std::move(tables.prefetched)
-                                       : tables.rows->pull(tables.batches, tables.model, weights.version);
-    tables.prefetched.reset();
-    tables.received = steady_now_ns();
-    tables.weights = std::move(weights);
-    tables.rows->start(tables.current);
+    if (auto reason = gradients_.check(weights); !reason.empty())
+      return end_loop(gradients_.who(), gradients_.error_for(weights, reason));
+    auto& step = table_step_;
+    step.current = step.prefetched ? std::move(step.prefetched) : gradients_.pull_next(*rows_, weights.version);
+    step.prefetched.reset();
+    step.received = steady_now_ns();
+    step.weights = std::move(weights);
+    rows_->start(step.current);
   }
 
-  // By value: the handle it is called with may be tables_->current, which it lets go.
-  void finish_table_step(WorkerRows::StepHandle step) {
-    if (loop_ == Loop::idle || step != tables_->current) return;
-    auto& tables = *tables_;
-    tables.current.reset();
-    auto rows = tables.rows->rows_of(*step, tables.model);
-    if (!rows) return end_loop(who(), caf::make_error(caf::sec::invalid_argument, rows.error()));
-    Gradients gradients = gradients_header(tables.weights.version, step->batch.size);
-    float* target = outbox_.open(pushes_in_place());
-    const auto& targets = step->batch.targets;
+  // By value: the handle it is called with may be table_step_.current, which it lets go.
+  void finish_table_step(WorkerRows::StepHandle current) {
+    if (loop_ == Loop::idle || current != table_step_.current) return;
+    table_step_.current.reset();
     std::vector<SparseRows> row_gradients;
-    gradients.loss = tables.model.compute_gradients(tables.weights.values.data(), target, step->lookup, *rows,
-                                                    ConstMatrixMap(targets.data(), targets.rows(), targets.cols()),
-                                                    dropout_rng_, row_gradients);
-    gradients.values = outbox_.seal(servers_->size() == 1);
-    tables.weights = Weights{};  // a server that finds nobody else holding its weights steps in place
-    seal_timing(gradients, tables.received);
+    auto gradients = gradients_.from_rows(table_step_.weights, *current, *rows_, table_step_.received,
+                                          pushes_in_place(), servers_->size() == 1, row_gradients);
+    if (!gradients) return end_loop(gradients_.who(), gradients.error());
     const bool sync = setup_->job.cluster.mode == TrainingMode::sync;
-    const auto version = gradients.version;
+    const auto version = gradients->version;
     // Rows first: a sync step's rows are pulled only after the servers' answer, which this push waits for.
-    tables.rows->push(version, row_gradients, !sync);
-    push(std::move(gradients));
+    rows_->push(version, row_gradients, !sync);
+    push(std::move(*gradients));
     // Sync steps pull the rows of the version they compute with, known only with their weights. Async
     // rows are as they are: pulled after this push (a shard answers its messages in order), they hold it.
-    if (!sync) tables.prefetched = tables.rows->pull(tables.batches, tables.model, version);
-    idle_since_ = steady_now_ns();
+    if (!sync) table_step_.prefetched = gradients_.pull_next(*rows_, version);
+    gradients_.mark_idle();
   }
 
   // Its core would idle until the answer comes: it takes on half of each pass of the step that answer
@@ -337,8 +302,8 @@ class DataWorker : public DataWorkerBase {
       return caf::make_error(caf::sec::request_timeout, fmt::format("no answer within {} ms", timeout.count()));
     };
     if (const auto silent = servers_->silent_server(timeout)) return end_loop(*silent, silent_error());
-    if (tables_)
-      if (const auto shard = tables_->rows->silent_shard(timeout))
+    if (rows_)
+      if (const auto shard = rows_->silent_shard(timeout))
         return end_loop(fmt::format("table shard {}", *shard), silent_error());
     watching_ = true;
     delayed_send(this, watch_interval(timeout), watch_atom::value);
@@ -356,81 +321,14 @@ class DataWorker : public DataWorkerBase {
     training_.deliver(caf::make_error(caf::sec::runtime_error, fmt::format("{}: {}", who, error_text(system(), error))));
   }
 
-  // -- one gradient ----------------------------------------------------------------------------------
-  std::string who() const { return fmt::format("worker {}", setup_->worker_index); }
-
-  // Why these weights cannot be computed from, or nothing: a payload refused on arrival, or another layout.
-  std::string check_weights(const Weights& weights) const {
-    if (weights.values.refused()) return weights.values.refusal("weights payload");
-    if (const auto differs = layout_.mismatch(weights.layout_hash, weights.values.size()))
-      return fmt::format("weights do not fit the model layout ({})", *differs);
-    return {};
-  }
-  caf::error refused_error(const Weights& weights, const std::string& refused) const {
-    if (weights.values.refused()) return refused_payload_error(fmt::format("the {} it was sent", refused));
-    return caf::make_error(caf::sec::invalid_argument, refused);
-  }
-
-  Gradients gradients_header(std::uint64_t version, std::size_t samples) const {
-    Gradients gradients;
-    gradients.version = version;
-    gradients.layout_hash = layout_.hash();
-    gradients.worker = static_cast<std::uint32_t>(setup_->worker_index);
-    gradients.samples = static_cast<std::uint32_t>(samples);
-    return gradients;
-  }
-
-  // The worker's simulated slowness (cluster.worker_delay_ms), then when it received, started and answered.
-  void seal_timing(Gradients& gradients, std::int64_t received) {
-    if (setup_->delay.count() > 0) std::this_thread::sleep_for(setup_->delay);
-    gradients.timing = WorkTiming{previous_answered_, idle_since_, received, steady_now_ns()};
-    previous_answered_ = gradients.timing.answered;
-  }
-
-  // Takes the weights by reference into the message so it can let go of them before answering: a
-  // server that finds nobody else holding its weights then steps in place.
-  caf::expected<Gradients> gradients_from(Weights& weights) {
-    const auto received = steady_now_ns();
-    if (auto refused = check_weights(weights); !refused.empty()) {
-      if (weights.values.refused()) return refused_error(weights, refused);
-      return caf::make_error(caf::sec::invalid_argument, fmt::format("{}: {}", who(), refused));
-    }
-    const auto batch = next_batch_ ? *next_batch_ : batches_->next();
-    next_batch_.reset();
-    Gradients gradients = gradients_header(weights.version, batch.size);
-    // Reads the received weights and writes into the outgoing payload: nothing is copied.
-    float* target = outbox_.open(pushes_in_place());
-    auto compute = [&](Model& model) {
-      return model.compute_gradients(weights.values.data(), target, batch.inputs, batch.targets, dropout_rng_);
-    };
-    gradients.loss = setup_->workspaces ? compute(setup_->workspaces->borrow().model()) : compute(*model_);
-    gradients.values = outbox_.seal(servers_->size() == 1);
-    weights = Weights{};
-    seal_timing(gradients, received);
-    return gradients;
-  }
-
   // fp32 pushes to a server in another process on this host: what else the wire would encode (bf16
   // rounding, top-k) is done in a buffer of the worker's own.
   bool pushes_in_place() const { return servers_ && servers_->first_through_shared_memory(); }
 
-  // Gathers the next batch while the gradient just sent is on its way.
-  void prefetch() {
-    if (tables_) return;  // its next batch comes with its rows (finish_table_step)
-    position_before_next_ = batches_->position();
-    next_batch_.emplace(batches_->next());
-    idle_since_ = steady_now_ns();
-  }
-
   std::shared_ptr<DataWorkerSetup> setup_;
-  ParameterLayout layout_;
-  std::shared_ptr<Model> model_;  // its own; null when it borrows one per gradient, or has tables
-  std::optional<Minibatcher> batches_;  // without tables
-  std::optional<TableSteps> tables_;    // with tables
-  Random dropout_rng_;
-  GradientOutbox outbox_;
-  std::optional<Minibatcher::Batch> next_batch_;  // gathered ahead, not yet used
-  Minibatcher::Position position_before_next_;
+  WorkerGradients gradients_;
+  std::optional<WorkerRows> rows_;  // a model with tables: their rows
+  TableStep table_step_;
   // The push/pull loop's state.
   std::optional<ServerGroup> servers_;
   caf::typed_response_promise<bool> training_;
@@ -449,8 +347,6 @@ class DataWorker : public DataWorkerBase {
   enum class Loop { idle, computing, waiting_for_credit };
   Loop loop_ = Loop::idle;
   bool watching_ = false;  // a watch tick is on its way
-  std::int64_t previous_answered_ = 0;  // for the timings sent with each gradient
-  std::int64_t idle_since_ = 0;
 };
 
 }  // namespace
