@@ -376,7 +376,9 @@ Result<SpawnedDataWorker> spawn_data_worker(caf::actor_system& system, DataWorke
   }
   const auto layout_hash = layout.hash();
   const auto parameters = layout.total_size();
-  const bool detached = setup.detached;
+  // A worker of a model with tables stays on the scheduler, as it always ran: detached, it kept the actor
+  // system from shutting down while a sync table shard still held its pull (seen in test_worker_tables).
+  const bool detached = setup.detached && !setup.tables;
   auto shared_setup = std::make_shared<DataWorkerSetup>(std::move(setup));
   // Detached: each worker computes on its own thread, so a busy scheduler thread never holds one
   // worker's request back while the others run ahead.

@@ -1,5 +1,8 @@
 #include "actors/evaluator.hpp"
 
+#include <deque>
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include "caf/all.hpp"
@@ -11,64 +14,118 @@ namespace psgrad {
 
 namespace {
 
-class Evaluator : public EvaluatorActor::base {
+class Evaluator : public EvaluatorBase {
  public:
-  Evaluator(caf::actor_config& config, std::shared_ptr<Model> model, std::shared_ptr<const Dataset> dev,
-            std::size_t batch_size, ReportCallback on_report, SnapshotCallback on_snapshot,
-            std::shared_ptr<TraceRecorder> trace)
-      : EvaluatorActor::base(config),
+  // `model` is null when the model has tables (`rows`).
+  Evaluator(caf::actor_config& config, const TrainingJob& job, EvaluatorSetup setup, std::shared_ptr<Model> model,
+            std::optional<EvaluationRows> rows)
+      : EvaluatorBase(config),
+        setup_(std::move(setup)),
+        batch_size_(job.evaluation.batch_size),
         model_(std::move(model)),
-        dev_(std::move(dev)),
-        batch_size_(batch_size),
-        on_report_(std::move(on_report)),
-        on_snapshot_(std::move(on_snapshot)),
-        trace_(std::move(trace)) {}
+        rows_(std::move(rows)) {}
 
   behavior_type make_behavior() override {
     return {
-        [this](evaluate_atom, const Weights& weights,
-               const TrainingProgress& progress) -> caf::result<EvaluationReport> {
-          if (const auto differs = model_->layout().mismatch(weights.layout_hash, weights.values.size()))
+        [this](evaluate_atom, Weights& weights, TrainingProgress& progress) -> caf::result<EvaluationReport> {
+          const auto& layout = rows_ ? rows_->model().dense().layout() : model_->layout();
+          if (const auto differs = layout.mismatch(weights.layout_hash, weights.values.size()))
             return caf::make_error(caf::sec::invalid_argument,
                                    fmt::format("evaluator: weights do not fit the model layout ({})", *differs));
-          const auto started = steady_now_ns();
-          const auto n = static_cast<Eigen::Index>(dev_->count);
-          const auto result = model_->evaluate(
-              weights.values.data(),
-              ConstMatrixMap(dev_->input_data(), n, static_cast<Eigen::Index>(dev_->width)),
-              ConstMatrixMap(dev_->targets.data(), n, static_cast<Eigen::Index>(dev_->num_classes)),
-              batch_size_);
-          if (trace_)
-            trace_->add(TraceSpan{0, "server", "evaluator", "evaluate", started, steady_now_ns(), progress.iteration});
-          EvaluationReport report{progress.iteration, weights.version, result.accuracy, result.loss,
-                                  progress.final, progress};
-          if (on_snapshot_) on_snapshot_(report, weights);
-          if (on_report_) on_report_(report);
-          return report;
+          auto promise = make_response_promise<EvaluationReport>();
+          queue_.push_back(Pending{std::move(weights), std::move(progress), promise});
+          if (queue_.size() == 1) start();
+          return promise;
         },
     };
   }
 
  private:
-  std::shared_ptr<Model> model_;
-  std::shared_ptr<const Dataset> dev_;
+  struct Pending {
+    Weights weights;
+    TrainingProgress progress;
+    caf::typed_response_promise<EvaluationReport> promise;
+  };
+
+  // One evaluation at a time, so reports keep their order: the one at the front of the queue.
+  void start() {
+    auto& pending = queue_.front();
+    const auto started = steady_now_ns();
+    if (!rows_) {
+      const auto& dev = *setup_.dev;
+      const auto n = static_cast<Eigen::Index>(dev.count);
+      return report(started, model_->evaluate(pending.weights.values.data(),
+                                              ConstMatrixMap(dev.input_data(), n, static_cast<Eigen::Index>(dev.width)),
+                                              ConstMatrixMap(dev.targets.data(), n, static_cast<Eigen::Index>(dev.num_classes)),
+                                              batch_size_));
+    }
+    rows_->pull(this, pending.weights.version, [this, started](Result<std::vector<SparseRows>> rows) {
+      if (!rows) {
+        queue_.front().promise.deliver(caf::make_error(caf::sec::runtime_error, "evaluator: " + rows.error()));
+        return finished();
+      }
+      const auto& targets = rows_->targets();
+      report(started, rows_->model().evaluate(queue_.front().weights.values.data(), rows_->lookup(), *rows,
+                                              ConstMatrixMap(targets.data(), targets.rows(), targets.cols()),
+                                              batch_size_));
+    });
+  }
+
+  void report(std::int64_t started, const Evaluation& result) {
+    auto& pending = queue_.front();
+    if (setup_.trace)
+      setup_.trace->add(
+          TraceSpan{0, "server", "evaluator", "evaluate", started, steady_now_ns(), pending.progress.iteration});
+    EvaluationReport report{pending.progress.iteration, pending.weights.version, result.accuracy, result.loss,
+                            pending.progress.final, pending.progress};
+    if (setup_.on_snapshot) setup_.on_snapshot(report, pending.weights);
+    if (setup_.on_report) setup_.on_report(report);
+    pending.promise.deliver(std::move(report));
+    finished();
+  }
+
+  // The evaluation at the front of the queue is answered: the next one starts.
+  void finished() {
+    queue_.pop_front();
+    if (!queue_.empty()) start();
+  }
+
+  void on_exit() override {
+    queue_.clear();
+    if (rows_) rows_->release();
+  }
+
+  EvaluatorSetup setup_;
   std::size_t batch_size_;
-  ReportCallback on_report_;
-  SnapshotCallback on_snapshot_;
-  std::shared_ptr<TraceRecorder> trace_;
+  std::shared_ptr<Model> model_;
+  std::optional<EvaluationRows> rows_;
+  std::deque<Pending> queue_;
 };
 
 }  // namespace
 
-Result<EvaluatorActor> spawn_evaluator(caf::actor_system& system, const TrainingJob& job,
-                                       std::shared_ptr<const Dataset> dev, ReportCallback on_report,
-                                       SnapshotCallback on_snapshot, std::shared_ptr<TraceRecorder> trace) {
-  if (!dev || dev->count == 0) return Error{"no dev data to evaluate on"};
-  auto model = build_model(job, dev->width, dev->num_classes);
-  if (!model) return Error{model.error()};
-  // Detached: its own thread, so a long evaluation never queues a worker behind it.
-  return system.spawn<Evaluator, caf::detached>(std::make_shared<Model>(std::move(model).value()), std::move(dev),
-                                 job.evaluation.batch_size, std::move(on_report), std::move(on_snapshot), std::move(trace));
+Result<EvaluatorActor> spawn_evaluator(caf::actor_system& system, const TrainingJob& job, EvaluatorSetup setup) {
+  std::shared_ptr<Model> model;
+  std::optional<EvaluationRows> rows;
+  if (setup.tables) {
+    auto made = EvaluationRows::make(job, std::move(*setup.tables));
+    if (!made) return Error{made.error()};
+    rows.emplace(std::move(made).value());
+    setup.tables.reset();
+  } else {
+    if (!setup.dev || setup.dev->count == 0) return Error{"no dev data to evaluate on"};
+    auto built = build_model(job, setup.dev->width, setup.dev->num_classes);
+    if (!built) return Error{built.error()};
+    model = std::make_shared<Model>(std::move(built).value());
+  }
+  const auto thread = setup.thread;
+  // CAF takes spawn options only as a template argument.
+  auto spawn = [&](auto options) -> EvaluatorActor {
+    return system.spawn<Evaluator, decltype(options)::value>(job, std::move(setup), std::move(model), std::move(rows));
+  };
+  if (thread == EvaluatorThread::scheduler)
+    return spawn(std::integral_constant<caf::spawn_options, caf::no_spawn_options>{});
+  return spawn(std::integral_constant<caf::spawn_options, caf::detached>{});
 }
 
 }  // namespace psgrad

@@ -8,7 +8,7 @@
 #include "actors/parameter_server.hpp"
 #include "actors/row_router.hpp"
 #include "actors/sparse_checkpoint_collector.hpp"
-#include "actors/sparse_evaluator.hpp"
+#include "actors/evaluator.hpp"
 #include "actors/sparse_parts.hpp"
 #include "actors/sparse_resume.hpp"
 #include "actors/data_worker.hpp"
@@ -109,7 +109,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
     if (resume)
       for (const auto& saved : resume->dense.workers)
         if (saved.worker == k) stream = saved;
-    DataWorkerSetup setup{job, k, nullptr, worker_delay(job, k), stream, /*detached=*/false};
+    DataWorkerSetup setup{job, k, nullptr, worker_delay(job, k), stream};
     setup.tables = WorkerTables{train, *shards, {}};
     auto worker = spawn_data_worker(system, std::move(setup));
     if (!worker) {
@@ -119,7 +119,8 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
     spawned.push_back(caf::actor_cast<caf::actor>(worker->actor));
     workers.push_back(std::move(worker->actor));
   }
-  auto evaluator = spawn_sparse_evaluator(system, job, dev, *shards, std::move(on_report), std::move(on_snapshot));
+  auto evaluator = spawn_evaluator(
+      system, job, EvaluatorSetup{nullptr, EvaluatorTables{dev, *shards}, std::move(on_report), std::move(on_snapshot)});
   if (!evaluator) {
     end_all();
     return Error{evaluator.error()};

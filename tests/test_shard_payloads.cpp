@@ -143,7 +143,7 @@ RelayedRun run_through_relays(const TrainingJob& job, const std::shared_ptr<cons
     REQUIRE(worker.ok());
     workers.push_back(worker->actor);
   }
-  auto evaluator = spawn_evaluator(system, job, data, nullptr);
+  auto evaluator = spawn_evaluator(system, job, EvaluatorSetup{data});
   REQUIRE(evaluator.ok());
   auto summary = run_driver(system, spawn_training_driver(system, job, relays, workers, *evaluator, options.hooks));
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));

@@ -192,7 +192,7 @@ TEST_CASE("weights fanned out to local workers share one buffer instead of copyi
   auto probe = std::make_shared<BufferProbe>();
   std::vector<DataWorkerActor> workers;
   for (std::uint32_t k = 0; k < 3; ++k) workers.push_back(system.spawn(probe_worker, probe, k));
-  const auto evaluator = spawn_evaluator(system, job, data, nullptr).value();
+  const auto evaluator = spawn_evaluator(system, job, EvaluatorSetup{data}).value();
   const auto summary = run_driver(system, spawn_training_driver(system, job, server, workers, evaluator));
   REQUIRE(summary.ok());
   REQUIRE(probe->seen.size() == 3);

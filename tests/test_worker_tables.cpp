@@ -38,7 +38,7 @@ struct WorkerAhead {
     REQUIRE(spawned_server.ok());
     server = *spawned_server;
     shard = spawn_table_shards(system, job, model, 1).front();
-    DataWorkerSetup setup{job, 0, nullptr, {}, std::nullopt, /*detached=*/false};
+    DataWorkerSetup setup{job, 0, nullptr};
     setup.tables = WorkerTables{train, {shard}, {}};
     auto spawned = spawn_data_worker(system, std::move(setup));
     REQUIRE(spawned.ok());

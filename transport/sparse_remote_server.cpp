@@ -11,7 +11,7 @@
 #include "actors/coordinator.hpp"
 #include "actors/local_training.hpp"
 #include "actors/sparse_checkpoint_collector.hpp"
-#include "actors/sparse_evaluator.hpp"
+#include "actors/evaluator.hpp"
 #include "actors/sparse_parts.hpp"
 #include "actors/table_shard_registry.hpp"
 #include "actors/table_shard_watch.hpp"
@@ -209,9 +209,9 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
     return Error{introduced.error()};
   }
   // No worker runs in this process (see EvaluatorThread).
-  auto evaluator = spawn_sparse_evaluator(
-      system, job, setup.dev, shards, setup.on_report, setup.on_snapshot,
-      SparseEvaluatorPlacement{kKeysPerPullPart, EvaluatorThread::scheduler, shards_on_this_host});
+  auto evaluator = spawn_evaluator(system, job,
+                                   EvaluatorSetup{nullptr, EvaluatorTables{setup.dev, shards, kKeysPerPullPart, shards_on_this_host},
+                                                  setup.on_report, setup.on_snapshot, nullptr, EvaluatorThread::scheduler});
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
   const auto loss = std::make_shared<TableShardLoss>();

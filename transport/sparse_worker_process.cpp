@@ -67,8 +67,7 @@ Result<RunEnding> serve_sparse_worker(caf::scoped_actor& self, const ServerConne
   if (resume)
     if (auto problem = stream_misfit(*resume, setup.train->count))
       return Error{fmt::format("the server's resume position does not fit this worker's data: {}", *problem)};
-  DataWorkerSetup worker_setup{job, offer.worker_index, nullptr, worker_delay(job, offer.worker_index), resume,
-                               /*detached=*/false};
+  DataWorkerSetup worker_setup{job, offer.worker_index, nullptr, worker_delay(job, offer.worker_index), resume};
   worker_setup.tables = WorkerTables{setup.train, handles, {}};
   // The server's process on this host takes the dense gradient and answers the weights through shared memory.
   const auto here = job.cluster.shared_memory ? shared_memory_host_identity() : std::string();

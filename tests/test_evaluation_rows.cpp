@@ -1,4 +1,4 @@
-// The sparse evaluator against real table shards: the dev set pulled in parts scores as in one pull, and
+// The evaluator of a model with tables against real table shards: the dev set pulled in parts scores as in one pull, and
 // a sync shard lets its held step go once the last part is answered; async, version 0 is scored with
 // the seed's rows, without pulling them.
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
-#include "actors/sparse_evaluator.hpp"
+#include "actors/evaluator.hpp"
 #include "model/random.hpp"
 #include "model/sparse_model.hpp"
 #include "runtime/error_text.hpp"
@@ -30,8 +30,8 @@ TEST_CASE("a dev set pulled from the shards in parts of 3 keys scores as in one 
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   const auto shards = spawn_table_shards(system, job, model, 2);
   REQUIRE(introduce_table_shards(system, job, shards).ok());
-  auto in_parts = spawn_sparse_evaluator(system, job, dev, shards, {}, {}, SparseEvaluatorPlacement{3});
-  auto whole = spawn_sparse_evaluator(system, job, dev, shards, {});
+  auto in_parts = spawn_evaluator(system, job, EvaluatorSetup{nullptr, EvaluatorTables{dev, shards, 3}});
+  auto whole = spawn_evaluator(system, job, EvaluatorSetup{nullptr, EvaluatorTables{dev, shards}});
   REQUIRE(in_parts.ok());
   REQUIRE(whole.ok());
   // Every actor goes when the test does, a failed one too (the system waits for them on its way out).
@@ -79,7 +79,7 @@ TEST_CASE("an async evaluator scores version 0 with the seed's rows, as the unto
   auto model = model_for(job, *train);
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   const auto shards = spawn_table_shards(system, job, model, 2);
-  auto evaluator = spawn_sparse_evaluator(system, job, dev, shards, {});
+  auto evaluator = spawn_evaluator(system, job, EvaluatorSetup{nullptr, EvaluatorTables{dev, shards}});
   REQUIRE(evaluator.ok());
   const std::shared_ptr<void> end_all(nullptr, [&](void*) {
     for (const auto& actor : {caf::actor_cast<caf::actor>(*evaluator), caf::actor_cast<caf::actor>(shards[0]),
