@@ -195,6 +195,8 @@ class DataWorker : public DataWorkerBase {
     const bool sync = setup_->job.cluster.mode == TrainingMode::sync;
     const std::size_t depth = setup_->job.cluster.pipeline ? 2 : 1;
     while (loop_ != Loop::idle && latest_ && pushes_out_ < depth) {
+      // With tables one step at a time waits for its rows; pipelined, the next starts once it is pushed.
+      if (table_step_.current) return;
       // Sync: the weights of the driver's stopping point are kept; they are the newest there are.
       // Pipelined, no push feeds a step past it, so none is out there.
       if (sync && (depth == 1 ? latest_->version : fed_) >= until_) return;
@@ -282,6 +284,7 @@ class DataWorker : public DataWorkerBase {
     // rows are as they are: pulled after this push (a shard answers its messages in order), they hold it.
     if (!sync) table_step_.prefetched = gradients_.pull_next(*rows_, version);
     gradients_.mark_idle();
+    keep_computing();  // pipelined (async): the next step starts while this push is out
   }
 
   // Its core would idle until the answer comes: it takes on half of each pass of the step that answer

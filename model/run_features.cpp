@@ -32,9 +32,11 @@ std::vector<RunFeature> make_run_features() {
                       "the dense part is held by the server alone, the tables by `psgrad shard --tables` processes"),
       offered("cluster.wire", "fp32, bf16 or topk encoding of weights and gradients",
               "applies to the dense part; table rows travel as fp32"),
-      not_with_tables("cluster.pipeline", "a worker computes its next gradient while one is out",
-                      [](const TrainingJob& job) { return job.cluster.pipeline; },
-                      "a worker pulls its next rows only after its push"),
+      // The worker's loop is one for both kinds; a sync table shard steps only on pushes from the step's own weights.
+      RunFeature{"cluster.pipeline", "a worker computes its next gradient while one is out",
+                 [](const TrainingJob& job) { return job.cluster.pipeline && job.cluster.mode == TrainingMode::sync; },
+                 "in sync mode, where a table shard takes a step's rows only from pushes computed from that step's weights",
+                 "in async and ssp mode"},
       not_with_tables("cluster.backup_workers", "a sync step uses the first gradients to arrive and drops the rest",
                       [](const TrainingJob& job) { return job.cluster.backup_workers > 0; },
                       "table shards apply every worker's rows"),
@@ -96,9 +98,14 @@ std::string run_features_markdown() {
       "| Feature | What it does | Dense arrays | With embedding tables |\n"
       "|---|---|---|---|\n";
   for (const auto& feature : run_features()) {
-    const auto tables = !feature.not_with_tables.empty() ? "not yet: " + feature.not_with_tables
-                        : feature.with_tables.empty()    ? std::string("yes")
-                                                         : "yes: " + feature.with_tables;
+    // A feature offered in part says both where it is and where not yet.
+    std::string tables;
+    if (feature.not_with_tables.empty())
+      tables = feature.with_tables.empty() ? "yes" : "yes: " + feature.with_tables;
+    else if (feature.with_tables.empty())
+      tables = "not yet: " + feature.not_with_tables;
+    else
+      tables = "yes " + feature.with_tables + "; not yet " + feature.not_with_tables;
     out += fmt::format("| `{}` | {} | yes | {} |\n", feature.name, feature.what, tables);
   }
   return out;
