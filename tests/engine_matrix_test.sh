@@ -2,18 +2,21 @@
 # One engine for both kinds of model: {dense MLP, model with embedding tables} x {sync, async, ssp} x
 # {one process, --processes}, each run stopped at a checkpoint and resumed. The resumed run makes exactly
 # the remaining steps and ends at the uninterrupted run's version; sync ends with its weights, bit for bit.
-# Usage: engine_matrix_test.sh PSGRAD_BINARY SOURCE_DIR MODEL(dense|tables) MODE(sync|async|ssp) PLACE(one|processes)
+# async_pipeline is async with cluster.pipeline (two pushes out per worker).
+# Usage: engine_matrix_test.sh PSGRAD_BINARY SOURCE_DIR MODEL(dense|tables) MODE(sync|async|ssp|async_pipeline)
+#        PLACE(one|processes)
 set -uo pipefail
 psgrad=$(realpath "$1")
 source_dir=$2
 model=$3
 mode=$4
+label=$4
 place=$5
 work_dir=$(mktemp -d)
 export PSGRAD_DATA=${PSGRAD_DATA:-$source_dir/data}
 export PSGRAD_JOIN_TOKEN=engine-matrix-test
 
-fail() { echo "FAIL ($model $mode $place): $*"; for f in "$work_dir"/*.log "$work_dir"/*.out; do echo "--- $f"; cat "$f"; done; exit 1; }
+fail() { echo "FAIL ($model $label $place): $*"; for f in "$work_dir"/*.log "$work_dir"/*.out; do echo "--- $f"; cat "$f"; done; exit 1; }
 trap 'kill $(jobs -p) 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work_dir"' EXIT
 
 case "$model" in
@@ -32,6 +35,10 @@ esac
 
 place_args=()
 [ "$place" = processes ] && place_args=(--processes)
+if [ "$mode" = async_pipeline ]; then
+  mode=async
+  place_args+=(--set cluster.pipeline=true)
+fi
 common=(--config "$config" --set cluster.mode="\"$mode\"" --set cluster.num_workers=2 --set evaluation.frequency=1000
         "${place_args[@]}")
 
@@ -64,4 +71,4 @@ if [ "$mode" = sync ]; then
   [ "$(final_line full)" = "$(final_line resumed)" ] ||
     fail "sync: resumed weights ($(final_line resumed)) are not the uninterrupted run's ($(final_line full))"
 fi
-echo "ok: $model $mode $place: $(final_line resumed)"
+echo "ok: $model $label $place: $(final_line resumed)"
