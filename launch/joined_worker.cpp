@@ -9,7 +9,7 @@ namespace psgrad {
 std::optional<int> joined_worker_index(const std::string& line) {
   static const std::string start = "psgrad work: joined ", middle = " as worker ";
   if (line.rfind(start, 0) != 0) return std::nullopt;
-  // A sparse run's worker says "joined as worker K of N", without the server's address.
+  // Older workers of a model with tables said "joined as worker K of N", without the server's address.
   const auto at = line.find(middle, start.size() - 1);
   if (at == std::string::npos) return std::nullopt;
   std::size_t digit = at + middle.size();

@@ -20,7 +20,7 @@
 #include "model/sparse_data_fingerprint.hpp"
 #include "transport/remote_client.hpp"
 #include "transport/sparse_remote_server.hpp"
-#include "transport/sparse_worker_process.hpp"
+#include "transport/worker_process.hpp"
 #include "transport/table_shard_process.hpp"
 
 namespace psgrad::testing {
@@ -128,14 +128,16 @@ inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shar
         run.workers[k] = Error{connection.error()};
         return;
       }
-      SparseWorkerProcessSetup worker;
+      WorkerProcessSetup worker;
       worker.job = options.worker_job ? options.worker_job(job, k) : job;
-      worker.train = train;
-      worker.train_fingerprint = fingerprint_of(*train, train->origin);
+      worker.tables = train;
+      worker.fingerprint = fingerprint_of(*train, train->origin);
+      worker.description = "the test's";
       worker.token = token;
       worker.name = name;
+      worker.server = "the test's server";
       worker.say = say(name);
-      run.workers[k] = serve_sparse_worker(self, *connection, worker);
+      run.workers[k] = serve_worker_process(self, *connection, worker).ending;
       say(name)("ended: " + (run.workers[k] ? std::string("ok") : run.workers[k].error()));
     });
   }
