@@ -19,10 +19,8 @@
 #include "apps/error_exit.hpp"
 #include "apps/host_port.hpp"
 #include "apps/resource_check.hpp"
-#include "apps/sparse_data.hpp"
 #include "apps/worker_data.hpp"
 #include "io/config.hpp"
-#include "model/run_features.hpp"
 #include "io/user_text.hpp"
 
 namespace psgrad {
@@ -60,8 +58,6 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   auto config =
       parse_config(offer.config, fmt::format("config from server {}", options.connect), {}, work_flags(options));
   if (!config) return {error.failed(config.error()), false};
-  if (options.retry && is_sparse_model(*config))
-    if (auto offered = check_run_feature("work --retry", true); !offered) say("note: " + offered.error());
   auto data = load_worker_data(*config, options.data);
   if (!data) return {error.failed(data.error()), false};
   if (data->dense) {
@@ -81,8 +77,8 @@ SessionEnd serve_one_session(caf::actor_system& system, const WorkOptions& optio
   setup.server = options.connect;
   setup.say = say;
   const auto end = serve_worker_process(self, *connection, setup);
-  // A lost server: --retry reconnects, for a model with tables only once it offers that (the note above).
-  if (!end.ending) return {error.failed(end.ending.error()), end.server_lost && !data->tables};
+  // A lost server: --retry reconnects.
+  if (!end.ending) return {error.failed(end.ending.error()), end.server_lost};
   const auto& done = *end.ending;
   // The limit was this worker's to give: --retry does not wait longer.
   if (done.outcome == RunEnding::Outcome::server_silent) return {error.failed(done.failure), false};

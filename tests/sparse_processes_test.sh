@@ -349,6 +349,39 @@ case "$scenario" in
       fail "the shard did not say it holds the checkpoint's rows"
     grep -q "resuming its data stream" "$work_dir/work0.log" || fail "worker 0 did not resume its stream"
     ;;
+  retry-reconnects)
+    # Workers with --retry outlive their server: it is killed (-9) after its checkpoint at step 40, its
+    # table shard process ends with it, and a server resumed on the same port with a new shard process
+    # takes the same workers back. The run ends with the uninterrupted run's weights, bit for bit.
+    write_config "$work_dir/run.toml" 4096 120
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics >"$work_dir/whole.out" 2>"$work_dir/whole.log" ||
+      fail "the uninterrupted run"
+    expected=$(final_line "$work_dir/whole.out")
+    ckpt="$work_dir/run.ckpt"
+    checkpoints=(--set training.checkpoint_every=20 --set training.checkpoint_path="\"$ckpt\"")
+    start_server "$work_dir/run.toml" --no-metrics "${checkpoints[@]}" --set cluster.servers=1 \
+      --set cluster.worker_delay_ms=15
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" --retry 2>"$work_dir/work0.log" & w0=$!
+    "$psgrad" work --connect "127.0.0.1:$port" --retry 2>"$work_dir/work1.log" & w1=$!
+    for _ in $(seq 600); do grep -q "checkpoint at iteration 40" "$work_dir/serve.log" && break; sleep 0.05; done
+    grep -q "checkpoint at iteration 40" "$work_dir/serve.log" || fail "no checkpoint at iteration 40"
+    kill -9 $server_pid; wait $server_pid 2>/dev/null
+    wait $s0 && fail "the table shard process exited 0 without its server"
+    mv "$work_dir/serve.log" "$work_dir/first-serve.log"
+    "$psgrad" serve --config "$work_dir/run.toml" --port "$port" --resume "$ckpt" --no-metrics "${checkpoints[@]}" \
+      --set cluster.servers=1 --set cluster.worker_delay_ms=15 >"$work_dir/serve2.out" 2>"$work_dir/serve.log" &
+    server_pid=$!
+    await_listening_port "$server_pid" "$work_dir/serve.log"
+    "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0b.log" & s0=$!
+    for pid in $server_pid $s0 $w0 $w1; do wait $pid || fail "after the restart a process failed"; done
+    got=$(final_line "$work_dir/serve2.out")
+    [ "$got" = "$expected" ] || fail "resumed with the same workers: '$got', uninterrupted: '$expected'"
+    for log in work0 work1; do
+      grep -q "reconnecting" "$work_dir/$log.log" || fail "$log did not reconnect"
+      grep -q "as worker [01] of 2 .*resuming its data stream" "$work_dir/$log.log" || fail "$log did not resume its stream"
+    done
+    ;;
   resume-refused)
     # A checkpoint that does not fit the run is refused in one line before any process starts.
     write_config "$work_dir/run.toml" 4096 10
