@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "caf/atom.hpp"
 #include "caf/typed_event_based_actor.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/pull_parts.hpp"
@@ -30,7 +31,10 @@ struct EvaluatorTables {
   std::vector<bool> shards_on_this_host;
 };
 
-using EvaluatorBase = EvaluatorActor::base;
+// To itself: score the next evaluation waiting, once the evaluations that arrived before are in its queue.
+using evaluator_next_atom = caf::atom_constant<caf::atom("evalnext")>;
+using EvaluatorSelf = EvaluatorActor::extend<caf::reacts_to<evaluator_next_atom>>;
+using EvaluatorBase = EvaluatorSelf::base;
 
 class EvaluationRows {
  public:
@@ -45,6 +49,8 @@ class EvaluationRows {
   // whose connection dropped never answers, so an awaiting evaluator could never be stopped.
   void pull(EvaluatorBase* self, std::uint64_t version, OnRows on_rows);
 
+  // Sync: a table shard holds each evaluation's step until its rows are pulled, so none may be skipped.
+  bool holds_steps() const { return seed_tables_.empty(); }
   SparseModel& model() { return model_; }
   const BatchLookup& lookup() const { return lookup_; }
   const Matrix& targets() const { return dev_.targets; }

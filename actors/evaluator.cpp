@@ -1,5 +1,6 @@
 #include "actors/evaluator.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <type_traits>
 
@@ -13,6 +14,9 @@
 namespace psgrad {
 
 namespace {
+
+// The waiting evaluations' weights kept at most (at least 4 evaluations): 256 MiB.
+constexpr std::size_t kWaitingWeightBytes = std::size_t{256} << 20;
 
 class Evaluator : public EvaluatorBase {
  public:
@@ -33,10 +37,17 @@ class Evaluator : public EvaluatorBase {
             return caf::make_error(caf::sec::invalid_argument,
                                    fmt::format("evaluator: weights do not fit the model layout ({})", *differs));
           auto promise = make_response_promise<EvaluationReport>();
-          queue_.push_back(Pending{std::move(weights), std::move(progress), promise});
-          if (queue_.size() == 1) start();
+          const bool awaited = promise.pending();
+          queue_.push_back(Pending{std::move(weights), std::move(progress), promise, awaited});
+          bound_waiting();
+          // Scored after the evaluations already in the mailbox have joined the queue, so a backlog is seen.
+          if (!busy_) {
+            busy_ = true;
+            send(this, evaluator_next_atom::value);
+          }
           return promise;
         },
+        [this](evaluator_next_atom) { start(); },
     };
   }
 
@@ -45,10 +56,35 @@ class Evaluator : public EvaluatorBase {
     Weights weights;
     TrainingProgress progress;
     caf::typed_response_promise<EvaluationReport> promise;
+    bool awaited = false;  // a request: its asker waits for the report
   };
+
+  // Skips the oldest waiting periodic evaluation while more than the bound wait (the front one, being
+  // scored, does not count).
+  void bound_waiting() {
+    if (rows_ && rows_->holds_steps()) return;
+    const auto bytes = std::max<std::size_t>(queue_.back().weights.values.size() * sizeof(float), 1);
+    const std::size_t bound = std::max<std::size_t>(4, kWaitingWeightBytes / bytes);
+    std::size_t skippable = 0;
+    for (std::size_t i = 1; i < queue_.size(); ++i) skippable += queue_[i].awaited ? 0 : 1;
+    if (queue_.size() - 1 <= bound || skippable == 0) return;
+    for (std::size_t i = 1; i < queue_.size(); ++i) {
+      if (queue_[i].awaited) continue;
+      if (skipped_++ == 0 && setup_.on_event)
+        setup_.on_event(fmt::format("the evaluator is {} evaluations behind: evaluations are skipped until it catches "
+                                    "up (step {} is the first; raise evaluation.frequency to evaluate less often)",
+                                    queue_.size() - 1, queue_[i].progress.iteration));
+      queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  }
 
   // One evaluation at a time, so reports keep their order: the one at the front of the queue.
   void start() {
+    if (queue_.empty()) {
+      busy_ = false;
+      return;
+    }
     auto& pending = queue_.front();
     const auto started = steady_now_ns();
     if (!rows_) {
@@ -78,16 +114,23 @@ class Evaluator : public EvaluatorBase {
           TraceSpan{0, "server", "evaluator", "evaluate", started, steady_now_ns(), pending.progress.iteration});
     EvaluationReport report{pending.progress.iteration, pending.weights.version, result.accuracy, result.loss,
                             pending.progress.final, pending.progress};
+    if (pending.progress.final && skipped_ > 0 && setup_.on_event)
+      setup_.on_event(fmt::format("{} evaluations were skipped while the evaluator was behind", skipped_));
     if (setup_.on_snapshot) setup_.on_snapshot(report, pending.weights);
     if (setup_.on_report) setup_.on_report(report);
     pending.promise.deliver(std::move(report));
     finished();
   }
 
-  // The evaluation at the front of the queue is answered: the next one starts.
+  // The evaluation at the front of the queue is answered: the next one starts, once the evaluations that
+  // arrived meanwhile are in the queue.
   void finished() {
     queue_.pop_front();
-    if (!queue_.empty()) start();
+    if (queue_.empty()) {
+      busy_ = false;
+      return;
+    }
+    send(this, evaluator_next_atom::value);
   }
 
   void on_exit() override {
@@ -100,6 +143,8 @@ class Evaluator : public EvaluatorBase {
   std::shared_ptr<Model> model_;
   std::optional<EvaluationRows> rows_;
   std::deque<Pending> queue_;
+  bool busy_ = false;        // an evaluation is being scored, or about to be
+  std::uint64_t skipped_ = 0;  // evaluations skipped while it was behind
 };
 
 }  // namespace

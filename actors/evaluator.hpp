@@ -35,9 +35,16 @@ struct EvaluatorSetup {
   ReportCallback on_report;
   SnapshotCallback on_snapshot;
   std::shared_ptr<TraceRecorder> trace;  // with a trace, every evaluation is a span
+  // Told when evaluations are skipped because the evaluator fell behind (the run's event lines).
+  std::function<void(const std::string&)> on_event;
   EvaluatorThread thread = EvaluatorThread::own;
 };
 
+// Evaluations wait in order. Each waiting one holds a copy of the weights, so when the evaluator falls
+// behind (evaluation.frequency too low for its dev pass) the waiting periodic evaluations are bounded:
+// past the bound the oldest is skipped, and on_event says so, once when it starts and with the count at
+// the final evaluation. An evaluation someone awaits (the final one, a stopping point's) is never skipped,
+// nor, in sync, one of a model with tables, whose shards hold the step for it.
 // Fails when there is no dev data or the job's model cannot be built for it.
 Result<EvaluatorActor> spawn_evaluator(caf::actor_system& system, const TrainingJob& job, EvaluatorSetup setup);
 

@@ -202,7 +202,8 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
     workers.push_back(worker->actor);
   }
   auto evaluator = spawn_evaluator(system, job,
-                                   EvaluatorSetup{std::move(dev), std::nullopt, std::move(on_report), std::move(on_snapshot), hooks.trace});
+                                   EvaluatorSetup{std::move(dev), std::nullopt, std::move(on_report), std::move(on_snapshot), hooks.trace,
+                                                  hooks.on_event});
   if (!evaluator) return Error{evaluator.error()};
   if (resume) hooks.start_iteration = resume->iteration;
   auto driver = spawn_training_driver(system, job, *servers, workers, evaluator.value(), std::move(hooks));

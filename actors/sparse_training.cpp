@@ -120,7 +120,8 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
     workers.push_back(std::move(worker->actor));
   }
   auto evaluator = spawn_evaluator(
-      system, job, EvaluatorSetup{nullptr, EvaluatorTables{dev, *shards}, std::move(on_report), std::move(on_snapshot)});
+      system, job, EvaluatorSetup{nullptr, EvaluatorTables{dev, *shards}, std::move(on_report), std::move(on_snapshot),
+                                  nullptr, hooks.on_event});
   if (!evaluator) {
     end_all();
     return Error{evaluator.error()};

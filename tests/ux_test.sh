@@ -539,6 +539,21 @@ case "$scenario" in
     "$psgrad" eval --model layers.model >eval.out 2>eval.err || fail "eval of the Thinc-language model failed"
     grep -q '^accuracy: 0\.[3-9]' eval.out || fail "the Thinc-language model scores too low: $(cat eval.out)"
     ;;
+  evaluations-bounded)
+    # An evaluation per step whose dev pass costs hundreds of steps: the evaluator falls behind, the
+    # evaluations waiting for it are bounded (each holds a copy of the weights), the skipped ones are
+    # said, and every step's evaluation is either printed or counted as skipped.
+    "$psgrad" train --config "$config" --set training.iterations=600 --set training.batch_size=8 \
+      --set evaluation.frequency=1 --set model.hidden_width=256 --no-metrics >bounded.out 2>bounded.err ||
+      fail "the run exited with $?"
+    grep -q "^psgrad train: the evaluator is [0-9]* evaluations behind: evaluations are skipped" bounded.err ||
+      fail "no word that evaluations are skipped"
+    skipped=$(sed -n 's/^psgrad train: \([0-9]*\) evaluations were skipped while the evaluator was behind$/\1/p' bounded.err)
+    [ -n "$skipped" ] && [ "$skipped" -gt 0 ] || fail "no count of the skipped evaluations"
+    printed=$(grep -cP '^\d+\taccuracy' bounded.out)
+    [ $((printed + skipped)) -eq 600 ] || fail "$printed evaluations printed and $skipped skipped, of 600"
+    grep -q "^Final" bounded.out || fail "no final evaluation"
+    ;;
   features-current)
     "$psgrad" config features >features.md || fail "config features failed"
     diff -u "$source_dir/docs/features.md" features.md ||

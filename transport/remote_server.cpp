@@ -225,7 +225,8 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   if (!servers) return Error{servers.error()};
   for (const auto& server : *servers) cleanup.stop_on_exit(server);
   if (shards_elsewhere) cleanup.stop_shard_processes_on_exit({servers->begin() + 1, servers->end()});
-  auto evaluator = spawn_evaluator(system, job, EvaluatorSetup{setup.dev, std::nullopt, setup.on_report, setup.on_snapshot, setup.trace});
+  auto evaluator = spawn_evaluator(system, job, EvaluatorSetup{setup.dev, std::nullopt, setup.on_report, setup.on_snapshot, setup.trace,
+                                                                  setup.on_event});
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
 

@@ -211,7 +211,8 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   // No worker runs in this process (see EvaluatorThread).
   auto evaluator = spawn_evaluator(system, job,
                                    EvaluatorSetup{nullptr, EvaluatorTables{setup.dev, shards, kKeysPerPullPart, shards_on_this_host},
-                                                  setup.on_report, setup.on_snapshot, nullptr, EvaluatorThread::scheduler});
+                                                  setup.on_report, setup.on_snapshot, nullptr, setup.on_event,
+                                                  EvaluatorThread::scheduler});
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
   const auto loss = std::make_shared<TableShardLoss>();
