@@ -1,6 +1,6 @@
-// Training a sparse model with every actor in this process: the dense part on one parameter server, each
-// embedding table on cluster.servers table shards, SparseWorkers, the sparse evaluator, and the same
-// driver, schedules, progress records and summary as dense runs.
+// Training a model with embedding tables with every actor in this process: the dense part on one parameter
+// server, each table on cluster.servers table shards, and the dense runs' workers, evaluator, driver,
+// schedules, progress records and summary.
 #pragma once
 
 #include <functional>

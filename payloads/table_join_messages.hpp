@@ -1,5 +1,6 @@
-// The messages that bring embedding table shard processes and sparse worker processes into a run: the
-// tables' layout each must share with the server, how a shard starts, and the atoms of its hello and join.
+// The messages that bring embedding table shard processes, and the worker processes of a model with tables,
+// into a run: the tables' layout each must share with the server, how a shard starts, and the atoms of its
+// hello and join.
 #pragma once
 
 #include <cstdint>
