@@ -21,11 +21,6 @@ struct WorkerData {
   std::uint64_t dev_count = 0;
   DataFingerprint fingerprint;  // the server's checkpoints index into its training data: a worker's must be the same
   std::string description;
-
-  std::uint64_t count() const { return dense ? dense->count : tables->count; }
-  // What a joining worker tells the server of its inputs: features, or id fields.
-  std::uint64_t input_width() const { return dense ? dense->width : tables->id_fields.size(); }
-  std::uint64_t num_classes() const { return dense ? dense->num_classes : tables->num_classes(); }
 };
 
 // `data_option` is --data-dir: empty, the data where the config names it; else the file or folder on this
