@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/embedding_table.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 #include "model/result.hpp"
 #include "model/row_optimizer.hpp"
 #include "model/table_optimizer.hpp"

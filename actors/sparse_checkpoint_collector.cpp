@@ -19,13 +19,13 @@ struct SparseCheckpointCollector::State {
   std::condition_variable settled;
   std::uint64_t taken = 0;      // checkpoints handed to the hook
   std::uint64_t passed_on = 0;  // of those, passed on or failed, in order
-  std::map<std::uint64_t, std::optional<SparseCheckpoint>> finished;  // by order taken; empty: failed
+  std::map<std::uint64_t, std::optional<TrainingCheckpoint>> finished;  // by order taken; empty: failed
   std::optional<std::string> failure;
   bool passing_on = false;  // one finisher passes checkpoints on at a time, the others leave theirs to it
 
   // Passes on, in order, every finished checkpoint whose predecessors are through. The write runs
   // without the lock: the driver's hook takes it, and must not wait for a disk.
-  void finish(std::uint64_t sequence, std::optional<SparseCheckpoint> checkpoint, std::optional<std::string> why) {
+  void finish(std::uint64_t sequence, std::optional<TrainingCheckpoint> checkpoint, std::optional<std::string> why) {
     std::unique_lock<std::mutex> lock(mutex);
     if (why && !failure) failure = std::move(why);
     finished.emplace(sequence, std::move(checkpoint));
@@ -60,12 +60,13 @@ std::function<void(const TrainingCheckpoint&)> SparseCheckpointCollector::hook()
     }
     system->spawn([state, sequence, dense](caf::event_based_actor* self) {
       const auto& setup = state->setup;
-      auto checkpoint = std::make_shared<SparseCheckpoint>();
-      checkpoint->dense = dense;
-      checkpoint->dense.data = setup.data;
-      checkpoint->dense.config = setup.config;
-      checkpoint->row_optimizer = setup.row_optimizer;
-      checkpoint->shards.resize(setup.shards.size());
+      auto checkpoint = std::make_shared<TrainingCheckpoint>();
+      *checkpoint = dense;
+      checkpoint->data = setup.data;
+      checkpoint->config = setup.config;
+      checkpoint->tables.emplace();
+      checkpoint->tables->row_optimizer = setup.row_optimizer;
+      checkpoint->tables->shards.resize(setup.shards.size());
       auto failed = std::make_shared<std::optional<std::string>>();
       const Countdown gathered(setup.shards.size(), [state, sequence, checkpoint, failed] {
         if (*failed) return state->finish(sequence, std::nullopt, *failed);
@@ -77,8 +78,8 @@ std::function<void(const TrainingCheckpoint&)> SparseCheckpointCollector::hook()
                 [checkpoint, s, gathered, async = setup.mode != TrainingMode::sync](ShardTablesState& part) {
                   // Async shards answer with their tables as they are, at least the dense part's steps in:
                   // they resume as at the dense part's version.
-                  if (async) part.version = checkpoint->dense.version;
-                  checkpoint->shards[s] = std::move(part);
+                  if (async) part.version = checkpoint->version;
+                  checkpoint->tables->shards[s] = std::move(part);
                   gathered();
                 },
                 [self, failed, gathered, s, iteration = dense.iteration](caf::error& error) {

@@ -13,7 +13,7 @@
 #include "actors/sparse_interfaces.hpp"
 #include "model/checkpoint.hpp"
 #include "model/data_fingerprint.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 #include "model/training_mode.hpp"
 
 namespace psgrad {
@@ -25,7 +25,7 @@ struct SparseCheckpointSetup {
   std::string row_optimizer;  // the tables' RowOptimizer::name()
   DataFingerprint data;       // of the training set the workers' streams index into
   std::string config;         // the run's config text
-  std::function<void(const SparseCheckpoint&)> on_checkpoint;
+  std::function<void(const TrainingCheckpoint&)> on_checkpoint;
 };
 
 class SparseCheckpointCollector {

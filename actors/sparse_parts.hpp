@@ -12,7 +12,7 @@
 #include "actors/interfaces.hpp"
 #include "actors/training_job.hpp"
 #include "model/result.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 #include "model/sparse_model.hpp"
 #include "model/sparse_rows.hpp"
 #include "model/table_optimizer.hpp"

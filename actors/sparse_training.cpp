@@ -10,7 +10,7 @@
 #include "actors/sparse_checkpoint_collector.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/sparse_parts.hpp"
-#include "actors/sparse_resume.hpp"
+#include "actors/resume_check.hpp"
 #include "actors/data_worker.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_data_fingerprint.hpp"
@@ -44,9 +44,9 @@ Result<std::vector<EmbeddingShardActor>> spawn_table_shards(caf::actor_system& s
                                                             const SparseModel& model,
                                                             const TableOptimizerChoice& optimizer,
                                                             std::uint64_t start_iteration, bool checkpoints,
-                                                            const std::optional<SparseCheckpoint>& resume) {
+                                                            const std::optional<TrainingCheckpoint>& resume) {
   auto setup = embedding_shard_setup(job, model, optimizer, start_iteration, checkpoints,
-                                     resume ? std::optional<std::uint64_t>(resume->dense.version) : std::nullopt);
+                                     resume ? std::optional<std::uint64_t>(resume->version) : std::nullopt);
   std::vector<EmbeddingShardActor> shards;
   for (std::uint32_t i = 0; i < setup.count; ++i) {
     setup.index = i;
@@ -82,11 +82,11 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
   const auto row_optimizer_name = (*row_optimizer)->name();
   const auto& resume = checkpointing.resume;
   if (resume) {
-    if (auto fits = check_sparse_resume(*resume, job, *model, *train, row_optimizer_name); !fits)
+    if (auto fits = check_resume(*resume, job, resuming_model(*model, *train, row_optimizer_name)); !fits)
       return Error{fits.error()};
-    hooks.start_iteration = resume->dense.iteration;
+    hooks.start_iteration = resume->iteration;
   }
-  auto server = spawn_dense_server(system, job, *model, resume ? &resume->dense : nullptr);
+  auto server = spawn_dense_server(system, job, *model, resume ? &*resume : nullptr);
   if (!server) return Error{server.error()};
   const bool checkpoints = static_cast<bool>(checkpointing.on_checkpoint);
   // Sync shards hold at each periodic checkpoint's step until it is gathered; a signal's has none.
@@ -107,7 +107,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
   for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
     std::optional<WorkerStreamState> stream;
     if (resume)
-      for (const auto& saved : resume->dense.workers)
+      for (const auto& saved : resume->workers)
         if (saved.worker == k) stream = saved;
     DataWorkerSetup setup{job, k, nullptr, worker_delay(job, k), stream};
     setup.tables = WorkerTables{train, *shards, {}};

@@ -13,7 +13,7 @@
 #include "actors/evaluator.hpp"
 #include "actors/training_driver.hpp"
 #include "actors/training_job.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 #include "model/sparse_dataset.hpp"
 #include "model/sparse_rows.hpp"
 #include "model/table_optimizer.hpp"
@@ -30,12 +30,12 @@ struct SparseCheckpointing {
   // Receives each checkpoint the driver takes (training.checkpoint_every, an interrupt, the end), in the
   // order taken, with the tables as every shard held them at its step (sync: exactly that step) and the
   // training data's fingerprint; empty: no checkpoints.
-  std::function<void(const SparseCheckpoint&)> on_checkpoint;
+  std::function<void(const TrainingCheckpoint&)> on_checkpoint;
   bool checkpoints_on_signal_only = false;  // see DriverHooks::checkpoints_on_signal_only
   std::string config;  // the run's config text, given to each checkpoint (so the tables are never copied for it)
   // Continue from here: the dense part, the workers' streams, and the tables re-split over this run's
   // cluster.servers. Sync runs continue bit for bit as the run that wrote it would have.
-  std::optional<SparseCheckpoint> resume;
+  std::optional<TrainingCheckpoint> resume;
 };
 
 // job.model names an architecture with embedding tables (model/registry.hpp) and its settings; the data's id

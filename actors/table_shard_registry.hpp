@@ -12,7 +12,7 @@
 #include "caf/actor_system.hpp"
 #include "actors/sparse_interfaces.hpp"
 #include "actors/table_shard_watch.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 #include "model/table_layout.hpp"
 
 namespace psgrad {
@@ -27,7 +27,7 @@ struct TableShardRegistrySetup {
   TableShardStart start;  // how every shard starts; its pieces are counted per shard
   // A resumed run's checkpoint: each shard is sent its part of the rows, re-split for `shards`, in pieces
   // of at most piece_words words (a connection then never carries one huge message). Null: a fresh run.
-  std::shared_ptr<const SparseCheckpoint> resume;
+  std::shared_ptr<const TrainingCheckpoint> resume;
   std::uint64_t piece_words = std::uint64_t{1} << 22;  // 16 MiB
   // Notes a joined shard that goes away: before the run starts no watch does, and the server, waiting for
   // workers that cannot reach that shard, would wait until cluster.join_timeout_ms. Null: not noted.

@@ -10,8 +10,7 @@
 #include "io/checkpoint_file.hpp"
 #include "io/config.hpp"
 #include "io/user_text.hpp"
-#include "model/checked_count.hpp"
-#include "model/checkpoint_fit.hpp"
+#include "model/checkpoint_tables.hpp"
 
 namespace psgrad {
 
@@ -46,18 +45,37 @@ void CheckpointDestination::report(const Status& written, std::uint64_t iteratio
   }
 }
 
+std::uint64_t table_floats(const SparseModel& model) {
+  std::uint64_t floats = 0;
+  for (const auto& field : model.fields()) floats += field.rows * field.width;
+  return floats;
+}
+
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,
-                                                                 std::shared_ptr<const std::atomic<int>> interrupt) {
+                                                                 std::shared_ptr<const std::atomic<int>> interrupt,
+                                                                 std::uint64_t table_floats) {
   const CheckpointDestination destination(run, std::move(interrupt));
   if (!destination.any()) return {};
-  return [destination, config_text = run.config_text,
-          data = run.data.train_fingerprint](const TrainingCheckpoint& checkpoint) {
+  return [destination, config_text = run.config_text, data = run.data.train_fingerprint,
+          table_floats](const TrainingCheckpoint& checkpoint) {
     const auto path = destination.path();
     if (!path) return;
-    auto complete = checkpoint;
-    complete.config = config_text;
-    if (!data.empty()) complete.data = data;
-    destination.report(write_checkpoint(*path, complete), checkpoint.iteration, *path);
+    std::string detail;
+    if (checkpoint.tables) {
+      const auto size = table_state_size(checkpoint);
+      const double share = table_floats > 0 ? 100.0 * static_cast<double>(size.row_floats) / table_floats : 0.0;
+      detail = fmt::format(" ({} touched table rows, {:.1f}% of the tables' nV x width)", size.rows, share);
+    }
+    // A copy only when something is missing: the tables' collector fills both, the dense driver neither.
+    const bool complete = !checkpoint.config.empty() && (checkpoint.data || data.empty());
+    if (complete) {
+      destination.report(write_checkpoint(*path, checkpoint), checkpoint.iteration, *path, detail);
+      return;
+    }
+    auto completed = checkpoint;
+    if (completed.config.empty()) completed.config = config_text;
+    if (!completed.data && !data.empty()) completed.data = data;
+    destination.report(write_checkpoint(*path, completed), checkpoint.iteration, *path, detail);
   };
 }
 
@@ -80,32 +98,21 @@ Status same_seed_and_mode(const std::string& path, const TrainingCheckpoint& che
   return success();
 }
 
-Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run) {
+Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run,
+                                                      const std::optional<ResumingModel>& model) {
   if (path.empty()) return std::optional<TrainingCheckpoint>{};
   auto checkpoint = read_checkpoint(path);
   if (!checkpoint) return Error{checkpoint.error()};
-  const auto& layout = run.layout;
-  if (const auto differs = layout.mismatch(checkpoint->layout_hash, checkpoint->weights.size()))
-    return Error{fmt::format("{}: checkpoint is for another model ({} for the config's model)", path, *differs)};
   if (auto same = same_seed_and_mode(path, *checkpoint, run.config); !same) return Error{same.error()};
-  // Its workers' streams index into the data it was written on: on other data of the same shape they
-  // would fit, and train on the wrong examples without a word.
-  if (checkpoint->data)
-    if (auto differs = data_difference(run.data.train_fingerprint, *checkpoint->data, "this run", "checkpoint"))
-      return Error{fmt::format("{}: {}; resume on the data it was written for, or start afresh without --resume", path,
-                               *differs)};
+  ResumingModel dense;
+  if (!model) {
+    dense.layout = &run.layout;
+    dense.train_examples = run.data.train->count;
+    if (!run.data.train_fingerprint.empty()) dense.train = run.data.train_fingerprint;
+  }
   // Every field is checked here, before any of it reaches the server, a shard or a worker process.
-  const auto misfit = [&](const std::string& problem) {
-    return Error{fmt::format("{}: checkpoint does not fit this run: {}", path, problem)};
-  };
-  ResumingRun resuming;
-  resuming.total_steps = run.job().cluster.mode == TrainingMode::sync ? run.job().training.iterations
-                                                            : saturating_product(run.job().training.iterations, run.job().cluster.num_workers);
-  resuming.train_examples = run.data.train->count;
-  if (auto problem = checkpoint_misfit(*checkpoint, resuming)) return misfit(*problem);
-  auto optimizer = build_optimizer(run.job(), layout);
-  if (!optimizer) return Error{optimizer.error()};
-  if (auto problem = (*optimizer)->state_problem(checkpoint->optimizer)) return misfit(*problem);
+  if (auto fits = check_resume(*checkpoint, run.job(), model ? *model : dense); !fits)
+    return Error{fmt::format("{}: {}", path, fits.error())};
   return std::optional<TrainingCheckpoint>(std::move(checkpoint).value());
 }
 

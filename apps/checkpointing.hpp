@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 
+#include "actors/resume_check.hpp"
 #include "apps/run_setup.hpp"
 #include "model/checkpoint.hpp"
+#include "model/sparse_model.hpp"
 
 namespace psgrad {
 
@@ -32,11 +34,17 @@ class CheckpointDestination {
   std::shared_ptr<RunOutput> output_;
 };
 
-// Writes each checkpoint to training.checkpoint_path (atomically), and tells the run's output whether
-// it was written. Without a path, only a run stopped by a signal is checkpointed, to
+// Writes each checkpoint to training.checkpoint_path (atomically), with the run's config text and
+// training data when the checkpoint does not carry them, and tells the run's output whether it was
+// written; with tables, with the share of the tables' nV x width floats (table_floats) its touched rows
+// hold. Without a path, only a run stopped by a signal is checkpointed, to
 // interrupted_checkpoint_path(run). Empty when neither can happen.
 std::function<void(const TrainingCheckpoint&)> checkpoint_writer(const PreparedRun& run,
-                                                                 std::shared_ptr<const std::atomic<int>> interrupt = {});
+                                                                 std::shared_ptr<const std::atomic<int>> interrupt = {},
+                                                                 std::uint64_t table_floats = 0);
+
+// Every table's nV x width: the floats its rows would take were every row its hash reaches made.
+std::uint64_t table_floats(const SparseModel& model);
 
 // True when the run has no training.checkpoint_path: then the writers above keep only a signalled run's
 // state, and the driver gathers a checkpoint only once a signal came (DriverHooks).
@@ -50,8 +58,10 @@ std::string interrupted_checkpoint_path(const PreparedRun& run);
 // streams and iteration count follow; else an error saying how to resume it.
 Status same_seed_and_mode(const std::string& path, const TrainingCheckpoint& checkpoint, const Config& config);
 
-// Nothing when path is empty; else the checkpoint, checked to belong to this run's model and, when it
-// says which (format version 3 on), to this run's training data.
-Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run);
+// Nothing when path is empty; else the checkpoint, checked to come from a run of this config's seed and
+// mode and to fit the model (check_resume): its layout, tables, optimizers and, when it says which
+// (format version 3 on), its training data. Without `model`, the run's dense model and data.
+Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run,
+                                                      const std::optional<ResumingModel>& model = std::nullopt);
 
 }  // namespace psgrad

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "io/checkpoint_file.hpp"
-#include "io/sparse_checkpoint_file.hpp"
 
 namespace psgrad {
 
@@ -30,12 +29,6 @@ std::map<std::string, std::string> rendered_values(const std::string& text) {
   return values;
 }
 
-// A sparse checkpoint's dense part, which holds the run's config.
-Result<TrainingCheckpoint> dense_part_of(Result<SparseCheckpoint> checkpoint) {
-  if (!checkpoint) return Error{checkpoint.error()};
-  return std::move(checkpoint->dense);
-}
-
 }  // namespace
 
 std::vector<std::string> changed_settings(const std::string& before, const std::string& after) {
@@ -54,9 +47,7 @@ Result<Config> load_run_config(const std::string& config_path, const std::string
   if (!config_path.empty()) return load_config(config_path, overrides, flags);
   if (resume_path.empty())
     return Error{"--config: a config file is required, unless --resume names a checkpoint whose run to continue"};
-  // A sparse run's checkpoint holds its config in its dense part.
-  auto checkpoint = is_sparse_checkpoint(resume_path) ? dense_part_of(read_sparse_checkpoint(resume_path))
-                                                      : read_checkpoint(resume_path);
+  auto checkpoint = read_checkpoint(resume_path);
   if (!checkpoint) return Error{checkpoint.error()};
   const auto source = resume_path + " (the config inside the checkpoint)";
   auto written = parse_config(checkpoint->config, source);

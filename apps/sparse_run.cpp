@@ -17,12 +17,11 @@
 #include "apps/run_outputs_check.hpp"
 #include "apps/run_setup.hpp"
 #include "apps/signal_watch.hpp"
-#include "apps/sparse_checkpointing.hpp"
 #include "apps/sparse_data.hpp"
 #include "apps/table_memory_check.hpp"
 #include "apps/trace_output.hpp"
 #include "apps/weights_file.hpp"
-#include "io/sparse_checkpoint_file.hpp"
+#include "io/checkpoint_file.hpp"
 #include "io/sparse_model_file.hpp"
 #include "io/user_text.hpp"
 #include "model/embedding_table.hpp"
@@ -87,7 +86,9 @@ Result<SparseRun> prepare_sparse_run_with_config(const TrainOptions& options, Co
                   : nullptr;
   PreparedRun run{std::move(config), std::move(config_text), std::move(described), std::move(layout),
                   std::move(output).value(), std::move(trace), std::move(best)};
-  auto resume = load_sparse_resume(options.resume, run, *model, *data->train);
+  auto row_optimizer = build_row_optimizer(table_optimizer_choice(run.config.tables), run.config.optimizer, 1);
+  if (!row_optimizer) return Error{row_optimizer.error()};
+  auto resume = load_resume(options.resume, run, resuming_model(*model, *data->train, (*row_optimizer)->name()));
   if (!resume) return Error{resume.error()};
   return SparseRun{std::move(run), std::move(data).value(), std::move(resume).value(), table_floats(*model)};
 }
@@ -171,7 +172,7 @@ int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const Sparse
 
 bool names_sparse_model(const RunOptions& options, const std::string& resume) {
   // Without --config, a sparse run's checkpoint names its run.
-  if (options.config_path.empty()) return !resume.empty() && is_sparse_checkpoint(resume);
+  if (options.config_path.empty()) return !resume.empty() && checkpoint_has_tables(resume);
   auto config = load_config(options.config_path, options.overrides, run_flags(options));
   return config && is_sparse_model(*config);
 }
@@ -191,7 +192,7 @@ int run_sparse_train(const TrainOptions& options) {
   hooks.trace = run.trace;
   if (run.best) hooks.stop_early = run.best->stop_flag();
   SparseCheckpointing checkpointing;
-  checkpointing.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
+  checkpointing.on_checkpoint = checkpoint_writer(run, signals.flag(), sparse.table_floats);
   checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
   checkpointing.config = run.config_text;
   checkpointing.resume = std::move(sparse.resume);

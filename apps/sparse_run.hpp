@@ -9,7 +9,7 @@
 #include "apps/run_setup.hpp"
 #include "apps/sparse_data.hpp"
 #include "apps/train_command.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 
 namespace psgrad {
 
@@ -19,7 +19,7 @@ bool names_sparse_model(const RunOptions& options, const std::string& resume);
 
 // Runs it and returns the process exit code; what sparse runs do not offer yet (the pipeline, backup
 // workers, patience) is refused in one line before training. training.checkpoint_path
-// and --resume work as for dense runs (apps/sparse_checkpointing.hpp).
+// and --resume work as for dense runs (apps/checkpointing.hpp).
 int run_sparse_train(const TrainOptions& options);
 
 // A sparse run's config, data and output, opened as for `train` (the refusals of what sparse runs do not
@@ -27,7 +27,7 @@ int run_sparse_train(const TrainOptions& options);
 struct SparseRun {
   PreparedRun run;
   SparseDataSplit data;
-  std::optional<SparseCheckpoint> resume;  // --resume's checkpoint, checked against the run
+  std::optional<TrainingCheckpoint> resume;  // --resume's checkpoint, checked against the run
   std::uint64_t table_floats = 0;          // every table's nV x width
 };
 Result<SparseRun> prepare_sparse_run(const TrainOptions& options, bool tables_here);

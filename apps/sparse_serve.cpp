@@ -19,7 +19,6 @@
 #include "apps/serve_gate.hpp"
 #include "apps/shutdown_deadline.hpp"
 #include "apps/signal_watch.hpp"
-#include "apps/sparse_checkpointing.hpp"
 #include "apps/sparse_run.hpp"
 #include "model/run_features.hpp"
 #include "model/sparse_data_fingerprint.hpp"
@@ -79,9 +78,9 @@ int run_sparse_serve(const ServeOptions& given) {
   setup.on_snapshot = snapshot_callback(run);
   setup.collect_tables = !options.save_model.empty();
   setup.train_data = fingerprint_of(*sparse.data.train, sparse.data.train->origin);
-  setup.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, signals.flag());
+  setup.on_checkpoint = checkpoint_writer(run, signals.flag(), sparse.table_floats);
   setup.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
-  if (sparse.resume) setup.resume = std::make_shared<const SparseCheckpoint>(std::move(*sparse.resume));
+  if (sparse.resume) setup.resume = std::make_shared<const TrainingCheckpoint>(std::move(*sparse.resume));
   std::vector<ChildProcess> children;
   setup.on_listening = [&](std::uint16_t port) {
     write_port_file_or_stop(port_file, {setup.host, port}, "psgrad serve");

@@ -1,5 +1,7 @@
 // Everything needed to continue a run exactly where it stopped: weights, optimizer state, counters,
-// every worker's data-stream position and dropout generator, and the training data it was written on.
+// every worker's data-stream position and dropout generator, the training data it was written on, and,
+// for a model with embedding tables, the tables with their row optimizers' state as each table shard
+// held its part of them.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include "model/minibatcher.hpp"
 #include "model/optimizer.hpp"
 #include "model/random.hpp"
+#include "model/table_state.hpp"
 
 namespace psgrad {
 
@@ -18,6 +21,20 @@ struct WorkerStreamState {
   std::uint32_t worker = 0;
   Minibatcher::Position data;
   Random::State dropout{};
+};
+
+// One table shard's part of every table: the keys k % count == index, after `version` steps.
+struct ShardTablesState {
+  std::uint32_t index = 0;
+  std::uint32_t count = 1;
+  std::uint64_t version = 0;
+  std::vector<TableState> tables;  // per table, in field order
+};
+
+// A checkpoint's tables part.
+struct CheckpointTables {
+  std::string row_optimizer;             // RowOptimizer::name() of the tables' optimizer
+  std::vector<ShardTablesState> shards;  // in index order, one per shard of the run that wrote it
 };
 
 struct TrainingCheckpoint {
@@ -30,6 +47,8 @@ struct TrainingCheckpoint {
   std::vector<WorkerStreamState> workers;
   // The training set the streams above index into; none in files written before checkpoints held it.
   std::optional<DataFingerprint> data;
+  // The model's tables (model/checkpoint_tables.hpp); none for a model without tables.
+  std::optional<CheckpointTables> tables;
 };
 
 }  // namespace psgrad

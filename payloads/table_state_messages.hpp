@@ -4,7 +4,7 @@
 
 #include "caf/atom.hpp"
 #include "caf/meta/type_name.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint.hpp"
 #include "payloads/raw_vector.hpp"
 
 namespace psgrad {

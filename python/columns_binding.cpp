@@ -16,7 +16,6 @@
 #include "apps/checkpointing.hpp"
 #include "apps/run_hooks.hpp"
 #include "apps/local_run.hpp"
-#include "apps/sparse_checkpointing.hpp"
 #include "apps/sparse_model_use.hpp"
 #include "apps/sparse_run.hpp"
 #include "apps/weights_file.hpp"
@@ -98,7 +97,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   if (run.best) hooks.stop_early = run.best->stop_flag();
   SparseCheckpointing checkpointing;
   // Saved only where training.checkpoint_path is set: no runs/ folder appears beside a script.
-  checkpointing.on_checkpoint = sparse_checkpoint_writer(run, sparse.table_floats, nullptr);
+  checkpointing.on_checkpoint = checkpoint_writer(run, nullptr, sparse.table_floats);
   checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
   checkpointing.config = run.config_text;
   checkpointing.resume = std::move(sparse.resume);

@@ -41,9 +41,9 @@ struct SparseProcessesOptions {
   std::optional<std::uint64_t> shard_machine_bytes;  // as a shard process sees its machine
   std::chrono::milliseconds join_timeout{60000};
   std::optional<std::size_t> lost_shard;  // this shard's actor is killed 0.5 s after it joined
-  std::function<void(const SparseCheckpoint&)> on_checkpoint;  // the server's checkpoints; empty: none
+  std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // the server's checkpoints; empty: none
   std::string config;                                          // the run's config text, in its checkpoints
-  std::shared_ptr<const SparseCheckpoint> resume;              // the checkpoint the run continues from
+  std::shared_ptr<const TrainingCheckpoint> resume;              // the checkpoint the run continues from
   std::uint64_t resume_piece_words = std::uint64_t{1} << 22;   // the most words of rows one message carries
 };
 

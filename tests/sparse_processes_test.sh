@@ -394,7 +394,7 @@ case "$scenario" in
     code=$?
     [ $code -ne 0 ] || fail "a checkpoint of another model was resumed"
     [ "$(wc -l <"$work_dir/refused.log")" = 1 ] || fail "the refusal is not one line"
-    grep -q "^psgrad: $ckpt: checkpoint does not fit this run: its dense part is for another model" \
+    grep -q "^psgrad: $ckpt: checkpoint is for another model" \
       "$work_dir/refused.log" || fail "the refusal does not name the checkpoint and what differs"
     grep -q "listening" "$work_dir/refused.log" && fail "the server started before refusing"
     ;;

@@ -14,7 +14,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "actors/sparse_training.hpp"
-#include "io/sparse_checkpoint_file.hpp"
+#include "io/checkpoint_file.hpp"
 #include "model/string_hash.hpp"
 #include "payloads/table_state_messages.hpp"
 #include "tests/message_bytes.hpp"
@@ -28,11 +28,11 @@ namespace {
 
 struct Outcome {
   Result<SparseTrainingSummary> summary = Error{"not run"};
-  std::map<std::uint64_t, SparseCheckpoint> checkpoints;  // by iteration
+  std::map<std::uint64_t, TrainingCheckpoint> checkpoints;  // by iteration
 };
 
 Outcome run(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
-            std::shared_ptr<const SparseDataset> dev, std::optional<SparseCheckpoint> resume = std::nullopt,
+            std::shared_ptr<const SparseDataset> dev, std::optional<TrainingCheckpoint> resume = std::nullopt,
             const TableOptimizerChoice& tables = {}, std::size_t threads = 2, DriverHooks hooks = {},
             bool checkpoints_on_signal_only = false) {
   ActorConfig config(threads);
@@ -41,9 +41,9 @@ Outcome run(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
   Outcome outcome;
   auto mutex = std::make_shared<std::mutex>();
   SparseCheckpointing checkpointing;
-  checkpointing.on_checkpoint = [&outcome, mutex](const SparseCheckpoint& checkpoint) {
+  checkpointing.on_checkpoint = [&outcome, mutex](const TrainingCheckpoint& checkpoint) {
     std::lock_guard<std::mutex> lock(*mutex);
-    outcome.checkpoints[checkpoint.dense.iteration] = checkpoint;
+    outcome.checkpoints[checkpoint.iteration] = checkpoint;
   };
   checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only;
   checkpointing.resume = std::move(resume);
@@ -75,7 +75,7 @@ void check_same_end(const SparseTrainingSummary& a, const SparseTrainingSummary&
 }
 
 // A checkpoint's tables joined over its shards, as one shard would hold them.
-std::vector<TableState> whole_tables(const SparseCheckpoint& checkpoint) {
+std::vector<TableState> whole_tables(const TrainingCheckpoint& checkpoint) {
   return tables_for_shard(checkpoint, 0, 1).value();
 }
 
@@ -101,20 +101,20 @@ TEST_CASE("a sync sparse run resumed from its checkpoint file ends bit for bit a
     REQUIRE(whole.checkpoints.size() == 3);
     REQUIRE(whole.checkpoints.count(5) == 1);
     const auto& at_5 = whole.checkpoints.at(5);
-    CHECK(at_5.dense.version == 5);
-    CHECK(at_5.shards.size() == 2);
-    CHECK(at_5.row_optimizer == (adagrad ? "Adagrad" : "LazyAdam"));
-    CHECK(at_5.dense.workers.size() == 2);
-    CHECK(at_5.dense.data.has_value());
-    CHECK(at_5.dense.config == "# the run's config\n");
+    CHECK(at_5.version == 5);
+    CHECK(at_5.tables->shards.size() == 2);
+    CHECK(at_5.tables->row_optimizer == (adagrad ? "Adagrad" : "LazyAdam"));
+    CHECK(at_5.workers.size() == 2);
+    CHECK(at_5.data.has_value());
+    CHECK(at_5.config == "# the run's config\n");
 
     TempFolder folder("sparse-checkpoint");
     const auto path = folder.file("run.ckpt");
-    REQUIRE(write_sparse_checkpoint(path, at_5).ok());
-    CHECK(is_sparse_checkpoint(path));
+    REQUIRE(write_checkpoint(path, at_5).ok());
+    CHECK(checkpoint_has_tables(path));
     for (std::size_t shards : {1, 2, 3}) {
       CAPTURE(shards);
-      auto loaded = read_sparse_checkpoint(path);
+      auto loaded = read_checkpoint(path);
       REQUIRE_MESSAGE(loaded.ok(), (loaded.ok() ? "" : loaded.error()));
       const auto resumed = run(checkpointed_job(shards), train, dev, std::move(loaded).value(), tables);
       REQUIRE_MESSAGE(resumed.summary.ok(), (resumed.summary.ok() ? "" : resumed.summary.error()));
@@ -130,7 +130,7 @@ TEST_CASE("a sync sparse run resumed from its checkpoint file ends bit for bit a
         CHECK(same_bits(a[t].state, b[t].state));
         CHECK(a[t].steps == b[t].steps);
       }
-      CHECK(resumed.checkpoints.at(10).shards.size() == shards);
+      CHECK(resumed.checkpoints.at(10).tables->shards.size() == shards);
     }
   }
 }
@@ -141,7 +141,7 @@ TEST_CASE("a sparse checkpoint keeps the rows training touched and no other, few
   const auto outcome = run(checkpointed_job(3), train, dev);
   REQUIRE(outcome.summary.ok());
   const auto& last = outcome.checkpoints.rbegin()->second;
-  CHECK(last.dense.iteration == 12);
+  CHECK(last.iteration == 12);
   const auto tables = whole_tables(last);
   std::set<std::uint64_t> dev_only;
   for (std::uint64_t number = 1000; number < 1060; ++number) dev_only.insert(string_hash("token" + std::to_string(number)));
@@ -165,7 +165,7 @@ TEST_CASE("an async sparse run checkpoints and resumes into another shard count,
   REQUIRE(first.summary.ok());
   REQUIRE(first.checkpoints.count(6) == 1);
   const auto& at_6 = first.checkpoints.at(6);
-  for (const auto& shard : at_6.shards) CHECK(shard.version == at_6.dense.version);
+  for (const auto& shard : at_6.tables->shards) CHECK(shard.version == at_6.version);
   job.cluster.servers = 3;
   const auto resumed = run(job, train, dev, at_6);
   REQUIRE_MESSAGE(resumed.summary.ok(), (resumed.summary.ok() ? "" : resumed.summary.error()));
@@ -209,7 +209,7 @@ TEST_CASE("a sparse checkpoint that is damaged or does not fit the run is refuse
   REQUIRE(outcome.summary.ok());
   const auto checkpoint = outcome.checkpoints.at(5);
   const auto refusal = [&](const TrainingJob& job, std::shared_ptr<const SparseDataset> data,
-                           const SparseCheckpoint& resume, const TableOptimizerChoice& tables = {}) {
+                           const TrainingCheckpoint& resume, const TableOptimizerChoice& tables = {}) {
     const auto resumed = run(job, data, dev, resume, tables);
     REQUIRE_FALSE(resumed.summary.ok());
     CHECK(resumed.summary.error().find('\n') == std::string::npos);
@@ -223,33 +223,33 @@ TEST_CASE("a sparse checkpoint that is damaged or does not fit the run is refuse
   wider.model.settings["embedding_widths"] = std::vector<std::int64_t>{6, 4};
   CHECK(refusal(wider, train, checkpoint).find("width") != std::string::npos);
   auto missing_shard = checkpoint;
-  missing_shard.shards.pop_back();
+  missing_shard.tables->shards.pop_back();
   CHECK(refusal(checkpointed_job(2), train, missing_shard).find("shard") != std::string::npos);
 
   TempFolder folder("sparse-checkpoint-damaged");
   const auto path = folder.file("run.ckpt");
-  REQUIRE(write_sparse_checkpoint(path, checkpoint).ok());
+  REQUIRE(write_checkpoint(path, checkpoint).ok());
   auto bytes = read_file_bytes(path);
   auto flipped = bytes;
   flipped[flipped.size() / 2] ^= 0x20;
   write_file_bytes(path, flipped);
-  const auto damaged = read_sparse_checkpoint(path);
+  const auto damaged = read_checkpoint(path);
   REQUIRE_FALSE(damaged.ok());
   CHECK(damaged.error().find(path) == 0);
   CHECK(damaged.error().find("checksum") != std::string::npos);
   write_file_bytes(path, bytes.substr(0, bytes.size() / 3));
-  CHECK(read_sparse_checkpoint(path).error().find("corrupt") != std::string::npos);
-  write_file_bytes(path, "PSGRCKPT and more");
-  CHECK(read_sparse_checkpoint(path).error().find("a dense model's checkpoint") != std::string::npos);
+  CHECK(read_checkpoint(path).error().find("corrupt") != std::string::npos);
+  write_file_bytes(path, "PSGRSPCK and more");
+  CHECK(read_checkpoint(path).error().find("checkpoint is truncated or corrupt") != std::string::npos);
   write_file_bytes(path, "something else");
-  CHECK(read_sparse_checkpoint(path).error().find("not a psgrad sparse checkpoint") != std::string::npos);
+  CHECK(read_checkpoint(path).error().find("not a psgrad checkpoint") != std::string::npos);
 }
 
 TEST_CASE("a shard's section decodes to the part it encodes, and refuses another section's bytes") {
   const auto train = colour_task(40, 1);
   const auto outcome = run(checkpointed_job(2), train, colour_task(10, 2));
   REQUIRE(outcome.summary.ok());
-  const auto& part = outcome.checkpoints.at(5).shards[1];
+  const auto& part = outcome.checkpoints.at(5).tables->shards[1];
   const auto bytes = encode_shard_tables(part);
   const auto decoded = decode_shard_tables(bytes, "shard 1");
   REQUIRE(decoded.ok());

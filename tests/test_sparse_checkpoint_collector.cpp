@@ -32,8 +32,8 @@ TEST_CASE("a checkpoint being written does not hold up the driver's hook for the
   setup.shards = {shard};
   setup.timeout = std::chrono::seconds(30);
   setup.mode = TrainingMode::async;
-  setup.on_checkpoint = [&](const SparseCheckpoint& checkpoint) {
-    iterations.push_back(checkpoint.dense.iteration);
+  setup.on_checkpoint = [&](const TrainingCheckpoint& checkpoint) {
+    iterations.push_back(checkpoint.iteration);
     if (written++ == 0) {
       first_writing.set_value();
       released.wait();  // a slow disk

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "io/checkpoint_file.hpp"
-#include "io/sparse_checkpoint_file.hpp"
+#include "model/checkpoint_tables.hpp"
 #include "io/sparse_model_file.hpp"
 #include "psgrad_binary.hpp"
 #include "sparse_cli_fixtures.hpp"
@@ -61,7 +61,7 @@ TEST_CASE("train --resume continues a sparse run's checkpoint to the uninterrupt
   REQUIRE(first.exit_code == 0);
   CHECK(contains(first.output, "checkpoint at iteration 10 written to " + run.checkpoint));
   // The saved model holds the rows the checkpoint holds, those training touched, and no other.
-  const auto checkpoint = read_sparse_checkpoint(run.checkpoint);
+  const auto checkpoint = read_checkpoint(run.checkpoint);
   REQUIRE(checkpoint.ok());
   const auto saved = read_sparse_model_file(model);
   REQUIRE(saved.ok());
@@ -105,7 +105,7 @@ TEST_CASE("train --resume refuses a checkpoint that does not fit the sparse run,
       {"--config " + other_config + " --resume " + run.checkpoint, "training data differs"},
       {"--config " + run.config + " --resume " + run.checkpoint + " --set tables.optimizer=\"adagrad\"",
        "its tables stepped with LazyAdam, this run's with Adagrad"},
-      {"--config " + run.config + " --resume " + dense_checkpoint, "a dense model's checkpoint"},
+      {"--config " + run.config + " --resume " + dense_checkpoint, "checkpoint holds no embedding tables"},
   };
   for (const auto& [arguments, expected] : refusals) {
     const auto refused = run.train(arguments);

@@ -8,7 +8,7 @@
 
 #include "model/lazy_adam.hpp"
 #include "model/sparse_adagrad.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 #include "model/table_state.hpp"
 
 using namespace psgrad;
@@ -118,17 +118,20 @@ TEST_CASE("a checkpoint's shard parts must each be their shard, at the dense par
   auto optimizer = optimizer_of(false);
   REQUIRE(whole.apply(gradient_at(0), *optimizer).ok());
   const auto all = read_table_state(whole, *optimizer);
-  SparseCheckpoint checkpoint;
-  checkpoint.dense.version = 5;
+  TrainingCheckpoint checkpoint;
+  checkpoint.version = 5;
+  CHECK(shard_parts_problem(checkpoint) == "no tables part");
+  CHECK(table_state_size(checkpoint).rows == 0);
+  checkpoint.tables.emplace();
   for (std::uint32_t i = 0; i < 2; ++i)
-    checkpoint.shards.push_back(ShardTablesState{i, 2, 5, {resplit_table_state({&all}, i, 2).value()}});
+    checkpoint.tables->shards.push_back(ShardTablesState{i, 2, 5, {resplit_table_state({&all}, i, 2).value()}});
   CHECK_FALSE(shard_parts_problem(checkpoint));
   CHECK(tables_for_shard(checkpoint, 0, 1).value()[0].keys == all.keys);
   CHECK(table_state_size(checkpoint).rows == all.size());
   auto late = checkpoint;
-  late.shards[1].version = 4;
+  late.tables->shards[1].version = 4;
   CHECK(shard_parts_problem(late)->find("step 4") != std::string::npos);
   auto swapped = checkpoint;
-  std::swap(swapped.shards[0].tables, swapped.shards[1].tables);
+  std::swap(swapped.tables->shards[0].tables, swapped.tables->shards[1].tables);
   CHECK(shard_parts_problem(swapped)->find("belongs to shard") != std::string::npos);
 }

@@ -11,7 +11,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "actors/sparse_training.hpp"
-#include "io/sparse_checkpoint_file.hpp"
+#include "io/checkpoint_file.hpp"
 #include "tests/sparse_fixtures.hpp"
 #include "tests/sparse_processes.hpp"
 #include "tests/temp_folder.hpp"
@@ -21,14 +21,14 @@ using namespace psgrad::testing;
 
 namespace {
 
-using Checkpoints = std::map<std::uint64_t, SparseCheckpoint>;  // by iteration
+using Checkpoints = std::map<std::uint64_t, TrainingCheckpoint>;  // by iteration
 
 // Keeps every checkpoint a run passes on.
-std::function<void(const SparseCheckpoint&)> keep_in(Checkpoints& kept) {
+std::function<void(const TrainingCheckpoint&)> keep_in(Checkpoints& kept) {
   auto mutex = std::make_shared<std::mutex>();
-  return [&kept, mutex](const SparseCheckpoint& checkpoint) {
+  return [&kept, mutex](const TrainingCheckpoint& checkpoint) {
     std::lock_guard<std::mutex> lock(*mutex);
-    kept[checkpoint.dense.iteration] = checkpoint;
+    kept[checkpoint.iteration] = checkpoint;
   };
 }
 
@@ -60,10 +60,10 @@ void check_every_role_finished(const SparseProcessesRun& run) {
 }
 
 // The bytes of the checkpoint file written from it.
-std::string file_bytes(const SparseCheckpoint& checkpoint) {
+std::string file_bytes(const TrainingCheckpoint& checkpoint) {
   TempFolder folder("sparse-processes-checkpoint");
   const auto path = folder.file("run.ckpt");
-  REQUIRE(write_sparse_checkpoint(path, checkpoint).ok());
+  REQUIRE(write_checkpoint(path, checkpoint).ok());
   return read_file_bytes(path);
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("a sync sparse run across processes writes byte for byte the checkpoin
     for (const auto& [iteration, checkpoint] : expected) {
       CAPTURE(iteration);
       REQUIRE(got.count(iteration) == 1);
-      CHECK(got.at(iteration).shards.size() == shards);
+      CHECK(got.at(iteration).tables->shards.size() == shards);
       CHECK(table_state_size(got.at(iteration)).rows > 0);
       CHECK(file_bytes(got.at(iteration)) == file_bytes(checkpoint));
     }
@@ -135,10 +135,10 @@ TEST_CASE("a sync sparse checkpoint resumed across processes on another table sh
   // Through its file, as the command line resumes it.
   TempFolder folder("sparse-processes-resume");
   const auto path = folder.file("run.ckpt");
-  REQUIRE(write_sparse_checkpoint(path, first.at(5)).ok());
-  auto loaded = read_sparse_checkpoint(path);
+  REQUIRE(write_checkpoint(path, first.at(5)).ok());
+  auto loaded = read_checkpoint(path);
   REQUIRE(loaded.ok());
-  const auto checkpoint = std::make_shared<const SparseCheckpoint>(std::move(loaded).value());
+  const auto checkpoint = std::make_shared<const TrainingCheckpoint>(std::move(loaded).value());
   // 64 words a message: every shard's part of the rows comes in many pieces.
   for (std::uint64_t piece_words : {std::uint64_t{64}, std::uint64_t{1} << 22}) {
     for (std::size_t shards : {1, 3}) {

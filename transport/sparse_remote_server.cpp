@@ -127,7 +127,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   if (!row_optimizer) return Error{row_optimizer.error()};
   const auto* resume = setup.resume.get();
   SparseServingCleanup cleanup(system);
-  auto dense_server = spawn_dense_server(system, job, *model, resume ? &resume->dense : nullptr);
+  auto dense_server = spawn_dense_server(system, job, *model, resume ? &*resume : nullptr);
   if (!dense_server) return Error{dense_server.error()};
   cleanup.stop_on_exit(*dense_server);
 
@@ -140,8 +140,8 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   registry_setup.start.checkpoints = setup.on_checkpoint && !setup.checkpoints_on_signal_only;
   if (resume) {
     registry_setup.start.resume = true;
-    registry_setup.start.start_iteration = resume->dense.iteration;
-    registry_setup.start.version = resume->dense.version;
+    registry_setup.start.start_iteration = resume->iteration;
+    registry_setup.start.version = resume->version;
     registry_setup.resume = setup.resume;
     registry_setup.piece_words = setup.resume_piece_words;
   }
@@ -159,7 +159,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   coordinator_setup.on_event = setup.on_event;
   coordinator_setup.data = setup.train_data;
   coordinator_setup.tables = registry;
-  if (resume) coordinator_setup.resume_streams = resume->dense.workers;
+  if (resume) coordinator_setup.resume_streams = resume->workers;
   // Workers on this host pass the dense gradient and weights through shared memory.
   if (job.cluster.shared_memory) {
     coordinator_setup.host_identity = shared_memory_host_identity();
@@ -224,7 +224,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   hooks.on_worker_lost = tell_shards_of_lost_workers(shards);
   hooks.interrupt = setup.interrupt;
   hooks.stop_early = setup.stop_early;
-  if (resume) hooks.start_iteration = resume->dense.iteration;
+  if (resume) hooks.start_iteration = resume->iteration;
   std::optional<SparseCheckpointCollector> collector;
   if (setup.on_checkpoint) {
     collector.emplace(system, SparseCheckpointSetup{shards, job.cluster.request_timeout, job.cluster.mode,

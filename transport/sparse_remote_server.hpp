@@ -16,7 +16,7 @@
 #include "actors/training_job.hpp"
 #include "model/data_fingerprint.hpp"
 #include "model/result.hpp"
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 #include "model/sparse_dataset.hpp"
 #include "model/table_optimizer.hpp"
 
@@ -45,12 +45,12 @@ struct SparseServeSetup {
   // Receives each checkpoint the driver takes, as train_sparse_in_process's SparseCheckpointing does:
   // every table shard process's part is asked for over the network (the data's fingerprint is
   // train_data); empty: no checkpoints.
-  std::function<void(const SparseCheckpoint&)> on_checkpoint;
+  std::function<void(const TrainingCheckpoint&)> on_checkpoint;
   bool checkpoints_on_signal_only = false;  // see DriverHooks::checkpoints_on_signal_only
   // Continue from here, checked against the run by the caller (check_sparse_resume, which needs the
   // training data): the dense part here, the workers' streams through their join offers, and each table
   // shard's part of the rows, re-split for cluster.servers, sent to its process before it makes its shard.
-  std::shared_ptr<const SparseCheckpoint> resume;
+  std::shared_ptr<const TrainingCheckpoint> resume;
   std::uint64_t resume_piece_words = std::uint64_t{1} << 22;  // the most words of rows one message carries
 };
 

@@ -101,6 +101,20 @@ int main(int argc, char** argv) {
   checkpoint.workers[1].worker = 1;
   checkpoint.workers[1].data.cursor = 3;
   ok = ok && check(psgrad::write_checkpoint((root / "checkpoint/resume.ckpt").string(), checkpoint));
+  // The same with a tables part of two shards, one row each.
+  auto& tables = checkpoint.tables.emplace();
+  tables.row_optimizer = "LazyAdam";
+  for (std::uint32_t shard = 0; shard < 2; ++shard) {
+    psgrad::TableState table;
+    table.width = 2;
+    table.state_width = 4;
+    table.keys = {shard};
+    table.rows = {0.5f, -0.5f};
+    table.state = {0, 0, 0, 0};
+    table.steps = {5};
+    tables.shards.push_back(psgrad::ShardTablesState{shard, 2, 5, {table}});
+  }
+  ok = ok && check(psgrad::write_checkpoint((root / "checkpoint/tables.ckpt").string(), checkpoint));
 
   const auto x = psgrad::npy_array({3, 2}, values);
   const auto y = psgrad::npy_array({3}, std::vector<std::uint8_t>{1, 0, 2});

@@ -1,11 +1,12 @@
-#include "model/sparse_checkpoint.hpp"
+#include "model/checkpoint_tables.hpp"
 
 #include <fmt/format.h>
 
 namespace psgrad {
 
-std::optional<std::string> shard_parts_problem(const SparseCheckpoint& checkpoint) {
-  const auto& shards = checkpoint.shards;
+std::optional<std::string> shard_parts_problem(const TrainingCheckpoint& checkpoint) {
+  if (!checkpoint.tables) return std::string("no tables part");
+  const auto& shards = checkpoint.tables->shards;
   if (shards.empty()) return std::string("no table shards");
   const std::size_t tables = shards[0].tables.size();
   for (std::size_t i = 0; i < shards.size(); ++i) {
@@ -13,9 +14,9 @@ std::optional<std::string> shard_parts_problem(const SparseCheckpoint& checkpoin
     if (shard.index != i || shard.count != shards.size())
       return fmt::format("table shard part {} says it is shard {} of {}, where {} parts were written", i,
                          shard.index, shard.count, shards.size());
-    if (shard.version != checkpoint.dense.version)
+    if (shard.version != checkpoint.version)
       return fmt::format("table shard {} is at step {}, the dense part at step {}", i, shard.version,
-                         checkpoint.dense.version);
+                         checkpoint.version);
     if (shard.tables.size() != tables)
       return fmt::format("table shard {} has {} tables, shard 0 {}", i, shard.tables.size(), tables);
     for (std::size_t t = 0; t < tables; ++t) {
@@ -33,13 +34,14 @@ std::optional<std::string> shard_parts_problem(const SparseCheckpoint& checkpoin
   return std::nullopt;
 }
 
-Result<std::vector<TableState>> tables_for_shard(const SparseCheckpoint& checkpoint, std::uint32_t index,
+Result<std::vector<TableState>> tables_for_shard(const TrainingCheckpoint& checkpoint, std::uint32_t index,
                                                  std::uint32_t count) {
   if (auto problem = shard_parts_problem(checkpoint)) return Error{*problem};
   std::vector<TableState> tables;
-  for (std::size_t t = 0; t < checkpoint.shards[0].tables.size(); ++t) {
+  const auto& shards = checkpoint.tables->shards;
+  for (std::size_t t = 0; t < shards[0].tables.size(); ++t) {
     std::vector<const TableState*> parts;
-    for (const auto& shard : checkpoint.shards) parts.push_back(&shard.tables[t]);
+    for (const auto& shard : shards) parts.push_back(&shard.tables[t]);
     auto part = resplit_table_state(parts, index, count);
     if (!part) return Error{fmt::format("table {}: {}", t, part.error())};
     tables.push_back(std::move(part).value());
@@ -47,9 +49,10 @@ Result<std::vector<TableState>> tables_for_shard(const SparseCheckpoint& checkpo
   return tables;
 }
 
-TableStateSize table_state_size(const SparseCheckpoint& checkpoint) {
+TableStateSize table_state_size(const TrainingCheckpoint& checkpoint) {
   TableStateSize size;
-  for (const auto& shard : checkpoint.shards)
+  if (!checkpoint.tables) return size;
+  for (const auto& shard : checkpoint.tables->shards)
     for (const auto& table : shard.tables) {
       size.rows += table.size();
       size.row_floats += table.rows.size();
