@@ -10,7 +10,7 @@
 
 #include "apps/error_exit.hpp"
 #include "apps/sparse_scoring.hpp"
-#include "io/sparse_model_file.hpp"
+#include "io/model_file.hpp"
 #include "io/data_source.hpp"
 #include "io/model_scoring.hpp"
 #include "io/saved_model.hpp"
@@ -96,7 +96,7 @@ Command add_eval_command(CLI::App& app) {
 }
 
 int run_eval_command(const EvalOptions& options) {
-  if (is_sparse_model_file(options.model_path)) return run_sparse_eval(options);
+  if (model_file_has_tables(options.model_path)) return run_sparse_eval(options);
   const ErrorExit error{"psgrad eval"};
   auto loaded = load_saved_model(options.model_path);
   if (!loaded) return error.refused(loaded.error());

@@ -16,7 +16,7 @@
 #include "apps/cli_checks.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/sparse_scoring.hpp"
-#include "io/sparse_model_file.hpp"
+#include "io/model_file.hpp"
 
 namespace psgrad {
 
@@ -74,7 +74,7 @@ Command add_predict_command(CLI::App& app) {
 }
 
 int run_predict_command(const PredictOptions& options) {
-  if (is_sparse_model_file(options.model_path)) return run_sparse_predict(options);
+  if (model_file_has_tables(options.model_path)) return run_sparse_predict(options);
   const ErrorExit error{"psgrad predict"};
   auto loaded = load_saved_model(options.model_path);
   if (!loaded) return error.refused(loaded.error());

@@ -16,8 +16,8 @@ namespace {
 // Field f's table as training left it: the rows it made, and for every other key the row it would make.
 EmbeddingTable initial_rows(const LoadedSparseModel& loaded, std::size_t f) {
   EmbeddingTableSettings settings;
-  settings.width = loaded.file.tables[f].rows.width;
-  settings.init_seed = loaded.file.tables[f].init_seed;
+  settings.width = loaded.file.tables->tables[f].rows.width;
+  settings.init_seed = loaded.file.tables->tables[f].init_seed;
   settings.low = loaded.model.fields()[f].low;  // SparseLinear's rows start at zero
   settings.high = loaded.model.fields()[f].high;
   return EmbeddingTable(settings);
@@ -25,7 +25,7 @@ EmbeddingTable initial_rows(const LoadedSparseModel& loaded, std::size_t f) {
 
 // Field f's rows of keys: the saved row of a key the file holds, else its initial row.
 SparseRows rows_of(const LoadedSparseModel& loaded, std::size_t f, const std::vector<std::uint64_t>& keys) {
-  const auto& saved = loaded.file.tables[f];
+  const auto& saved = loaded.file.tables->tables[f];
   const auto width = saved.rows.width;
   const EmbeddingTable initial = initial_rows(loaded, f);
   SparseRows field_rows(keys, width);
@@ -53,7 +53,7 @@ std::vector<SparseRows> rows_for(const LoadedSparseModel& loaded, const BatchLoo
 
 Result<std::vector<float>> whole_table(const LoadedSparseModel& loaded, std::size_t field) {
   const auto rows = loaded.model.fields().at(field).rows;
-  const auto width = loaded.file.tables.at(field).rows.width;
+  const auto width = loaded.file.tables->tables.at(field).rows.width;
   if (rows > (std::uint64_t{1} << 28) / std::max<std::size_t>(width, 1))
     return Error{fmt::format("table {} has {} rows of {} floats: too large to write out whole", field, rows, width)};
   std::vector<std::uint64_t> keys(rows);
@@ -62,38 +62,39 @@ Result<std::vector<float>> whole_table(const LoadedSparseModel& loaded, std::siz
 }
 
 Result<LoadedSparseModel> load_sparse_model(const std::string& path) {
-  auto file = read_sparse_model_file(path);
+  auto file = read_model_file(path);
   if (!file) return Error{file.error()};
-  auto config = parse_config(file->config_text, path + " (its stored config)");
+  if (!file->tables) return Error{fmt::format("{}: a model file without embedding tables", path)};
+  auto config = parse_config(file->header.config_text, path + " (its stored config)");
   if (!config) return Error{config.error()};
   // The number columns it was trained on, in the order the reader gives them.
   ModelSection stored = config->model;
-  stored.architecture = file->architecture;
-  auto model = SparseModel::build(stored, file->class_names.size(), number_column_names(file->columns));
+  stored.architecture = file->header.architecture;
+  auto model = SparseModel::build(stored, file->tables->class_names.size(), number_column_names(file->tables->columns));
   if (!model) return Error{fmt::format("{}: {}", path, model.error())};
-  if (model->dense().parameter_count() != file->dense_weights.size())
-    return Error{fmt::format("{}: holds {} dense weights, but its model {} has {}", path, file->dense_weights.size(),
-                             file->architecture, model->dense().parameter_count())};
-  if (model->fields().size() != file->tables.size())
-    return Error{fmt::format("{}: holds {} tables, but its model has {} fields", path, file->tables.size(),
+  if (model->dense().parameter_count() != file->weights.size())
+    return Error{fmt::format("{}: holds {} dense weights, but its model {} has {}", path, file->weights.size(),
+                             file->header.architecture, model->dense().parameter_count())};
+  if (model->fields().size() != file->tables->tables.size())
+    return Error{fmt::format("{}: holds {} tables, but its model has {} fields", path, file->tables->tables.size(),
                              model->fields().size())};
-  for (std::size_t f = 0; f < file->tables.size(); ++f)
-    if (file->tables[f].rows.width != model->fields()[f].width)
+  for (std::size_t f = 0; f < file->tables->tables.size(); ++f)
+    if (file->tables->tables[f].rows.width != model->fields()[f].width)
       return Error{fmt::format("{}: table {} has rows of width {}, but its field's width is {}", path, f,
-                               file->tables[f].rows.width, model->fields()[f].width)};
-  model->dense().set_weights(file->dense_weights.data(), file->dense_weights.size());
+                               file->tables->tables[f].rows.width, model->fields()[f].width)};
+  model->dense().set_weights(file->weights.data(), file->weights.size());
   return LoadedSparseModel{std::move(file).value(), std::move(config).value(), std::move(model).value()};
 }
 
-SparseLayout model_layout(const SparseModelFile& file, bool without_labels) {
-  SparseLayout layout{file.columns, file.label, file.max_tokens};
+SparseLayout model_layout(const ModelFileContents& file, bool without_labels) {
+  SparseLayout layout{file.tables->columns, file.tables->label, file.tables->max_tokens};
   if (without_labels) layout.without_labels = true;
-  else layout.known_classes = file.class_names;
+  else layout.known_classes = file.tables->class_names;
   return layout;
 }
 
 std::vector<float> predict_examples(LoadedSparseModel& loaded, const SparseDataset& examples) {
-  const auto classes = loaded.file.class_names.size();
+  const auto classes = loaded.file.tables->class_names.size();
   const auto batch_size = std::max<std::size_t>(1, loaded.config.evaluation.batch_size);
   std::vector<float> probabilities;
   probabilities.reserve(examples.count * classes);

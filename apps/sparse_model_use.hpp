@@ -8,7 +8,7 @@
 
 #include "io/config.hpp"
 #include "io/sparse_example_builder.hpp"
-#include "io/sparse_model_file.hpp"
+#include "io/model_file.hpp"
 #include "model/model.hpp"
 #include "model/result.hpp"
 #include "model/sparse_dataset.hpp"
@@ -17,7 +17,7 @@
 namespace psgrad {
 
 struct LoadedSparseModel {
-  SparseModelFile file;
+  ModelFileContents file;
   Config config;      // file.config_text read back
   SparseModel model;  // its dense weights are the file's
 };
@@ -32,7 +32,7 @@ Result<std::vector<float>> whole_table(const LoadedSparseModel& loaded, std::siz
 
 // How the model's examples are read: its columns, label and token bound; with the model's classes
 // unless without_labels.
-SparseLayout model_layout(const SparseModelFile& file, bool without_labels);
+SparseLayout model_layout(const ModelFileContents& file, bool without_labels);
 
 // Class probabilities (examples x classes, row-major) of every example, scored in batches of the
 // config's evaluation.batch_size.

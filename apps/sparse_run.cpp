@@ -22,7 +22,7 @@
 #include "apps/trace_output.hpp"
 #include "apps/weights_file.hpp"
 #include "io/checkpoint_file.hpp"
-#include "io/sparse_model_file.hpp"
+#include "io/model_file.hpp"
 #include "io/user_text.hpp"
 #include "model/embedding_table.hpp"
 #include "model/run_features.hpp"
@@ -95,19 +95,20 @@ Result<SparseRun> prepare_sparse_run_with_config(const TrainOptions& options, Co
 
 Status save_sparse_model(const std::string& path, const SparseRun& sparse, const SparseTrainingSummary& summary) {
   const auto& config = sparse.run.config;
-  SparseModelFile file;
-  file.weights_version = summary.run.final_weights.version;
-  file.architecture = config.model.architecture;
-  file.config_text = sparse.run.config_text;
-  file.label = config.data.label;
-  file.max_tokens = config.data.max_tokens;
-  file.columns = config.data.columns;
-  file.class_names = sparse.data.class_names;
+  ModelFileContents file;
+  file.header.weights_version = summary.run.final_weights.version;
+  file.header.architecture = config.model.architecture;
+  file.header.config_text = sparse.run.config_text;
+  auto& tables = file.tables.emplace();
+  tables.label = config.data.label;
+  tables.max_tokens = config.data.max_tokens;
+  tables.columns = config.data.columns;
+  tables.class_names = sparse.data.class_names;
   const auto& weights = summary.run.final_weights.values;
-  file.dense_weights.assign(weights.data(), weights.data() + weights.size());
+  file.weights.assign(weights.data(), weights.data() + weights.size());
   for (std::size_t f = 0; f < summary.tables.size(); ++f)
-    file.tables.push_back(SavedTable{embedding_init_seed(config.training.seed, f), summary.tables[f]});
-  return write_sparse_model_file(path, file);
+    tables.tables.push_back(SavedTable{embedding_init_seed(config.training.seed, f), summary.tables[f]});
+  return write_model_file(path, file);
 }
 
 int finish_sparse_run(const Result<SparseTrainingSummary>& outcome, const SparseRun& sparse,

@@ -56,10 +56,10 @@ int run_sparse_predict(const PredictOptions& options) {
   auto examples = read_sparse_examples(options.input_path, model_layout(loaded->file, true));
   if (!examples) return error.refused(examples.error());
   // Unlabelled: every example gets class 0 as a placeholder target, which predicting never reads.
-  examples->class_names = loaded->file.class_names;
+  examples->class_names = loaded->file.tables->class_names;
   examples->labels.assign(examples->count, 0);
   const auto probabilities = predict_examples(*loaded, *examples);
-  const auto out = predictions_text(options.format, loaded->file.class_names, probabilities, examples->count);
+  const auto out = predictions_text(options.format, loaded->file.tables->class_names, probabilities, examples->count);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
   return 0;
@@ -79,16 +79,16 @@ int run_sparse_eval(const EvalOptions& options) {
   } else {
     auto split = load_sparse_split(loaded->config);
     if (!split) return error.refused(split.error());
-    if (split->class_names != loaded->file.class_names)
+    if (split->class_names != loaded->file.tables->class_names)
       return error.refused(fmt::format("{}: its classes are not the {} the model {} was trained on; the file has "
                                        "changed since",
-                                       loaded->config.data.path, loaded->file.class_names.size(), options.model_path));
+                                       loaded->config.data.path, loaded->file.tables->class_names.size(), options.model_path));
     description = split->description + "; dev split";
     examples = split->dev;
   }
   const auto& file = loaded->file;
-  fmt::print("model: {} ({}, {} tables, {} classes, weights version {})\n", options.model_path, file.architecture,
-             file.tables.size(), file.class_names.size(), file.weights_version);
+  fmt::print("model: {} ({}, {} tables, {} classes, weights version {})\n", options.model_path, file.header.architecture,
+             file.tables->tables.size(), file.tables->class_names.size(), file.header.weights_version);
   fmt::print("data: {}\n", description);
   const auto scored = evaluate_examples(*loaded, *examples);
   const auto correct = static_cast<std::size_t>(std::llround(scored.accuracy * static_cast<double>(examples->count)));

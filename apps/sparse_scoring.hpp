@@ -1,4 +1,4 @@
-// `psgrad predict` and `psgrad eval` for a model file with embedding tables (io/sparse_model_file.hpp).
+// `psgrad predict` and `psgrad eval` for a model file with embedding tables (io/model_file.hpp).
 #pragma once
 
 #include "apps/eval_command.hpp"

@@ -12,6 +12,9 @@ namespace psgrad {
 Result<LoadedModel> load_saved_model(const std::string& path) {
   auto contents = read_model_file(path);
   if (!contents) return Error{contents.error()};
+  if (contents->tables)
+    return Error{fmt::format("{}: a model file with embedding tables, read with the tables' model (load_sparse_model)",
+                             path)};
   const auto& header = contents->header;
   auto config = parse_config(header.config_text, path + " (stored config)");
   if (!config) return Error{fmt::format("{}: the stored config does not parse: {}", path, config.error())};

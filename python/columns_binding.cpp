@@ -134,7 +134,7 @@ py::array_t<float> PythonTablesModel::predict_file(const std::string& path) {
   auto examples = read_sparse_examples(path, model_layout(loaded_.file, true));
   if (!examples) throw InputError(examples.error());
   // Unlabelled: every example gets class 0 as a placeholder target, which predicting never reads.
-  examples->class_names = loaded_.file.class_names;
+  examples->class_names = loaded_.file.tables->class_names;
   examples->labels.assign(examples->count, 0);
   std::vector<float> probabilities;
   {
@@ -142,14 +142,14 @@ py::array_t<float> PythonTablesModel::predict_file(const std::string& path) {
     std::lock_guard<std::mutex> lock(mutex_);
     probabilities = predict_examples(loaded_, *examples);
   }
-  const auto classes = static_cast<py::ssize_t>(loaded_.file.class_names.size());
+  const auto classes = static_cast<py::ssize_t>(loaded_.file.tables->class_names.size());
   py::array_t<float> out({static_cast<py::ssize_t>(examples->count), classes});
   std::copy(probabilities.begin(), probabilities.end(), out.mutable_data());
   return out;
 }
 
 void PythonTablesModel::save(const std::filesystem::path& path) const {
-  if (auto saved = write_sparse_model_file(path.string(), loaded_.file); !saved) throw FailedError(saved.error());
+  if (auto saved = write_model_file(path.string(), loaded_.file); !saved) throw FailedError(saved.error());
 }
 
 void bind_columns(py::module_& module) {
@@ -157,12 +157,12 @@ void bind_columns(py::module_& module) {
       module, "TablesModel", "The core of psgrad.TablesModel, which documents it.");
   model.def("predict_file", &PythonTablesModel::predict_file, py::arg("path"))
       .def("save", &PythonTablesModel::save, py::arg("path"))
-      .def_property_readonly("class_names", [](const PythonTablesModel& self) { return self.loaded().file.class_names; })
-      .def_property_readonly("label", [](const PythonTablesModel& self) { return self.loaded().file.label; })
-      .def_property_readonly("columns", [](const PythonTablesModel& self) { return columns_of(self.loaded().file.columns); })
-      .def_property_readonly("architecture", [](const PythonTablesModel& self) { return self.loaded().file.architecture; })
-      .def_property_readonly("version", [](const PythonTablesModel& self) { return self.loaded().file.weights_version; })
-      .def_property_readonly("config", [](const PythonTablesModel& self) { return self.loaded().file.config_text; })
+      .def_property_readonly("class_names", [](const PythonTablesModel& self) { return self.loaded().file.tables->class_names; })
+      .def_property_readonly("label", [](const PythonTablesModel& self) { return self.loaded().file.tables->label; })
+      .def_property_readonly("columns", [](const PythonTablesModel& self) { return columns_of(self.loaded().file.tables->columns); })
+      .def_property_readonly("architecture", [](const PythonTablesModel& self) { return self.loaded().file.header.architecture; })
+      .def_property_readonly("version", [](const PythonTablesModel& self) { return self.loaded().file.header.weights_version; })
+      .def_property_readonly("config", [](const PythonTablesModel& self) { return self.loaded().file.header.config_text; })
       .def("table",
            [](const PythonTablesModel& self, std::size_t field) {
              if (field >= self.loaded().model.fields().size())
@@ -192,7 +192,7 @@ void bind_columns(py::module_& module) {
              py::arg("dev_path"), py::arg("overrides"), py::arg("settings"), py::arg("on_progress"), py::arg("resume"),
              py::arg("model_path"), py::arg("outputs") = std::map<std::string, std::string>{},
              "The core of psgrad.train for a model with embedding tables.");
-  module.def("is_tables_model_file", [](const std::filesystem::path& path) { return is_sparse_model_file(path.string()); },
+  module.def("is_tables_model_file", [](const std::filesystem::path& path) { return model_file_has_tables(path.string()); },
              py::arg("path"));
   module.def(
       "load_tables",

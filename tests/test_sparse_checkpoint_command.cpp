@@ -11,7 +11,7 @@
 
 #include "io/checkpoint_file.hpp"
 #include "model/checkpoint_tables.hpp"
-#include "io/sparse_model_file.hpp"
+#include "io/model_file.hpp"
 #include "psgrad_binary.hpp"
 #include "sparse_cli_fixtures.hpp"
 #include "temp_folder.hpp"
@@ -63,13 +63,14 @@ TEST_CASE("train --resume continues a sparse run's checkpoint to the uninterrupt
   // The saved model holds the rows the checkpoint holds, those training touched, and no other.
   const auto checkpoint = read_checkpoint(run.checkpoint);
   REQUIRE(checkpoint.ok());
-  const auto saved = read_sparse_model_file(model);
+  const auto saved = read_model_file(model);
   REQUIRE(saved.ok());
   const auto tables = tables_for_shard(*checkpoint, 0, 1).value();
-  REQUIRE(saved->tables.size() == tables.size());
+  REQUIRE(saved->tables.has_value());
+  REQUIRE(saved->tables->tables.size() == tables.size());
   for (std::size_t t = 0; t < tables.size(); ++t) {
-    CHECK(saved->tables[t].rows.keys == tables[t].keys);
-    CHECK(saved->tables[t].rows.values == tables[t].rows);
+    CHECK(saved->tables->tables[t].rows.keys == tables[t].keys);
+    CHECK(saved->tables->tables[t].rows.values == tables[t].rows);
   }
   CHECK(contains(first.output, fmt::format("({} touched table rows, ", table_state_size(*checkpoint).rows)));
 

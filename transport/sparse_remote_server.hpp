@@ -47,7 +47,7 @@ struct SparseServeSetup {
   // train_data); empty: no checkpoints.
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;
   bool checkpoints_on_signal_only = false;  // see DriverHooks::checkpoints_on_signal_only
-  // Continue from here, checked against the run by the caller (check_sparse_resume, which needs the
+  // Continue from here, checked against the run by the caller (check_resume, which needs the
   // training data): the dense part here, the workers' streams through their join offers, and each table
   // shard's part of the rows, re-split for cluster.servers, sent to its process before it makes its shard.
   std::shared_ptr<const TrainingCheckpoint> resume;
