@@ -1,4 +1,5 @@
-// Loads a model file, scores it on the dev split of a data set and prints the confusion matrix.
+// Loads a model file, scores it on the dev split of a data set (a model with tables: on its named
+// columns) and prints the confusion matrix.
 #include "apps/eval_command.hpp"
 
 #include <algorithm>
@@ -9,7 +10,10 @@
 #include <fmt/format.h>
 
 #include "apps/error_exit.hpp"
-#include "apps/sparse_scoring.hpp"
+#include "apps/prediction_output.hpp"
+#include "apps/sparse_data.hpp"
+#include "apps/sparse_model_use.hpp"
+#include "io/sparse_examples.hpp"
 #include "io/model_file.hpp"
 #include "io/data_source.hpp"
 #include "io/model_scoring.hpp"
@@ -63,23 +67,38 @@ Result<EvalData> load_eval_data(const EvalOptions& options, const Config& config
   return Error{fmt::format("{}: neither a data file or folder nor a named data set ({})", echoed(options.data), known)};
 }
 
-void print_scoring(const Scoring& scoring) {
-  std::size_t correct = 0;
-  for (std::size_t c = 0; c < scoring.num_classes; ++c) correct += scoring.count(c, c);
-  fmt::print("accuracy: {:.3f} ({}/{})\n", scoring.overall.accuracy, correct, scoring.overall.count);
-  fmt::print("dev loss: {:.4f}\n", scoring.overall.loss);
-  fmt::print("per-class accuracy:\n");
-  for (std::size_t c = 0; c < scoring.num_classes; ++c)
-    fmt::print("  {}: {:.3f} ({}/{})\n", c, scoring.class_accuracy(c), scoring.count(c, c), scoring.class_total(c));
-  fmt::print("confusion matrix (rows: true label, columns: predicted label):\n      ");
-  for (std::size_t c = 0; c < scoring.num_classes; ++c) fmt::print("{:>6}", c);
-  fmt::print("\n");
-  for (std::size_t truth = 0; truth < scoring.num_classes; ++truth) {
-    fmt::print("{:>6}", truth);
-    for (std::size_t predicted = 0; predicted < scoring.num_classes; ++predicted)
-      fmt::print("{:>6}", scoring.count(truth, predicted));
-    fmt::print("\n");
+// A model with tables on --data's named columns (labelled, every label one of the model's classes), else
+// on the dev split of the data it was trained on.
+int eval_named_columns(const EvalOptions& options, const ErrorExit& error) {
+  auto loaded = load_sparse_model(options.model_path);
+  if (!loaded) return error.refused(loaded.error());
+  const auto& names = loaded->file.tables->class_names;
+  std::shared_ptr<const SparseDataset> examples;
+  std::string description;
+  if (!options.data.empty()) {
+    auto read = read_sparse_examples(options.data, model_layout(loaded->file, false));
+    if (!read) return error.refused(read.error());
+    description = fmt::format("{}, {} examples", options.data, read->count);
+    examples = std::make_shared<const SparseDataset>(std::move(read).value());
+  } else {
+    auto split = load_sparse_split(loaded->config);
+    if (!split) return error.refused(split.error());
+    if (split->class_names != names)
+      return error.refused(fmt::format("{}: its classes are not the {} the model {} was trained on; the file has "
+                                       "changed since",
+                                       loaded->config.data.path, names.size(), options.model_path));
+    description = split->description + "; dev split";
+    examples = split->dev;
   }
+  const auto& file = loaded->file;
+  fmt::print("model: {} ({}, {} tables, {} classes, weights version {})\n", options.model_path, file.header.architecture,
+             file.tables->tables.size(), names.size(), file.header.weights_version);
+  fmt::print("data: {}\n", description);
+  print_scoring(scoring_of(evaluate_examples(*loaded, *examples), predict_examples(*loaded, *examples),
+                           examples->labels, names.size()),
+                ClassLabels{names, names.size()});
+  std::fflush(stdout);
+  return 0;
 }
 
 }  // namespace
@@ -96,8 +115,8 @@ Command add_eval_command(CLI::App& app) {
 }
 
 int run_eval_command(const EvalOptions& options) {
-  if (model_file_has_tables(options.model_path)) return run_sparse_eval(options);
   const ErrorExit error{"psgrad eval"};
+  if (model_file_has_tables(options.model_path)) return eval_named_columns(options, error);
   auto loaded = load_saved_model(options.model_path);
   if (!loaded) return error.refused(loaded.error());
   auto data = load_eval_data(options, loaded->config, loaded->header.num_classes);
@@ -115,7 +134,7 @@ int run_eval_command(const EvalOptions& options) {
   fmt::print("data: {}; {}, {} examples\n", data->description, data->part, dev.count);
   // The batch size training evaluated with, so the accuracy is the very number the run printed.
   const auto batch_size = static_cast<std::size_t>(loaded->config.evaluation.batch_size);
-  print_scoring(score_model(loaded->model, dev, batch_size));
+  print_scoring(score_model(loaded->model, dev, batch_size), ClassLabels{{}, loaded->header.num_classes});
   std::fflush(stdout);
   return 0;
 }

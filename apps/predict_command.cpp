@@ -1,13 +1,13 @@
-// Loads a model file and examples in any data format, and prints each one's predicted label and class
-// probabilities as text, CSV or JSON.
+// Loads a model file and examples in any data format (a model with tables: its named columns), and
+// prints each one's predicted label and class probabilities as text, CSV or JSON.
 #include "apps/predict_command.hpp"
 
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "io/data_source.hpp"
 #include "io/model_scoring.hpp"
@@ -15,40 +15,31 @@
 #include "io/saved_model.hpp"
 #include "apps/cli_checks.hpp"
 #include "apps/error_exit.hpp"
-#include "apps/sparse_scoring.hpp"
+#include "apps/prediction_output.hpp"
+#include "apps/sparse_model_use.hpp"
+#include "io/sparse_examples.hpp"
 #include "io/model_file.hpp"
 
 namespace psgrad {
 
 namespace {
 
-// One example's line (text, CSV) or object (JSON): the example's row in the input (from 0), the
-// predicted label, the probabilities. JSON's keys are "row" and "predicted" so that jq's shorthand
-// {row,predicted} works: jq 1.6 parses {label} as its label keyword, and index is one of its builtins.
-std::string text_line(std::size_t row, const Prediction& prediction) {
-  std::string line = fmt::format("{}\t{}", row, prediction.label);
-  for (const float p : prediction.probabilities) line += fmt::format("\t{:.4f}", p);
-  return line + "\n";
-}
-
-std::string csv_line(std::size_t row, const Prediction& prediction) {
-  std::string line = fmt::format("{},{}", row, prediction.label);
-  // fmt writes the shortest digits that read back as the same float.
-  for (const float p : prediction.probabilities) line += fmt::format(",{}", p);
-  return line + "\n";
-}
-
-std::string csv_header(std::size_t classes) {
-  std::string header = "row,predicted";
-  for (std::size_t c = 0; c < classes; ++c) header += fmt::format(",p{}", c);
-  return header + "\n";
-}
-
-nlohmann::json json_object(std::size_t row, const Prediction& prediction) {
-  nlohmann::json probabilities = nlohmann::json::array();
-  // Through the float's shortest digits, so JSON shows 0.31433332 rather than the double 0.31433331966400146.
-  for (const float p : prediction.probabilities) probabilities.push_back(std::stod(fmt::format("{}", p)));
-  return {{"row", row}, {"predicted", prediction.label}, {"probabilities", std::move(probabilities)}};
+// Examples in the named columns a model with tables reads, as its file declares them.
+int predict_named_columns(const PredictOptions& options, const ErrorExit& error) {
+  if (options.scale) return error.refused("--scale: a model with embedding tables reads no scaled features");
+  auto loaded = load_sparse_model(options.model_path);
+  if (!loaded) return error.refused(loaded.error());
+  auto examples = read_sparse_examples(options.input_path, model_layout(loaded->file, true));
+  if (!examples) return error.refused(examples.error());
+  const auto& names = loaded->file.tables->class_names;
+  // Unlabelled: every example gets class 0 as a placeholder target, which predicting never reads.
+  examples->class_names = names;
+  examples->labels.assign(examples->count, 0);
+  const auto out = predictions_text(options.format, ClassLabels{names, names.size()},
+                                    predict_examples(*loaded, *examples), examples->count);
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+  return 0;
 }
 
 }  // namespace
@@ -74,8 +65,8 @@ Command add_predict_command(CLI::App& app) {
 }
 
 int run_predict_command(const PredictOptions& options) {
-  if (model_file_has_tables(options.model_path)) return run_sparse_predict(options);
   const ErrorExit error{"psgrad predict"};
+  if (model_file_has_tables(options.model_path)) return predict_named_columns(options, error);
   auto loaded = load_saved_model(options.model_path);
   if (!loaded) return error.refused(loaded.error());
   auto source = data_source(loaded->config.data);
@@ -87,17 +78,12 @@ int run_predict_command(const PredictOptions& options) {
                         : check_input_width(*loaded, inputs->width, options.input_path);
   if (!fits) return error.refused(fits.error());
   const auto batch_size = static_cast<std::size_t>(loaded->config.evaluation.batch_size);
-  const auto predictions = predict(loaded->model, inputs->inputs.data(), inputs->count, batch_size);
-  std::string out;
-  if (options.format == "json") {
-    nlohmann::json all = nlohmann::json::array();
-    for (std::size_t i = 0; i < predictions.size(); ++i) all.push_back(json_object(i, predictions[i]));
-    out = all.dump() + "\n";
-  } else {
-    if (options.format == "csv") out = csv_header(loaded->header.num_classes);
-    for (std::size_t i = 0; i < predictions.size(); ++i)
-      out += options.format == "csv" ? csv_line(i, predictions[i]) : text_line(i, predictions[i]);
-  }
+  std::vector<float> probabilities;
+  probabilities.reserve(inputs->count * loaded->header.num_classes);
+  for (const auto& prediction : predict(loaded->model, inputs->inputs.data(), inputs->count, batch_size))
+    probabilities.insert(probabilities.end(), prediction.probabilities.begin(), prediction.probabilities.end());
+  const auto out = predictions_text(options.format, ClassLabels{{}, loaded->header.num_classes}, probabilities,
+                                    inputs->count);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
   return 0;

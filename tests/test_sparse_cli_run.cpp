@@ -138,6 +138,26 @@ TEST_CASE("a saved sparse model predicts the names of the run in this process, a
   REQUIRE(evaluated.exit_code == 0);
   CHECK(captured(evaluated.output, "\naccuracy: ([0-9.]+)") ==
         captured(trained.output, "final accuracy ([0-9.]+)"));
+  // As a dense model's eval: per-class accuracy by the class's name, and a confusion matrix whose
+  // diagonal is the correct count the accuracy line gives.
+  const auto correct = std::stoul(captured(evaluated.output, "\naccuracy: [0-9.]+ \\(([0-9]+)/"));
+  for (const auto* name : {"blue", "green", "red"})
+    CHECK(std::regex_search(evaluated.output, std::regex(std::string("\n  ") + name + ": [0-9.]{5} \\([0-9]+/[0-9]+\\)")));
+  CHECK(contains(evaluated.output, "classes by number: 0 blue, 1 green, 2 red"));
+  const auto matrix = evaluated.output.substr(evaluated.output.find("confusion matrix"));
+  std::istringstream rows(matrix);
+  std::string line;
+  std::getline(rows, line);  // the title
+  std::getline(rows, line);  // the column numbers
+  std::size_t diagonal = 0;
+  for (std::size_t truth = 0; truth < 3 && std::getline(rows, line); ++truth) {
+    std::istringstream cells(line);
+    std::size_t label = 0, count = 0;
+    cells >> label;
+    for (std::size_t predicted = 0; predicted <= truth; ++predicted) cells >> count;
+    diagonal += count;
+  }
+  CHECK(diagonal == correct);
 }
 
 TEST_CASE("eval refuses a label the model never saw, naming the file, the line and the label") {
