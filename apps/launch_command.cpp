@@ -12,7 +12,7 @@
 #include "apps/error_exit.hpp"
 #include "apps/join_token.hpp"
 #include "apps/launch_run.hpp"
-#include "apps/sparse_run.hpp"
+#include "apps/tables_run.hpp"
 #include "launch/hostfile.hpp"
 #include "launch/launch_plan.hpp"
 #include "launch/shell_quote.hpp"
@@ -80,7 +80,7 @@ int run_launch_command(const LaunchOptions& options) {
   RunOptions run;
   run.config_path = options.config;
   run.overrides = options.overrides;
-  const bool tables = names_sparse_model(run, options.resume);
+  const bool tables = names_model_with_tables(run, options.resume);
   if (options.slurm) {
     if (!options.hostfile.empty()) return error.refused("give --hostfile or --slurm, not both");
     // A model with tables: tasks 1..cluster.servers hold its table shards.

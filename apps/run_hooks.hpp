@@ -19,7 +19,8 @@ template <typename Hooks>
 void attach_run_hooks(Hooks& hooks, const PreparedRun& run, std::shared_ptr<const std::atomic<int>> stop,
                       bool checkpoint_unless_configured, const std::string& event_prefix) {
   hooks.on_event = run.output->event_printer(event_prefix);
-  hooks.on_checkpoint = checkpoint_writer(run, checkpoint_unless_configured ? stop : nullptr);
+  hooks.on_checkpoint = checkpoint_writer(run, checkpoint_unless_configured ? stop : nullptr,
+                                          run.tables ? run.tables->table_floats : 0);
   hooks.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
   hooks.interrupt = std::move(stop);
   hooks.trace = run.trace;

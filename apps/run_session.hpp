@@ -23,7 +23,7 @@ class RunSession {
   RunSession& operator=(const RunSession&) = delete;
 
   // Config, data, job and output (run_setup.hpp), the run's header line, then the checkpoint at
-  // `resume_path` (none when empty) checked against the model. An error is one line for "psgrad: ".
+  // `resume_path` (none when empty) checked against the model, tables or none. An error is one line for "psgrad: ".
   Status open(const RunOptions& options, const std::string& resume_path);
 
   // Only after open() succeeded.
@@ -46,7 +46,7 @@ class RunSession {
   int signal_received() const { return signals_.flag()->load(); }
 
   // The summary line, the files asked for, and the process exit code (finish_run in run_setup.hpp).
-  int finish(const Result<TrainingSummary>& summary) const;
+  int finish(const Result<TrainingSummary>& summary, const ModelSaver& save = {}) const;
 
  private:
   SignalWatch signals_;

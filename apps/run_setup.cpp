@@ -23,6 +23,7 @@
 #include "apps/run_outputs_check.hpp"
 #include "apps/run_plan_check.hpp"
 #include "apps/sparse_data.hpp"
+#include "apps/tables_run.hpp"
 #include "apps/weights_file.hpp"
 #include "io/data_source.hpp"
 #include "io/user_text.hpp"
@@ -129,11 +130,8 @@ Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& re
   // A config note says what the config lost (a setting --set dropped): --quiet drops progress, not that.
   if (options.verbosity >= Verbosity::quiet)
     for (const auto& note : config->notes) fmt::print(stderr, "psgrad: note: {}\n", note);
+  if (is_sparse_model(*config)) return prepare_tables_run(options, std::move(config).value());
   if (auto fits = check_model_fits_data(*config); !fits) return Error{fits.error()};
-  if (is_sparse_model(*config))
-    return Error{fmt::format("{}: model.@layers: \"{}\" trains with `psgrad train` in one process; `psgrad {}` is "
-                             "not offered for models with embedding tables yet",
-                             config->source, config->model.architecture, options.command)};
   if (auto writable = check_run_outputs(options, *config); !writable) return Error{writable.error()};
   const auto data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
   if (auto threads = check_threads_start(*config); !threads) return Error{threads.error()};
@@ -173,8 +171,12 @@ Weights kept_weights(const TrainingSummary& summary, const PreparedRun& run) {
   return summary.final_weights;
 }
 
-int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options) {
+int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options,
+               const ModelSaver& save) {
   auto& output = *run.output;
+  // Across processes the command that started the run (train --processes, serve, launch) continues it.
+  const auto command =
+      options.resume_command.empty() ? resume_command(options, "psgrad " + options.command) : options.resume_command;
   // Written for a failed run too: the timeline up to the failure is what explains it.
   bool trace_failed = false;
   if (run.trace) {
@@ -191,9 +193,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     // A lost shard or every worker lost: the last checkpoint this run wrote continues it.
     if (const auto iteration = output.last_checkpoint_written(); iteration && !run.config.training.checkpoint_path.empty())
       fmt::print(stderr, "psgrad: the checkpoint of iteration {} is in {}; resume with: {} --resume {}\n", *iteration,
-                 run.config.training.checkpoint_path,
-                 options.resume_command.empty() ? "psgrad " + options.command : options.resume_command,
-                 run.config.training.checkpoint_path);
+                 run.config.training.checkpoint_path, command, run.config.training.checkpoint_path);
     return 1;
   }
   if (summary->interrupted_by != 0) {
@@ -201,8 +201,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     const auto checkpoint = interrupted_checkpoint_path(run);
     output.interrupted(strsignal(summary->interrupted_by), summary->steps, checkpoint);
     if (!checkpoint.empty())
-      fmt::print(stderr, "psgrad: interrupted; resume with: {} --resume {}\n",
-                 options.resume_command.empty() ? "psgrad " + options.command : options.resume_command, checkpoint);
+      fmt::print(stderr, "psgrad: interrupted; resume with: {} --resume {}\n", command, checkpoint);
   }
   output.print_line(summary_line(*summary, run.job().cluster.num_workers));
   output.print_line(fmt::format("final weights: version {}, hash {:016x}", summary->final_weights.version,
@@ -226,7 +225,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
     }
   }
   if (!options.save_model.empty()) {
-    auto saved = save_model(options.save_model, run, kept);
+    auto saved = save ? save(options.save_model, kept) : save_model(options.save_model, run, kept);
     if (saved) output.print_note("psgrad: model saved to " + options.save_model);
     else {
       fmt::print(stderr, "psgrad: {}\n", cut_long_words(saved.error()));

@@ -1,6 +1,7 @@
 // The steps `train` and `serve` share: config with overrides, data, job; and reporting the outcome.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,10 +12,12 @@
 #include "actors/training_job.hpp"
 #include "apps/best_weights.hpp"
 #include "apps/run_output.hpp"
+#include "apps/sparse_data.hpp"
 #include "io/config.hpp"
 #include "io/named_datasets.hpp"
 #include "model/parameter_layout.hpp"
 #include "model/result.hpp"
+#include "model/sparse_model.hpp"
 
 namespace psgrad {
 
@@ -38,6 +41,14 @@ struct RunOptions {
   std::string tensorboard_dir;  // a folder for TensorBoard event files; empty: none
 };
 
+// What a run of a model with embedding tables has beyond a dense run's (apps/tables_run.hpp).
+struct TablesRun {
+  SparseDataSplit data;                      // its examples in named columns, with the class names
+  std::shared_ptr<const SparseModel> model;  // built for the data's columns, to check checkpoints
+  std::string row_optimizer;                 // RowOptimizer::name() of its tables
+  std::uint64_t table_floats = 0;            // every table's nV x width
+};
+
 struct PreparedRun {
   Config config;
   // render_config(config), rendered once: the metrics file, checkpoints, model files and the workers
@@ -52,11 +63,13 @@ struct PreparedRun {
   std::shared_ptr<TraceRecorder> trace;  // null without --trace
   // training.patience / training.save_best: null when neither is set.
   std::shared_ptr<BestWeights> best;
+  // A model with embedding tables: its data and tables (data above then only describes them).
+  std::optional<TablesRun> tables;
 };
 
 // --mode and --workers stand for config keys, so they get the config's checks. Without --config the
 // config inside the checkpoint at resume_path is the run's (apps/run_config.hpp). Opens the metrics file
-// and writes its "run" line.
+// and writes its "run" line. A model with embedding tables is prepared by prepare_tables_run.
 Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& resume_path);
 // The same for a config already parsed and examples already in memory (the Python module's arrays):
 // the same checks of the outputs, the machine's memory and the plan, the same model and output.
@@ -75,8 +88,12 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers);
 void print_run_header(const PreparedRun& run);
 // The weights a run keeps: with training.save_best the best evaluated ones, else the final ones.
 Weights kept_weights(const TrainingSummary& summary, const PreparedRun& run);
-// Prints the summary line, records the summary, saves the weights and model if asked; returns the
-// process exit code.
-int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options);
+// Writes the model file of the weights a run keeps (--save); a model with tables saves its tables too.
+using ModelSaver = std::function<Status(const std::string& path, const Weights& kept)>;
+
+// Prints the summary line, records the summary, saves the weights and model if asked (with `save`,
+// else as a dense model: save_model); returns the process exit code. Every model's runs end here.
+int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, const RunOptions& options,
+               const ModelSaver& save = {});
 
 }  // namespace psgrad

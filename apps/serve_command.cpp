@@ -1,4 +1,4 @@
-// Serves a run to worker (and shard) processes, or to worker children it starts itself.
+// Serves a run of any model to worker (and shard) processes, or to worker children it starts itself.
 #include "apps/serve_command.hpp"
 
 #include <chrono>
@@ -22,10 +22,14 @@
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
 #include "apps/shutdown_deadline.hpp"
-#include "apps/sparse_run.hpp"
-#include "apps/sparse_serve.hpp"
+#include "apps/local_table_shards.hpp"
+#include "apps/tables_run.hpp"
+#include "model/run_features.hpp"
+#include "model/sparse_data_fingerprint.hpp"
+#include "model/table_optimizer.hpp"
 #include "payloads/shared_memory.hpp"
 #include "transport/remote_server.hpp"
+#include "transport/sparse_remote_server.hpp"
 
 namespace psgrad {
 
@@ -62,6 +66,45 @@ void say_listening(const ServeSetup& setup, std::uint16_t port) {
   std::fflush(stderr);
 }
 
+// The server of a model with embedding tables: the dense part, the driver and the evaluator here,
+// every table shard in a `psgrad shard --tables` process (started here with train --processes).
+Result<SparseTrainingSummary> serve_tables(caf::actor_system& system, RunSession& session, const ServeOptions& options,
+                                           std::optional<PortFile>& port_file, std::vector<ChildProcess>& children) {
+  const auto& run = session.run();
+  SparseServeSetup setup;
+  setup.job = run.job();
+  setup.config = run.config_text;
+  setup.dev = run.tables->data.dev;
+  setup.tables = table_optimizer_choice(run.config.tables);
+  if (auto gate = set_serve_gate(setup, run.config, options.token, options.spawn_local_workers); !gate)
+    return Error{gate.error()};
+  session.attach(setup, "psgrad serve");
+  setup.on_report = run.output->callback();
+  setup.on_snapshot = session.snapshot_callback();
+  setup.collect_tables = !options.save_model.empty();
+  setup.train_data = fingerprint_of(*run.tables->data.train, run.tables->data.train->origin);
+  if (session.resume()) setup.resume = std::make_shared<const TrainingCheckpoint>(*session.resume());
+  setup.on_listening = [&](std::uint16_t port) {
+    write_port_file_or_stop(port_file, {setup.host, port}, "psgrad serve");
+    fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers and {} table shards\n", setup.host,
+               port, setup.job.cluster.num_workers, setup.job.cluster.servers);
+    std::fflush(stderr);
+    if (options.spawn_local_workers) {
+      children = start_local_table_shards(setup.job.cluster.servers, port, setup.token);
+      auto workers = start_local_workers(setup.job.cluster.num_workers, port, options.data_dir, setup.token);
+      for (auto& worker : workers) children.push_back(std::move(worker));
+    }
+  };
+  session.training_started();
+  auto outcome = serve_sparse_training(system, setup);
+  if (outcome && setup.collect_tables) {
+    std::size_t rows = 0;
+    for (const auto& table : outcome->tables) rows += table.keys.size();
+    fmt::print(stderr, "psgrad serve: the {} table shards held {} rows\n", setup.job.cluster.servers, rows);
+  }
+  return outcome;
+}
+
 }  // namespace
 
 Command add_serve_command(CLI::App& app) {
@@ -91,9 +134,11 @@ Command add_serve_command(CLI::App& app) {
 }
 
 int run_serve_command(const ServeOptions& given) {
-  if (names_sparse_model(given, given.resume)) return run_sparse_serve(given);
   const ErrorExit error{"psgrad serve"};
   ServeOptions options = given;
+  // Refused before the run's data is read.
+  if (options.remote_shards && names_model_with_tables(options, options.resume))
+    if (auto offered = check_run_feature("serve --remote-shards", true); !offered) return error.refused(offered.error());
   if (options.resume_command.empty())
     options.resume_command = resume_command(options, options.remote_shards ? "psgrad serve --remote-shards" : "psgrad serve");
   if (options.launched) {
@@ -115,6 +160,19 @@ int run_serve_command(const ServeOptions& given) {
   actor_config.help_server_steps_from_a_thread();
   ShutdownDeadline deadline(std::chrono::seconds(10));
   caf::actor_system system{actor_config};
+  if (run.tables) {
+    std::vector<ChildProcess> children;
+    const auto outcome = serve_tables(system, session, options, port_file, children);
+    const int run_code = outcome ? session.finish(outcome->run, [&](const std::string& path, const Weights&) {
+      return save_tables_model(path, run, *outcome);
+    })
+                                 : session.finish(Error{outcome.error()});
+    if (!outcome) stop_local_workers(children);
+    if (outcome) wait_for_local_workers(children);
+    const int code = serve_exit_code(run_code, session.signal_received());
+    deadline.arm(code);
+    return code;
+  }
 
   ServeSetup setup;
   setup.job = run.job();

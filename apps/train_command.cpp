@@ -1,4 +1,4 @@
-// Trains in this process, or hands `--processes` to serve with worker processes.
+// Trains every model in this process, or hands `--processes` to serve with worker processes.
 #include "apps/train_command.hpp"
 
 #include <memory>
@@ -9,7 +9,7 @@
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
 #include "apps/serve_command.hpp"
-#include "apps/sparse_run.hpp"
+#include "apps/tables_run.hpp"
 
 namespace psgrad {
 
@@ -24,7 +24,6 @@ Command add_train_command(CLI::App& app) {
 }
 
 int run_train_command(const TrainOptions& options) {
-  if (names_sparse_model(options, options.resume) && !options.processes) return run_sparse_train(options);
   if (options.processes) {
     ServeOptions serve;
     static_cast<RunOptions&>(serve) = options;
@@ -44,6 +43,13 @@ int run_train_command(const TrainOptions& options) {
   DriverHooks hooks;
   session.attach(hooks, "psgrad train");
   session.training_started();
+  if (run.tables) {
+    const auto outcome = train_tables_locally(system, run, std::move(hooks), session.resume(), run.output->callback());
+    if (!outcome) return session.finish(Error{outcome.error()});
+    return session.finish(outcome->run, [&](const std::string& path, const Weights&) {
+      return save_tables_model(path, run, *outcome);
+    });
+  }
   const auto summary = train_locally(system, run, std::move(hooks), session.resume());
   return session.finish(summary);
 }

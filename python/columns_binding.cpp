@@ -17,7 +17,7 @@
 #include "apps/run_hooks.hpp"
 #include "apps/local_run.hpp"
 #include "apps/sparse_model_use.hpp"
-#include "apps/sparse_run.hpp"
+#include "apps/tables_run.hpp"
 #include "apps/weights_file.hpp"
 #include "io/sparse_examples.hpp"
 #include "model/table_graph.hpp"
@@ -81,34 +81,30 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   if (!config) throw InputError(config.error());
   for (const auto& note : config->notes)
     if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0) throw py::error_already_set();
-  TrainOptions options;
+  RunOptions options;
   options.verbosity = Verbosity::silent;  // the caller has the records
   apply_outputs(outputs, options);  // metrics, TensorBoard and trace files only where asked for
-  options.resume = resume_path;
-  auto prepared = prepare_sparse_run_with_config(options, std::move(config).value(), true);
+  auto prepared = prepare_tables_run(options, std::move(config).value());
   if (!prepared) throw InputError(prepared.error());
-  auto& sparse = *prepared;
-  auto& run = sparse.run;
+  auto& run = *prepared;
+  auto resume = load_resume(resume_path, run, resuming_model_of(run));
+  if (!resume) throw InputError(resume.error());
 
   const StopRequest stop;
   ProgressRelay relay(on_progress, stop.request());
   DriverHooks hooks;
   hooks.interrupt = stop.flag;
   if (run.best) hooks.stop_early = run.best->stop_flag();
-  SparseCheckpointing checkpointing;
+  hooks.trace = run.trace;
   // Saved only where training.checkpoint_path is set: no runs/ folder appears beside a script.
-  checkpointing.on_checkpoint = checkpoint_writer(run, nullptr, sparse.table_floats);
-  checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
-  checkpointing.config = run.config_text;
-  checkpointing.resume = std::move(sparse.resume);
+  hooks.on_checkpoint = checkpoint_writer(run, nullptr, run.tables->table_floats);
+  hooks.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
   const auto outcome = train_checking_signals<SparseTrainingSummary>(
       [&] {
         auto actor_config = local_actor_config(run);  // the system keeps a reference to it
         caf::actor_system system{actor_config};
-        return train_sparse_in_process(system, run.job(), sparse.data.train, sparse.data.dev,
-                                       [&relay](const EvaluationReport& report) { relay.report(report); },
-                                       table_optimizer_choice(run.config.tables), std::move(hooks),
-                                       std::move(checkpointing), snapshot_callback(run));
+        return train_tables_locally(system, run, std::move(hooks), std::move(*resume),
+                                    [&relay](const EvaluationReport& report) { relay.report(report); });
       },
       stop);
   relay.raise_if_failed();
@@ -119,7 +115,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   const auto& done = outcome.value();
   run.output->finish(done.run);
   write_trace_output(run, options);
-  if (auto saved = save_sparse_model(model_path, sparse, done); !saved) throw FailedError(saved.error());
+  if (auto saved = save_tables_model(model_path, run, done); !saved) throw FailedError(saved.error());
   py::dict result;
   result["records"] = relay.records();
   result["summary"] = summary_record(done.run);

@@ -211,7 +211,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   // No worker runs in this process (see EvaluatorThread).
   auto evaluator = spawn_evaluator(system, job,
                                    EvaluatorSetup{nullptr, EvaluatorTables{setup.dev, shards, kKeysPerPullPart, shards_on_this_host},
-                                                  setup.on_report, setup.on_snapshot, nullptr, setup.on_event,
+                                                  setup.on_report, setup.on_snapshot, setup.trace, setup.on_event,
                                                   EvaluatorThread::scheduler});
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
@@ -224,6 +224,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   hooks.on_worker_lost = tell_shards_of_lost_workers(shards);
   hooks.interrupt = setup.interrupt;
   hooks.stop_early = setup.stop_early;
+  hooks.trace = setup.trace;
   if (resume) hooks.start_iteration = resume->iteration;
   std::optional<SparseCheckpointCollector> collector;
   if (setup.on_checkpoint) {

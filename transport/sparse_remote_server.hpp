@@ -39,6 +39,7 @@ struct SparseServeSetup {
   std::shared_ptr<const std::atomic<int>> interrupt;  // see DriverHooks::interrupt
   std::shared_ptr<const std::atomic<bool>> stop_early;  // see DriverHooks::stop_early (training.patience)
   SnapshotCallback on_snapshot;                         // each evaluated snapshot, before on_report
+  std::shared_ptr<TraceRecorder> trace;                 // see DriverHooks::trace; null: none
   // Read every row of every table into the summary at the end (to save the model, or compare): the
   // tables then pass through this process once, which is what holding them elsewhere avoids.
   bool collect_tables = true;
