@@ -171,6 +171,21 @@ case "$scenario" in
     [ "$(final_line "$work_dir/processes.out")" = "$(final_line "$work_dir/one.out")" ] ||
       fail "an early-stopped run across processes ended with other weights than in one process"
     ;;
+  trace-processes)
+    # --trace for a model with tables across processes: the driver's, the evaluator's and each worker
+    # process's spans reach the server's trace, as for a dense model.
+    write_config "$work_dir/run.toml" 512 12
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics --processes --trace "$work_dir/run.trace.json" \
+      >"$work_dir/run.out" 2>"$work_dir/run.log" || fail "the run exited with $?"
+    trace="$work_dir/run.trace.json"
+    head -c 15 "$trace" | grep -qF '{"traceEvents":' || fail "not a Chrome trace"
+    for k in 0 1; do
+      grep -qF "\"args\":{\"name\":\"worker $k on " "$trace" || fail "worker $k is not in the trace"
+    done
+    for span in compute "gradient out" evaluate step; do
+      grep -qF "\"name\":\"$span\"" "$trace" || fail "no $span span"
+    done
+    ;;
   processes-match-one-process)
     # The same sync run in one process and with 1, 2 and 4 table shard processes: the same final weights.
     write_config "$work_dir/run.toml" 4096 20
