@@ -166,6 +166,23 @@ bool ChildProcess::has_exited() const {
          info.si_pid == pid_;
 }
 
+std::optional<std::string> ChildProcess::how_it_ended() const {
+  int signal = 0;
+  if (status_) {
+    if (!WIFSIGNALED(*status_)) return fmt::format("exited with code {}", WEXITSTATUS(*status_));
+    signal = WTERMSIG(*status_);
+  } else {
+    siginfo_t info{};
+    if (pid_ <= 0 || waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+        info.si_pid != pid_)
+      return std::nullopt;
+    if (info.si_code == CLD_EXITED) return fmt::format("exited with code {}", info.si_status);
+    signal = info.si_status;
+  }
+  const char* name = sigabbrev_np(signal);
+  return name ? fmt::format("was killed by SIG{}", name) : fmt::format("was killed by signal {}", signal);
+}
+
 void ChildProcess::wait(rusage* usage) {
   if (status_ || pid_ <= 0) return;
   int status = 0;

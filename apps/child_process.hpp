@@ -55,6 +55,8 @@ class ChildProcess {
   bool poll_exit();
   // Whether it has ended, leaving it unreaped so that wait() still gets its resource usage.
   bool has_exited() const;
+  // How it ended ("exited with code 1", "killed by SIGKILL"), leaving it unreaped; nothing while it runs.
+  std::optional<std::string> how_it_ended() const;
   // Waits for it to end and reaps it; `usage` receives what wait4 reports (peak memory, CPU time).
   void wait(rusage* usage = nullptr);
   bool running() const { return !status_; }

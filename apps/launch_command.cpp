@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "apps/error_exit.hpp"
+#include "apps/invoked_program.hpp"
 #include "apps/join_token.hpp"
 #include "apps/launch_run.hpp"
 #include "apps/tables_run.hpp"
@@ -117,7 +118,7 @@ int run_launch_command(const LaunchOptions& options) {
   };
   settings.resume = absolute(options.resume);
   // The checkpoint holds the config and its overrides; the hostfile and data folder say where to run.
-  settings.resume_command = "psgrad launch --hostfile " + shell_quoted(absolute(options.hostfile));
+  settings.resume_command = invoked_program() + " launch --hostfile " + shell_quoted(absolute(options.hostfile));
   if (!options.data.empty()) settings.resume_command += " --data-dir " + shell_quoted(absolute(options.data));
   settings.trace = absolute(options.trace);
   settings.metrics = absolute(options.metrics);

@@ -53,6 +53,19 @@ std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t p
   return workers;
 }
 
+std::string ended_before_joining(const std::vector<ChildProcess>& processes, std::size_t expected) {
+  if (processes.size() < expected)
+    return fmt::format("only {} of the {} processes this server was to start for the run could start, so it cannot "
+                       "get every worker and table shard it waits for",
+                       processes.size(), expected);
+  for (const auto& process : processes)
+    if (const auto how = process.how_it_ended())
+      return fmt::format("a process this server started for the run (pid {}) {} before training began, so the run "
+                         "cannot get every worker and table shard it waits for",
+                         process.pid(), *how);
+  return {};
+}
+
 int wait_for_local_workers(std::vector<ChildProcess>& workers) {
   int failures = 0;
   for (auto& worker : workers) {

@@ -20,6 +20,11 @@ ChildSpec local_child_spec(std::vector<std::string> command, const std::string& 
 std::vector<ChildProcess> start_local_workers(std::size_t count, std::uint16_t port, const std::string& data_dir,
                                               const std::string& token);
 
+// Why a run still waiting for joins will not get them: fewer than `expected` of `processes` (this
+// server's children) started, or the first that has already ended, with how it ended; empty while all
+// run. Leaves them unreaped.
+std::string ended_before_joining(const std::vector<ChildProcess>& processes, std::size_t expected);
+
 // Waits for every worker to end; names on stderr how many failed, and returns that number.
 int wait_for_local_workers(std::vector<ChildProcess>& workers);
 

@@ -19,11 +19,13 @@
 #include "apps/version_text.hpp"
 #include "apps/work_command.hpp"
 #include "apps/error_exit.hpp"
+#include "apps/invoked_program.hpp"
 
 int main(int argc, char** argv) {
   // A reader that goes away (`psgrad train | head -2`) must not end a run unsaved: writes then fail
   // with EPIPE, and each writer decides what that means.
   std::signal(SIGPIPE, SIG_IGN);
+  psgrad::set_invoked_program(argc > 0 ? argv[0] : nullptr);
   CLI::App app{"psgrad: data-parallel neural-network training with a parameter server", "psgrad"};
   app.require_subcommand(1);
   app.set_version_flag("--version", psgrad::version_text(), "print the version, commit, library versions and "

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "apps/checkpointing.hpp"
+#include "apps/invoked_program.hpp"
 #include "apps/signal_watch.hpp"
 #include "apps/trace_output.hpp"
 #include "apps/metrics_from_run.hpp"
@@ -153,7 +154,8 @@ Result<PreparedRun> prepare_run_with_data(const RunOptions& options, Config conf
   return build_prepared_run(options, std::move(config), std::move(data));
 }
 
-std::string resume_command(const RunOptions& options, const std::string& entry) {
+std::string resume_command(const RunOptions& options, const std::string& command) {
+  const auto entry = invoked_program() + " " + command;
   return options.data_dir.empty() ? entry : entry + " --data-dir " + shell_quoted(options.data_dir);
 }
 
@@ -176,7 +178,7 @@ int finish_run(const Result<TrainingSummary>& summary, const PreparedRun& run, c
   auto& output = *run.output;
   // Across processes the command that started the run (train --processes, serve, launch) continues it.
   const auto command =
-      options.resume_command.empty() ? resume_command(options, "psgrad " + options.command) : options.resume_command;
+      options.resume_command.empty() ? resume_command(options, options.command) : options.resume_command;
   // Written for a failed run too: the timeline up to the failure is what explains it.
   bool trace_failed = false;
   if (run.trace) {

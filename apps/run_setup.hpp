@@ -75,9 +75,10 @@ Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& re
 // the same checks of the outputs, the machine's memory and the plan, the same model and output.
 Result<PreparedRun> prepare_run_with_data(const RunOptions& options, Config config, DataSplit data);
 
-// `entry` ("psgrad train --processes") with what else the run needs to start again from a checkpoint
-// (--data-dir): the config, --set overrides included, is in the checkpoint.
-std::string resume_command(const RunOptions& options, const std::string& entry);
+// The program as invoked (apps/invoked_program.hpp) with `command` ("train --processes") and what else
+// the run needs to start again from a checkpoint (--data-dir): the config, --set overrides included, is
+// in the checkpoint.
+std::string resume_command(const RunOptions& options, const std::string& command);
 
 // The console and the metrics file (with its "run" line), the TensorBoard folder if asked for.
 Result<std::shared_ptr<RunOutput>> open_run_output(const RunOptions& options, const std::string& config_text,

@@ -84,6 +84,10 @@ Result<SparseTrainingSummary> serve_tables(caf::actor_system& system, RunSession
   setup.collect_tables = !options.save_model.empty();
   setup.train_data = fingerprint_of(*run.tables->data.train, run.tables->data.train->origin);
   if (session.resume()) setup.resume = std::make_shared<const TrainingCheckpoint>(*session.resume());
+  if (options.spawn_local_workers)
+    setup.joiners_gone = [&children, expected = setup.job.cluster.servers + setup.job.cluster.num_workers] {
+      return ended_before_joining(children, expected);
+    };
   setup.on_listening = [&](std::uint16_t port) {
     write_port_file_or_stop(port_file, {setup.host, port}, "psgrad serve");
     fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers and {} table shards\n", setup.host,
@@ -140,7 +144,7 @@ int run_serve_command(const ServeOptions& given) {
   if (options.remote_shards && names_model_with_tables(options, options.resume))
     if (auto offered = check_run_feature("serve --remote-shards", true); !offered) return error.refused(offered.error());
   if (options.resume_command.empty())
-    options.resume_command = resume_command(options, options.remote_shards ? "psgrad serve --remote-shards" : "psgrad serve");
+    options.resume_command = resume_command(options, options.remote_shards ? "serve --remote-shards" : "serve");
   if (options.launched) {
     auto token = take_launch_token(LaunchedAs::server);
     if (!token) return error.refused(token.error());
@@ -187,6 +191,10 @@ int run_serve_command(const ServeOptions& given) {
   setup.on_snapshot = session.snapshot_callback();
   setup.on_report = run.output->callback();
   std::vector<ChildProcess> workers;
+  if (options.spawn_local_workers)
+    setup.joiners_gone = [&workers, expected = run.job().cluster.num_workers] {
+      return ended_before_joining(workers, expected);
+    };
   setup.on_listening = [&](std::uint16_t port) {
     // The file before the line: a launch that reads the line finds the file there too.
     write_port_file_or_stop(port_file, {setup.host, port}, "psgrad serve");

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "apps/invoked_program.hpp"
 #include "io/sparse_examples.hpp"
 #include "model/table_graph.hpp"
 #include "model/registry.hpp"
@@ -122,10 +123,10 @@ Result<SparseDataSplit> load_sparse_split(const Config& config) {
   // As a missing MNIST folder names the set-up that makes it, a missing file names the commands that do.
   std::error_code ignored;
   if (!std::filesystem::exists(data.path, ignored))
-    return Error{fmt::format("{}: not found (data.path); `psgrad data debian-packages --out {}` writes this machine's "
-                             "package lists there, `psgrad data click-logs --out {}` generated click logs, or give "
+    return Error{fmt::format("{}: not found (data.path); `{} data debian-packages --out {}` writes this machine's "
+                             "package lists there, `{} data click-logs --out {}` generated click logs, or give "
                              "your own JSON Lines, CSV or TSV file",
-                             data.path, data.path, data.path)};
+                             data.path, invoked_program(), data.path, invoked_program(), data.path)};
   auto layout = sparse_layout(data);
   auto all = read_sparse_examples(data.path, layout);
   if (!all) return Error{all.error()};

@@ -30,12 +30,12 @@ int run_train_command(const TrainOptions& options) {
     serve.spawn_local_workers = true;
     serve.command = "train --processes";  // recorded in the metrics file, so plots can tell the runs apart
     serve.resume = options.resume;
-    serve.resume_command = resume_command(options, "psgrad train --processes");
+    serve.resume_command = resume_command(options, "train --processes");
     return run_serve_command(serve);
   }
   RunSession session;
   auto with_hint = options;
-  with_hint.resume_command = resume_command(options, "psgrad train");
+  with_hint.resume_command = resume_command(options, "train");
   if (auto opened = session.open(with_hint, options.resume); !opened) return ErrorExit{"psgrad"}.refused(opened.error());
   auto& run = session.run();
   auto actor_config = local_actor_config(run);  // the system keeps a reference to it

@@ -92,9 +92,9 @@ case "$scenario" in
     [ "$took" -lt 10000 ] || fail "stopping took $took ms"
     # The hint names the launch, and works as printed: the checkpoint holds the config and its --set.
     hint=$(sed -n 's/^\[localhost server\] psgrad: interrupted; resume with: //p' "$work_dir/launch.log")
-    [[ "$hint" == "psgrad launch --hostfile "*" --resume "* ]] || fail "the resume hint is not a launch command: $hint"
+    [[ "$hint" == "$psgrad launch --hostfile "*" --resume "* ]] || fail "the resume hint is not a launch command: $hint"
     steps=$(sed -n 's/.*checkpoint at iteration \([0-9]*\) written.*/\1/p' "$work_dir/launch.log" | tail -n 1)
-    eval "\"\$psgrad\" ${hint#psgrad } --set training.iterations=$((steps + 3)) --no-metrics" \
+    eval "$hint --set training.iterations=$((steps + 3)) --no-metrics" \
       >"$work_dir/resumed.out" 2>"$work_dir/resumed.log" || fail "the printed launch --resume exited with $?"
     grep -q "steps 3," "$work_dir/resumed.out" || fail "the resumed launch did not make exactly the 3 remaining steps"
     ;;

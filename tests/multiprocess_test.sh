@@ -366,7 +366,7 @@ case "$scenario" in
     wait $s2 && fail "shard 2 exited 0 after the run failed"
     grep -q "the run failed on the server: .*parameter server shard 1 lost" "$work_dir/shard2.log" ||
       fail "shard 2 did not say the run failed"
-    line=$(grep "resume with: psgrad serve --remote-shards --resume $ckpt" "$work_dir/serve.log") ||
+    line=$(grep -F "resume with: $psgrad serve --remote-shards --resume $ckpt" "$work_dir/serve.log") ||
       fail "no line saying how to resume"
     iteration=$(sed -n 's/.*the checkpoint of iteration \([0-9]*\) is in.*/\1/p' <<<"$line")
     [ -n "$iteration" ] && [ "$iteration" -ge 20 ] || fail "the resume line names no checkpoint iteration"

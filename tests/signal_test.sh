@@ -137,9 +137,10 @@ case "$scenario" in
     interrupt_run printed INT --processes --set training.seed=3 --metrics printed.jsonl --save printed.psgrad
     check_saved_run printed 130
     hint=$(sed -n 's/^psgrad: interrupted; resume with: //p' printed.err)
-    [[ "$hint" == "psgrad train --processes --resume "* ]] || fail "the hint is not a train --processes command: $hint"
+    # It names the program as it was invoked, so it runs as printed.
+    [[ "$hint" == "$psgrad train --processes --resume "* ]] || fail "the hint is not a train --processes command: $hint"
     steps=$(sed -n 's/.*"type":"interrupted".*"steps":\([0-9]*\).*/\1/p' printed.jsonl)
-    eval "\"\$psgrad\" ${hint#psgrad } --set training.iterations=$((steps + 5)) --no-metrics" >resumed.out 2>resumed.err ||
+    eval "$hint --set training.iterations=$((steps + 5)) --no-metrics" >resumed.out 2>resumed.err ||
       fail "the printed resume command exited with $?: $(tail -n 2 resumed.err)"
     grep -q "steps 5," resumed.out || fail "the resumed run did not make exactly the 5 remaining steps"
     grep -q "resuming .*'s run with training.iterations = $((steps + 5)) (it had 1000000)" resumed.err ||

@@ -55,7 +55,7 @@ case "$scenario" in
     "$psgrad" train --config colours.toml --no-metrics --set data.path=missing.jsonl >run.out 2>run.err &&
       fail "a missing data file was accepted"
     [ "$(wc -l <run.err)" -eq 1 ] || fail "expected one line: $(cat run.err)"
-    grep -q "missing.jsonl: not found (data.path); \`psgrad data debian-packages --out missing.jsonl\` writes" run.err ||
+    grep -qF "missing.jsonl: not found (data.path); \`$psgrad data debian-packages --out missing.jsonl\` writes" run.err ||
       fail "the refusal does not name the file and the command that makes one: $(cat run.err)"
     ;;
   sigint)
@@ -71,7 +71,8 @@ case "$scenario" in
     [ "$rc" -eq 130 ] || fail "exit code $rc, expected 130"
     grep -q "stopping after the current step" run.err || fail "no notice of the signal"
     grep -q "sync summary: workers 2" run.out || fail "no summary line"
-    grep -q -- "resume with: psgrad train --resume run-interrupted.ckpt" run.err || fail "no resume hint"
+    # The hint names the program as it was invoked, so that it runs as printed.
+    grep -qF -- "resume with: $psgrad train --resume run-interrupted.ckpt" run.err || fail "no resume hint"
     [ -f run-interrupted.ckpt ] || fail "no checkpoint of the interrupted run beside its metrics"
     grep -q '"type":"interrupted"' run.jsonl || fail "no interrupted metrics record"
     tail -n1 run.jsonl | grep -q '^{"type":"summary"' || fail "the metrics file does not end with the summary"

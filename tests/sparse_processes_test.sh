@@ -425,7 +425,7 @@ case "$scenario" in
     kill -INT $pid
     wait $pid; code=$?
     [ $code -eq 130 ] || fail "exit code $code, expected 130"
-    grep -q -- "resume with: psgrad train --processes --resume run-interrupted.ckpt" "$work_dir/run.log" ||
+    grep -qF -- "resume with: $psgrad train --processes --resume run-interrupted.ckpt" "$work_dir/run.log" ||
       fail "no resume hint naming train --processes"
     [ -f "$work_dir/run-interrupted.ckpt" ] || fail "no checkpoint of the interrupted run beside its metrics"
     stopped=$(grep -oP 'checkpoint at iteration \K[0-9]+' "$work_dir/run.log" | tail -n1)

@@ -125,6 +125,8 @@ Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const Coordina
       return Error{fmt::format("stopped by a signal while waiting for workers ({} of {} joined); nothing to save yet",
                                tally.workers_joined.load(), setup.job.cluster.num_workers)};
     if (!slice_over) break;
+    if (setup.joiners_gone)
+      if (auto gone = setup.joiners_gone(); !gone.empty()) return Error{gone};
     if (!forever && Clock::now() >= deadline) return Error{gave_up_waiting(setup, tally, remote_shards)};
   }
   return joined;

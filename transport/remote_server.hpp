@@ -33,6 +33,9 @@ struct ServeSetup {
   bool tls = false;  // publish through CAF's OpenSSL module (the actor system must have it loaded)
   std::chrono::milliseconds join_timeout{600000};  // for every worker and shard process; 0: forever
   std::function<void(std::uint16_t port)> on_listening;
+  // While waiting for joins: why those still missing will never come (the processes this server started
+  // for them ended), else empty; asked every 200 ms. Empty function: processes started elsewhere.
+  std::function<std::string()> joiners_gone;
   std::function<void(const std::string&)> on_event;
   ReportCallback on_report;
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;  // empty: no checkpoints

@@ -104,6 +104,8 @@ Status wait_in_slices(caf::actor_system& system, const SparseServeSetup& setup, 
     if (error != caf::sec::request_timeout)
       return Error{fmt::format("waiting for {}: {}", what, error_text(system, error))};
     if (const auto lost = loss.line(); !lost.empty()) return Error{lost};
+    if (setup.joiners_gone)
+      if (auto gone = setup.joiners_gone(); !gone.empty()) return Error{gone};
     if (setup.join_timeout.count() > 0 && Clock::now() >= deadline)
       return Error{fmt::format("gave up waiting for {} after {:g} s (cluster.join_timeout_ms)", what,
                                std::chrono::duration<double>(setup.join_timeout).count())};

@@ -34,6 +34,9 @@ struct SparseServeSetup {
   bool tls = false;
   std::chrono::milliseconds join_timeout{600000};  // for every worker and table shard; 0: forever
   std::function<void(std::uint16_t port)> on_listening;
+  // While waiting for joins: why those still missing will never come (the processes this server started
+  // for them ended), else empty; asked every 200 ms. Empty function: processes started elsewhere.
+  std::function<std::string()> joiners_gone;
   std::function<void(const std::string&)> on_event;
   ReportCallback on_report;
   std::shared_ptr<const std::atomic<int>> interrupt;  // see DriverHooks::interrupt
