@@ -166,6 +166,8 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
   void take_checkpoint(std::function<void()> then) override {
     auto checkpoint = std::make_shared<TrainingCheckpoint>();
     checkpoint->iteration = done();
+    checkpoint->samples = hooks_.start_samples + summary_.samples;
+    checkpoint->wall_seconds = hooks_.start_wall_seconds + std::chrono::duration<double>(Clock::now() - start_).count();
     checkpoints_collecting_.fetch_add(1, std::memory_order_relaxed);  // answers come to a scheduler thread
     const Countdown collected(1 + slots_.alive_count(), [this, checkpoint, then] {
       std::sort(checkpoint->workers.begin(), checkpoint->workers.end(),
@@ -214,8 +216,8 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
     TrainingProgress p;
     p.iteration = index;
     p.total_iterations = total();
-    p.samples = summary_.samples;
-    p.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    p.samples = hooks_.start_samples + summary_.samples;
+    p.wall_seconds = hooks_.start_wall_seconds + std::chrono::duration<double>(Clock::now() - start_).count();
     p.train_loss = statistics_.take_mean_loss();
     p.staleness_mean = summary_.staleness_mean;
     p.staleness_max = summary_.staleness_max;

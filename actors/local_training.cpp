@@ -205,7 +205,7 @@ Result<TrainingSummary> train_in_process(caf::actor_system& system, const Traini
                                    EvaluatorSetup{std::move(dev), std::nullopt, std::move(on_report), std::move(on_snapshot), hooks.trace,
                                                   hooks.on_event});
   if (!evaluator) return Error{evaluator.error()};
-  if (resume) hooks.start_iteration = resume->iteration;
+  if (resume) continue_from(hooks, *resume);
   auto driver = spawn_training_driver(system, job, *servers, workers, evaluator.value(), std::move(hooks));
   auto summary = run_driver(system, driver);
   // Local actors would otherwise live on until the system shuts down.

@@ -84,7 +84,7 @@ Result<SparseTrainingSummary> train_sparse_in_process(caf::actor_system& system,
   if (resume) {
     if (auto fits = check_resume(*resume, job, resuming_model(*model, *train, row_optimizer_name)); !fits)
       return Error{fits.error()};
-    hooks.start_iteration = resume->iteration;
+    continue_from(hooks, *resume);
   }
   auto server = spawn_dense_server(system, job, *model, resume ? &*resume : nullptr);
   if (!server) return Error{server.error()};

@@ -29,6 +29,10 @@ struct DriverHooks {
   // nothing took longer than a short run's training.
   bool checkpoints_on_signal_only = false;
   std::uint64_t start_iteration = 0;  // when resuming: loop iterations (sync) or steps (async) done
+  // When resuming: the examples consumed and seconds trained before, which the progress reports
+  // (metrics, TensorBoard, plots) and checkpoints carry on from; the summary counts this run's own.
+  std::uint64_t start_samples = 0;
+  double start_wall_seconds = 0.0;
   // Becomes a signal's number when the user asks the run to stop: the driver then stops at the next
   // step boundary (async/ssp: once the gradients in flight are applied), checkpoints and reports.
   std::shared_ptr<const std::atomic<int>> interrupt;
@@ -38,6 +42,9 @@ struct DriverHooks {
   // next step boundary, as for a signal, and the summary says it stopped early.
   std::shared_ptr<const std::atomic<bool>> stop_early;
 };
+
+// The hooks' starting point for a run that continues `resume`: its iteration, samples and wall time.
+void continue_from(DriverHooks& hooks, const TrainingCheckpoint& resume);
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers
 // that join a running job arrive as (add_worker_atom, DataWorkerActor, std::string host, uint32 index).

@@ -24,8 +24,8 @@ namespace {
 constexpr char magic[8] = {'P', 'S', 'G', 'R', 'C', 'K', 'P', 'T'};
 // Version 2 added the checksum; version 1 files cannot be told from corrupt ones and are refused.
 // Version 3 added the training data's fingerprint after the workers; version 2 files still load,
-// without one.
-constexpr std::uint32_t format_version = 3;
+// without one. Version 4 added the samples and wall time after it; older files load with zeros.
+constexpr std::uint32_t format_version = 4;
 constexpr std::uint32_t oldest_version = 2;
 // Bounds on what a file may declare, so a corrupt count cannot ask for absurd memory.
 constexpr std::uint64_t max_floats = std::uint64_t{1} << 30;
@@ -136,6 +136,8 @@ std::string encode_checkpoint(const TrainingCheckpoint& checkpoint) {
     out.number(data->images_hash);
     out.number(data->labels_hash);
   }
+  out.number(checkpoint.samples);
+  out.number(checkpoint.wall_seconds);
   out.number(fnv1a(out.data().data(), out.data().size()));
   return std::string(out.view());
 }
@@ -213,7 +215,7 @@ Result<TrainingCheckpoint> decode_checkpoint(std::string_view whole, const std::
     return Error{fmt::format("{}: not a psgrad checkpoint (wrong magic)", path)};
   std::uint32_t version = 0;
   if (!header.number(version) || version < oldest_version || version > format_version)
-    return Error{fmt::format("{}: checkpoint format version {} is not supported (expected {} or {}{})", path,
+    return Error{fmt::format("{}: checkpoint format version {} is not supported (expected {} to {}{})", path,
                              version, oldest_version, format_version,
                              version == 1 ? "; version 1 had no checksum" : "")};
   // Every field is read only from bytes the checksum vouches for.
@@ -254,6 +256,7 @@ Result<TrainingCheckpoint> decode_checkpoint(std::string_view whole, const std::
       checkpoint.data = std::move(data);
     }
   }
+  if (version >= 4 && (!in.number(checkpoint.samples) || !in.number(checkpoint.wall_seconds))) return truncated;
   if (!in.at_end()) return Error{fmt::format("{}: checkpoint has trailing bytes", path)};
   return checkpoint;
 }

@@ -47,6 +47,10 @@ struct TrainingCheckpoint {
   std::vector<WorkerStreamState> workers;
   // The training set the streams above index into; none in files written before checkpoints held it.
   std::optional<DataFingerprint> data;
+  // Training examples consumed and seconds trained up to here, over every run it continues: a resumed
+  // run's progress carries on from them. Zero in files written before checkpoints held them.
+  std::uint64_t samples = 0;
+  double wall_seconds = 0.0;
   // The model's tables (model/checkpoint_tables.hpp); none for a model without tables.
   std::optional<CheckpointTables> tables;
 };

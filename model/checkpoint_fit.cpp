@@ -1,6 +1,7 @@
 #include "model/checkpoint_fit.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -47,6 +48,8 @@ std::optional<std::string> checkpoint_misfit(const TrainingCheckpoint& checkpoin
     if (checkpoint.optimizer.counts[a] > max_run_steps)
       return fmt::format("optimizer.counts[{}]: {} steps is more than a run can have (at most {})", a,
                          checkpoint.optimizer.counts[a], max_run_steps);
+  if (!std::isfinite(checkpoint.wall_seconds) || checkpoint.wall_seconds < 0)
+    return fmt::format("wall_seconds: {} is not a time trained", checkpoint.wall_seconds);
   std::set<std::uint32_t> seen;
   for (const auto& stream : checkpoint.workers) {
     if (!seen.insert(stream.worker).second)

@@ -54,7 +54,7 @@ per=1
 [ "$mode" = sync ] || per=2
 ckpt="$work_dir/run.ckpt"
 run full --set training.iterations=30 --no-metrics
-run first --set training.iterations=20 --set training.checkpoint_path="\"$ckpt\"" --no-metrics
+run first --set training.iterations=20 --set training.checkpoint_path="\"$ckpt\"" --metrics "$work_dir/first.jsonl"
 grep -q "checkpoint at iteration $((20 * per)) written" "$work_dir/first.log" || fail "no checkpoint at version $((20 * per))"
 run resumed --set training.iterations=30 --set training.checkpoint_path="\"$ckpt\"" --resume "$ckpt" \
   --metrics "$work_dir/resumed.jsonl"
@@ -64,6 +64,20 @@ gradients=$(/usr/bin/python3 -c 'import json,sys
 print(sum(next(r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "summary")["gradients_per_worker"]))' \
   "$work_dir/resumed.jsonl") || fail "no summary in the resumed run's metrics"
 [ "$gradients" -eq 20 ] || fail "the resumed run's workers computed $gradients gradients, not the 20 that remained"
+# The resumed run's clocks carry on from the checkpoint: its (final) evaluation counts the examples of
+# both runs, and at least the time both trained for (the checkpoint is taken after the first's training).
+/usr/bin/python3 - "$work_dir/first.jsonl" "$work_dir/resumed.jsonl" <<'EOF' || fail "the resumed run's clocks did not carry on"
+import json, sys
+first, resumed = ([json.loads(line) for line in open(path)] for path in sys.argv[1:3])
+def summary(records): return next(r for r in records if r["type"] == "summary")
+last = [r for r in first if r["type"] == "eval"][-1]
+end = [r for r in resumed if r["type"] == "eval"][-1]
+samples = last["samples"] + summary(resumed)["samples"]
+trained = summary(first)["training_seconds"] + summary(resumed)["training_seconds"]
+if end["samples"] != samples or end["wall_seconds"] < trained:
+    sys.exit(f"the resumed run ended at samples {end['samples']}, wall {end['wall_seconds']} s; "
+             f"both runs consumed {samples} and trained {trained} s")
+EOF
 final_line resumed | grep -q "^final weights: version $((30 * per)), hash " || fail "the resumed run did not end at version $((30 * per))"
 final_line full | grep -q "^final weights: version $((30 * per)), hash " || fail "the uninterrupted run did not end at version $((30 * per))"
 grep -qE '^Final 	accuracy: [01]\.[0-9]{3}$' "$work_dir/resumed.out" || fail "the resumed run printed no final accuracy"

@@ -1,5 +1,5 @@
-// Tests for checkpoint files: a round trip, that a version-2 file (no data fingerprint) still reads, and
-// that every flipped byte, a truncation, an older version or a file that is not a checkpoint is refused
+// Tests for checkpoint files: a round trip, that version-2 and -3 files (no data fingerprint, no clocks)
+// still read, and that every flipped byte, a truncation, an older version or a file that is not a checkpoint is refused
 // in one line naming the file.
 #include <doctest/doctest.h>
 
@@ -31,6 +31,8 @@ TrainingCheckpoint small_checkpoint() {
   stream.dropout = {5, 6, 7, 8};
   checkpoint.workers = {stream};
   checkpoint.data = DataFingerprint{"digits", 40, 784, 10, 0x1111222233334444ull, 0x5555666677778888ull};
+  checkpoint.samples = 384;
+  checkpoint.wall_seconds = 1.5;
   return checkpoint;
 }
 
@@ -71,6 +73,30 @@ TEST_CASE("a checkpoint reads back as it was written") {
   CHECK(read->data->images_hash == written.data->images_hash);
   CHECK(read->data->labels_hash == written.data->labels_hash);
   CHECK_FALSE(data_difference(*read->data, *written.data).has_value());
+  CHECK(read->samples == 384);
+  CHECK(read->wall_seconds == 1.5);
+}
+
+TEST_CASE("a version-3 checkpoint, written before checkpoints held their clocks, still reads, with none") {
+  TempFolder folder("checkpoint");
+  const auto path = folder.file("run.ckpt");
+  const auto written = small_checkpoint();
+  REQUIRE(write_checkpoint(path, written).ok());
+  // Version 4 is version 3's fields, then the samples and wall time, then the checksum.
+  const auto current = read_file_bytes(path);
+  auto old = current.substr(0, current.size() - 3 * sizeof(std::uint64_t));
+  REQUIRE(old[8] == 4);
+  old[8] = 3;
+  const auto checksum = fnv1a(old.data(), old.size());
+  old.append(reinterpret_cast<const char*>(&checksum), sizeof checksum);
+  write_file_bytes(path, old);
+  auto read = read_checkpoint(path);
+  REQUIRE(read.ok());
+  CHECK(read->samples == 0);
+  CHECK(read->wall_seconds == 0.0);
+  REQUIRE(read->data.has_value());
+  CHECK(read->data->labels_hash == written.data->labels_hash);
+  CHECK(read->weights == written.weights);
 }
 
 TEST_CASE("a version-2 checkpoint, written before checkpoints held their data, still reads, without it") {
@@ -80,11 +106,11 @@ TEST_CASE("a version-2 checkpoint, written before checkpoints held their data, s
   written.data.reset();
   REQUIRE(write_checkpoint(path, written).ok());
   REQUIRE(read_checkpoint(path).ok());
-  // Version 3 without data is version 2's fields and a zero byte saying "no data"; version 2 signed
-  // its fields alone.
+  // Version 4 without data is version 2's fields, a zero byte saying "no data", the samples and the
+  // wall time; version 2 signed its fields alone.
   const auto current = read_file_bytes(path);
-  auto old = current.substr(0, current.size() - sizeof(std::uint64_t) - 1);
-  REQUIRE(old[8] == 3);
+  auto old = current.substr(0, current.size() - 3 * sizeof(std::uint64_t) - 1);
+  REQUIRE(old[8] == 4);
   old[8] = 2;
   const auto checksum = fnv1a(old.data(), old.size());
   old.append(reinterpret_cast<const char*>(&checksum), sizeof checksum);
@@ -132,9 +158,9 @@ TEST_CASE("a cut, lengthened, too old or too new checkpoint is refused") {
   auto version_one = original;
   version_one[8] = 1;
   write_file_bytes(path, version_one);
-  CHECK(contains(refusal(path), "format version 1 is not supported (expected 2 or 3; version 1 had no checksum)"));
-  auto version_four = original;
-  version_four[8] = 4;
-  write_file_bytes(path, version_four);
-  CHECK(contains(refusal(path), "format version 4 is not supported (expected 2 or 3)"));
+  CHECK(contains(refusal(path), "format version 1 is not supported (expected 2 to 4; version 1 had no checksum)"));
+  auto version_five = original;
+  version_five[8] = 5;
+  write_file_bytes(path, version_five);
+  CHECK(contains(refusal(path), "format version 5 is not supported (expected 2 to 4)"));
 }

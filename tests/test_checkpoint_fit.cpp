@@ -151,8 +151,10 @@ std::string changed_digits(const TempFolder& folder, const std::string& name, co
 // The checkpoint at `path` as version 2 wrote it: without the data fingerprint at its end, signed alone.
 std::string as_version_two(const std::string& path, const DataFingerprint& data) {
   const auto current = read_file_bytes(path);
+  // Version 4 ends with the fingerprint, the samples and the wall time before the checksum.
   const std::size_t fingerprint_bytes = 1 + 8 + data.name.size() + 5 * 8;
-  auto old = current.substr(0, current.size() - sizeof(std::uint64_t) - fingerprint_bytes);
+  const std::size_t clock_bytes = 2 * 8;
+  auto old = current.substr(0, current.size() - sizeof(std::uint64_t) - fingerprint_bytes - clock_bytes);
   old[8] = 2;
   const auto checksum = fnv1a(old.data(), old.size());
   old.append(reinterpret_cast<const char*>(&checksum), sizeof checksum);

@@ -240,7 +240,7 @@ Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSet
   hooks.interrupt = setup.interrupt;
   hooks.trace = setup.trace;
   hooks.stop_early = setup.stop_early;
-  if (setup.resume) hooks.start_iteration = setup.resume->iteration;
+  if (setup.resume) continue_from(hooks, *setup.resume);
   auto driver = spawn_training_driver(system, job, *servers, joined->workers, *evaluator, std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);
   auto summary = run_driver(system, driver);  // the driver stops the workers before it answers

@@ -227,7 +227,7 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
   hooks.interrupt = setup.interrupt;
   hooks.stop_early = setup.stop_early;
   hooks.trace = setup.trace;
-  if (resume) hooks.start_iteration = resume->iteration;
+  if (resume) continue_from(hooks, *resume);
   std::optional<SparseCheckpointCollector> collector;
   if (setup.on_checkpoint) {
     collector.emplace(system, SparseCheckpointSetup{shards, job.cluster.request_timeout, job.cluster.mode,
