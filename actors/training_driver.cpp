@@ -377,12 +377,6 @@ class TrainingDriver : public DriverBase {
 
 }  // namespace
 
-void continue_from(DriverHooks& hooks, const TrainingCheckpoint& resume) {
-  hooks.start_iteration = resume.iteration;
-  hooks.start_samples = resume.samples;
-  hooks.start_wall_seconds = resume.wall_seconds;
-}
-
 TrainingDriverActor spawn_training_driver(caf::actor_system& system, const TrainingJob& job,
                                           ParameterServerActor server, std::vector<DataWorkerActor> workers,
                                           EvaluatorActor evaluator, DriverHooks hooks) {

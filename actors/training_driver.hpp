@@ -44,7 +44,11 @@ struct DriverHooks {
 };
 
 // The hooks' starting point for a run that continues `resume`: its iteration, samples and wall time.
-void continue_from(DriverHooks& hooks, const TrainingCheckpoint& resume);
+inline void continue_from(DriverHooks& hooks, const TrainingCheckpoint& resume) {
+  hooks.start_iteration = resume.iteration;
+  hooks.start_samples = resume.samples;
+  hooks.start_wall_seconds = resume.wall_seconds;
+}
 
 // The driver answers one (run_atom) request with a TrainingSummary, or an error, then quits. Workers
 // that join a running job arrive as (add_worker_atom, DataWorkerActor, std::string host, uint32 index).

@@ -725,6 +725,10 @@ case "$scenario" in
          --set cluster.tls_ca="$work_dir/ca.pem")
     start_server --workers 1 --set training.iterations=30 "${tls[@]}" --no-metrics
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/plain.log" && fail "a plain worker joined a TLS server"
+    # It says why at its first silent greeting, and does not retry what would only be silent again.
+    grep -q "sent no psgrad greeting within 5 s (a psgrad server in TLS mode?" "$work_dir/plain.log" ||
+      fail "the plain worker did not say the server may be in TLS mode"
+    grep -q "retrying in" "$work_dir/plain.log" && fail "the plain worker retried a server that never greets"
     "$psgrad" work --connect "127.0.0.1:$port" --tls-cert "$work_dir/intruder.pem" --tls-key "$work_dir/intruder.key" \
       --tls-ca "$work_dir/ca.pem" 2>"$work_dir/intruder.log" && fail "a worker with a foreign certificate joined"
     kill -0 $server_pid || fail "the TLS server died"

@@ -102,6 +102,9 @@ GatedDial pass_gate(int fd, const std::string& where, const std::string& token, 
       dial.published = Error{fmt::format("{} sent no psgrad greeting within {:g} s (a psgrad server in TLS mode? "
                                          "then give --tls-cert, --tls-key and --tls-ca)",
                                          where, timeout.count() / 1000.0)};
+      // A peer that took the connection and stays silent (a TLS server waits for the client to speak
+      // first) would only do so again: dialling again repeats the wait.
+      dial.refused = true;
       return dial;
     default:
       dial.published = Error{fmt::format("{} hung up before greeting (not a psgrad server?)", where)};

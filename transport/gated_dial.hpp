@@ -15,7 +15,9 @@ namespace psgrad {
 
 struct GatedDial {
   Result<caf::strong_actor_ptr> published = Error{"not dialled"};  // the server's published actor
-  bool refused = false;  // the server said no (wrong token, other version): dialling again will not help
+  // The server said no (wrong token, other version) or took the connection and never greeted (TLS
+  // mode): dialling again will not help.
+  bool refused = false;
 };
 
 // `interface`: the message types the published actor must accept (system.message_types<Handle>()).
