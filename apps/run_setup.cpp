@@ -121,12 +121,16 @@ std::string summary_line(const TrainingSummary& summary, std::size_t workers) {
   return line;
 }
 
-Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& resume_path) {
+std::vector<FlagSetting> run_flags(const RunOptions& options) {
   auto flags = options.flags;
   if (!options.mode.empty()) flags.push_back({"--mode", "cluster.mode", SettingValue{options.mode}});
   if (options.workers != 0)
     flags.push_back({"--workers", "cluster.num_workers", SettingValue{std::int64_t{options.workers}}});
-  auto config = load_run_config(options.config_path, resume_path, options.overrides, flags);
+  return flags;
+}
+
+Result<PreparedRun> prepare_run(const RunOptions& options, const std::string& resume_path) {
+  auto config = load_run_config(options.config_path, resume_path, options.overrides, run_flags(options));
   if (!config) return Error{config.error()};
   // A config note says what the config lost (a setting --set dropped): --quiet drops progress, not that.
   if (options.verbosity >= Verbosity::quiet)

@@ -67,6 +67,9 @@ struct PreparedRun {
   std::optional<TablesRun> tables;
 };
 
+// The options' flags with --mode and --workers as the config keys they stand for.
+std::vector<FlagSetting> run_flags(const RunOptions& options);
+
 // --mode and --workers stand for config keys, so they get the config's checks. Without --config the
 // config inside the checkpoint at resume_path is the run's (apps/run_config.hpp). Opens the metrics file
 // and writes its "run" line. A model with embedding tables is prepared by prepare_tables_run.

@@ -109,6 +109,17 @@ Result<SparseTrainingSummary> serve_tables(caf::actor_system& system, RunSession
   return outcome;
 }
 
+// The end of every served run: the processes it started are stopped (a failed run, or one stopped
+// before training: they would only find the server gone) or waited for; then the exit code.
+int end_serving(int run_code, bool trained, std::vector<ChildProcess>& children, const RunSession& session,
+                ShutdownDeadline& deadline) {
+  if (trained) wait_for_local_workers(children);
+  else stop_local_workers(children);
+  const int code = serve_exit_code(run_code, session.signal_received());
+  deadline.arm(code);
+  return code;
+}
+
 }  // namespace
 
 Command add_serve_command(CLI::App& app) {
@@ -171,11 +182,7 @@ int run_serve_command(const ServeOptions& given) {
       return save_tables_model(path, run, *outcome);
     })
                                  : session.finish(Error{outcome.error()});
-    if (!outcome) stop_local_workers(children);
-    if (outcome) wait_for_local_workers(children);
-    const int code = serve_exit_code(run_code, session.signal_received());
-    deadline.arm(code);
-    return code;
+    return end_serving(run_code, outcome.ok(), children, session, deadline);
   }
 
   ServeSetup setup;
@@ -206,12 +213,7 @@ int run_serve_command(const ServeOptions& given) {
   const auto summary = serve_training(system, setup);
   const int run_code = session.finish(summary);
   if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
-  // A failed run or one stopped before training: its workers would only find the server gone.
-  if (!summary) stop_local_workers(workers);
-  if (summary) wait_for_local_workers(workers);
-  const int code = serve_exit_code(run_code, session.signal_received());
-  deadline.arm(code);
-  return code;
+  return end_serving(run_code, summary.ok(), workers, session, deadline);
 }
 
 }  // namespace psgrad

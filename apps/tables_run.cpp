@@ -1,7 +1,6 @@
 // A run of a model with embedding tables: its set-up, its model file, its training in this process.
 #include "apps/tables_run.hpp"
 
-#include <cstring>
 #include <memory>
 
 #include <fmt/format.h>
@@ -10,38 +9,20 @@
 #include "actors/sparse_training.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/run_hooks.hpp"
-#include "apps/error_exit.hpp"
-#include "apps/local_run.hpp"
 #include "apps/run_config.hpp"
 #include "apps/resource_check.hpp"
 #include "apps/run_outputs_check.hpp"
 #include "apps/run_setup.hpp"
-#include "apps/signal_watch.hpp"
 #include "apps/sparse_data.hpp"
 #include "apps/table_memory_check.hpp"
-#include "apps/trace_output.hpp"
-#include "apps/weights_file.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/model_file.hpp"
-#include "io/user_text.hpp"
 #include "model/embedding_table.hpp"
 #include "model/run_features.hpp"
 #include "model/sparse_model.hpp"
 #include "model/table_optimizer.hpp"
 
 namespace psgrad {
-
-namespace {
-
-std::vector<FlagSetting> run_flags(const RunOptions& options) {
-  auto flags = options.flags;
-  if (!options.mode.empty()) flags.push_back({"--mode", "cluster.mode", SettingValue{options.mode}});
-  if (options.workers != 0)
-    flags.push_back({"--workers", "cluster.num_workers", SettingValue{std::int64_t{options.workers}}});
-  return flags;
-}
-
-}  // namespace
 
 bool names_model_with_tables(const RunOptions& options, const std::string& resume) {
   // Without --config, a checkpoint with tables names its run.
