@@ -4,7 +4,7 @@
 
 #include "caf/all.hpp"
 #include "actors/row_router.hpp"
-#include "actors/sparse_parts.hpp"
+#include "actors/table_parts.hpp"
 #include "runtime/error_text.hpp"
 
 namespace psgrad {

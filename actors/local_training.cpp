@@ -11,8 +11,11 @@
 #include "runtime/error_text.hpp"
 #include "actors/parameter_server.hpp"
 #include "actors/shard_state.hpp"
+#include "actors/sparse_checkpoint_collector.hpp"
 #include "actors/training_driver.hpp"
 #include "model/norm_chunks.hpp"
+#include "model/run_features.hpp"
+#include "model/sparse_data_fingerprint.hpp"
 
 namespace psgrad {
 
@@ -171,48 +174,132 @@ std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingChec
   return std::nullopt;
 }
 
+namespace {
+
+// Stops the actors of a run in this process, whichever way it returns: local actors would otherwise live
+// on until the system shuts down.
+class LocalActors {
+ public:
+  LocalActors() = default;
+  LocalActors(const LocalActors&) = delete;
+  LocalActors& operator=(const LocalActors&) = delete;
+  ~LocalActors() {
+    for (const auto& actor : actors_) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+  template <class Handle>
+  void stop_on_exit(const Handle& actor) {
+    actors_.push_back(caf::actor_cast<caf::actor>(actor));
+  }
+
+ private:
+  std::vector<caf::actor> actors_;
+};
+
+// The dense arrays' servers: one, or job.cluster.servers shards.
+Result<std::vector<ParameterServerActor>> spawn_dense_servers(caf::actor_system& system, const TrainingJob& job,
+                                                              const InProcessRun& run) {
+  if (!run.train || !run.dev) return Error{"no training or dev data"};
+  auto state = initial_server_state(job, run.train->width, run.train->num_classes, run.resume);
+  if (!state) return Error{state.error()};
+  return spawn_parameter_servers(system, job, std::move(state).value());
+}
+
+// Workers on the scheduler's threads compute at most as many gradients at once as there are threads, so
+// they share that many models.
+std::shared_ptr<ModelWorkspaces> shared_workspaces(caf::actor_system& system, const TrainingJob& job,
+                                                   const Dataset& train) {
+  auto workspaces = std::make_shared<ModelWorkspaces>([job, width = train.width, classes = train.num_classes] {
+    // The job's model was built once already (the server's), so building it again cannot fail.
+    auto model = std::make_unique<Model>(build_model(job, width, classes).value());
+    model->reserve(job.training.batch_size);
+    return model;
+  });
+  workspaces->reserve(system.scheduler().num_workers());
+  return workspaces;
+}
+
+}  // namespace
+
+Result<TrainedRun> train_in_process(caf::actor_system& system, const TrainingJob& job, InProcessRun run) {
+  if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
+  if (auto offered = check_run_features(job, run.tables.has_value()); !offered) return Error{offered.error()};
+  auto& hooks = run.hooks;
+  const auto& resume = run.resume;
+  if (resume) continue_from(hooks, *resume);
+  LocalActors actors;
+  // The parameters: the dense arrays' servers, and a model's tables on their shards.
+  std::optional<LocalTables> tables;
+  std::vector<ParameterServerActor> servers;
+  if (run.tables) {
+    // Sync shards hold at each periodic checkpoint's step until it is gathered; a signal's has none.
+    const bool periodic_checkpoints = hooks.on_checkpoint && !hooks.checkpoints_on_signal_only;
+    auto spawned = spawn_local_tables(system, job, *run.tables, hooks.start_iteration, periodic_checkpoints, resume);
+    if (!spawned) return Error{spawned.error()};
+    tables = std::move(spawned).value();
+    servers = {tables->dense_server};
+    for (const auto& shard : tables->shards) actors.stop_on_exit(shard);
+  } else {
+    auto spawned = spawn_dense_servers(system, job, run);
+    if (!spawned) return Error{spawned.error()};
+    servers = std::move(spawned).value();
+  }
+  for (const auto& server : servers) actors.stop_on_exit(server);
+  // A worker of a model with tables stays on the scheduler: detached, one kept a test's actor system from
+  // shutting down while a sync table shard held its pull.
+  const bool detached = !tables && workers_detached(job.cluster.num_workers, system.scheduler().num_workers());
+  const auto workspaces = tables || detached ? nullptr : shared_workspaces(system, job, *run.train);
+  std::vector<DataWorkerActor> workers;
+  for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
+    DataWorkerSetup setup{job, k, run.train, worker_delay(job, k), resumed_stream(resume, k),
+                          detached, {}, workspaces, detached ? idle_help_of(system) : nullptr};
+    if (tables) setup.tables = WorkerTables{run.tables->train, tables->shards, {}};
+    auto worker = spawn_data_worker(system, std::move(setup));
+    if (!worker) return Error{worker.error()};
+    actors.stop_on_exit(worker->actor);
+    workers.push_back(worker->actor);
+  }
+  EvaluatorSetup evaluation{run.dev, std::nullopt, std::move(run.on_report), std::move(run.on_snapshot), hooks.trace,
+                            hooks.on_event};
+  if (tables) evaluation.tables = EvaluatorTables{run.tables->dev, tables->shards};
+  auto evaluator = spawn_evaluator(system, job, std::move(evaluation));
+  if (!evaluator) return Error{evaluator.error()};
+  actors.stop_on_exit(*evaluator);
+  // The driver steps the dense arrays' servers; the tables' shards are the workers' and the evaluator's business.
+  TrainingJob driven = job;
+  std::optional<SparseCheckpointCollector> collector;
+  if (tables) {
+    driven.cluster.servers = 1;
+    if (hooks.on_checkpoint) {
+      collector.emplace(system, SparseCheckpointSetup{tables->shards, job.cluster.request_timeout, job.cluster.mode,
+                                                      tables->row_optimizer,
+                                                      fingerprint_of(*run.tables->train, run.tables->train->origin),
+                                                      std::move(run.config), std::move(hooks.on_checkpoint)});
+      hooks.on_checkpoint = collector->hook();
+    }
+    hooks.on_worker_lost = tell_shards_of_lost_workers(tables->shards);
+  }
+  auto driver = spawn_training_driver(system, driven, servers, workers, *evaluator, std::move(hooks));
+  auto summary = run_driver(system, driver);
+  // Every checkpoint taken is written before the shards go.
+  const auto collected = collector ? collector->wait() : success();
+  if (!summary) return Error{summary.error()};
+  if (!collected) return Error{collected.error()};
+  if (!tables) return TrainedRun{std::move(summary).value(), {}};
+  auto rows = collect_tables(system, job, tables->shards, *tables->model, summary->final_weights.version);
+  if (!rows) return Error{rows.error()};
+  return TrainedRun{std::move(summary).value(), std::move(rows).value()};
+}
+
 Result<TrainingSummary> train_in_process(caf::actor_system& system, const TrainingJob& job,
                                          std::shared_ptr<const Dataset> train,
                                          std::shared_ptr<const Dataset> dev, ReportCallback on_report,
                                          DriverHooks hooks, const std::optional<TrainingCheckpoint>& resume,
                                          SnapshotCallback on_snapshot) {
-  if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
-  auto state = initial_server_state(job, train->width, train->num_classes, resume);
-  if (!state) return Error{state.error()};
-  auto servers = spawn_parameter_servers(system, job, std::move(state).value());
-  if (!servers) return Error{servers.error()};
-  const bool detached = workers_detached(job.cluster.num_workers, system.scheduler().num_workers());
-  // Workers on the scheduler's threads compute at most as many gradients at once as there are threads.
-  std::shared_ptr<ModelWorkspaces> workspaces;
-  if (!detached) {
-    workspaces = std::make_shared<ModelWorkspaces>([job, width = train->width, classes = train->num_classes] {
-      // The job's model was built once already (the server's), so building it again cannot fail.
-      auto model = std::make_unique<Model>(build_model(job, width, classes).value());
-      model->reserve(job.training.batch_size);
-      return model;
-    });
-    workspaces->reserve(system.scheduler().num_workers());
-  }
-  std::vector<DataWorkerActor> workers;
-  for (std::size_t k = 0; k < job.cluster.num_workers; ++k) {
-    auto worker =
-        spawn_data_worker(system, DataWorkerSetup{job, k, train, worker_delay(job, k), resumed_stream(resume, k),
-                                                  detached, {}, workspaces, detached ? idle_help_of(system) : nullptr});
-    if (!worker) return Error{worker.error()};
-    workers.push_back(worker->actor);
-  }
-  auto evaluator = spawn_evaluator(system, job,
-                                   EvaluatorSetup{std::move(dev), std::nullopt, std::move(on_report), std::move(on_snapshot), hooks.trace,
-                                                  hooks.on_event});
-  if (!evaluator) return Error{evaluator.error()};
-  if (resume) continue_from(hooks, *resume);
-  auto driver = spawn_training_driver(system, job, *servers, workers, evaluator.value(), std::move(hooks));
-  auto summary = run_driver(system, driver);
-  // Local actors would otherwise live on until the system shuts down.
-  for (auto& server : *servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
-  for (auto& worker : workers) caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(evaluator.value(), caf::exit_reason::user_shutdown);
-  return summary;
+  InProcessRun run{std::move(train), std::move(dev), std::nullopt, std::move(on_report), std::move(on_snapshot),
+                   std::move(hooks), resume, {}};
+  auto trained = train_in_process(system, job, std::move(run));
+  if (!trained) return Error{trained.error()};
+  return std::move(trained->run);
 }
 
 Result<TrainingSummary> run_driver(caf::actor_system& system, const TrainingDriverActor& driver) {

@@ -1,4 +1,5 @@
-// Training with every actor in this process: spawn the server, workers, evaluator and driver, run.
+// Training with every actor in this process, for every model: spawn the parameters' servers (and a model's
+// table shards), the workers, the evaluator and the driver, run.
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,8 @@
 #include "actors/evaluator.hpp"
 #include "payloads/messages.hpp"
 #include "actors/parameter_server.hpp"
+#include "actors/table_parts.hpp"
+#include "actors/trained_run.hpp"
 #include "actors/training_driver.hpp"
 #include "actors/training_job.hpp"
 #include "model/dataset.hpp"
@@ -59,6 +62,31 @@ void prepare_local_run(ActorConfig& config, std::size_t workers);
 std::optional<WorkerStreamState> resumed_stream(const std::optional<TrainingCheckpoint>& resume,
                                                 std::size_t worker);
 
+// A run in this process: its data, by the model's parameter kinds, and what it reports and continues from.
+struct InProcessRun {
+  std::shared_ptr<const Dataset> train, dev;  // a model of dense arrays: its float matrices
+  std::optional<RunTables> tables;            // a model with tables: its named columns (then train, dev unused)
+  ReportCallback on_report;
+  SnapshotCallback on_snapshot;
+  // hooks.on_checkpoint receives each checkpoint the driver takes, in the order taken; with tables, once
+  // every shard's rows at its step (sync: exactly that step) and the training data's fingerprint are in it.
+  DriverHooks hooks;
+  std::optional<TrainingCheckpoint> resume;  // refused before anything is spawned when it does not fit
+  std::string config;  // the run's config text, given to each checkpoint with tables (so its rows are never copied)
+};
+
+// A run of a model with tables on named columns, its rows stepping with `optimizer`.
+inline InProcessRun run_on_columns(std::shared_ptr<const SparseDataset> train, std::shared_ptr<const SparseDataset> dev,
+                                   TableOptimizerChoice optimizer = {}) {
+  InProcessRun run;
+  run.tables = RunTables{std::move(train), std::move(dev), std::move(optimizer)};
+  return run;
+}
+
+// What model/run_features.hpp does not offer for a model with tables is refused in one line.
+Result<TrainedRun> train_in_process(caf::actor_system& system, const TrainingJob& job, InProcessRun run);
+
+// A model of dense arrays, on float matrices.
 Result<TrainingSummary> train_in_process(caf::actor_system& system, const TrainingJob& job,
                                          std::shared_ptr<const Dataset> train,
                                          std::shared_ptr<const Dataset> dev, ReportCallback on_report,

@@ -18,16 +18,19 @@ ActorConfig local_actor_config(const PreparedRun& run) {
   return config;
 }
 
-Result<TrainingSummary> train_locally(caf::actor_system& system, const PreparedRun& run, DriverHooks hooks,
-                                      const std::optional<TrainingCheckpoint>& resume, ReportCallback also_report) {
+Result<TrainedRun> train_locally(caf::actor_system& system, const PreparedRun& run, DriverHooks hooks,
+                                 std::optional<TrainingCheckpoint> resume, ReportCallback also_report) {
   auto on_report = run.output->callback();
   if (also_report)
     on_report = [shown = std::move(on_report), also = std::move(also_report)](const EvaluationReport& report) {
       shown(report);
       also(report);
     };
-  return train_in_process(system, run.job(), run.data.train, run.data.dev, std::move(on_report), std::move(hooks),
-                          resume, snapshot_callback(run));
+  InProcessRun local{run.data.train, run.data.dev, std::nullopt, std::move(on_report), snapshot_callback(run),
+                     std::move(hooks), std::move(resume), run.config_text};
+  if (run.tables)
+    local.tables = RunTables{run.tables->data.train, run.tables->data.dev, table_optimizer_choice(run.config.tables)};
+  return train_in_process(system, run.job(), std::move(local));
 }
 
 }  // namespace psgrad

@@ -68,7 +68,7 @@ void say_listening(const ServeSetup& setup, std::uint16_t port) {
 
 // The server of a model with embedding tables: the dense part, the driver and the evaluator here,
 // every table shard in a `psgrad shard --tables` process (started here with train --processes).
-Result<SparseTrainingSummary> serve_tables(caf::actor_system& system, RunSession& session, const ServeOptions& options,
+Result<TrainedRun> serve_tables(caf::actor_system& system, RunSession& session, const ServeOptions& options,
                                            std::optional<PortFile>& port_file, std::vector<ChildProcess>& children) {
   const auto& run = session.run();
   SparseServeSetup setup;

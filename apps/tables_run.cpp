@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "caf/actor_system.hpp"
-#include "actors/sparse_training.hpp"
 #include "apps/checkpointing.hpp"
 #include "apps/run_hooks.hpp"
 #include "apps/run_config.hpp"
@@ -77,7 +76,7 @@ ResumingModel resuming_model_of(const PreparedRun& run) {
   return resuming_model(*run.tables->model, *run.tables->data.train, run.tables->row_optimizer);
 }
 
-Status save_tables_model(const std::string& path, const PreparedRun& run, const SparseTrainingSummary& summary) {
+Status save_tables_model(const std::string& path, const PreparedRun& run, const TrainedRun& summary) {
   const auto& config = run.config;
   ModelFileContents file;
   file.header.weights_version = summary.run.final_weights.version;
@@ -93,21 +92,6 @@ Status save_tables_model(const std::string& path, const PreparedRun& run, const 
   for (std::size_t f = 0; f < summary.tables.size(); ++f)
     tables.tables.push_back(SavedTable{embedding_init_seed(config.training.seed, f), summary.tables[f]});
   return write_model_file(path, file);
-}
-
-Result<SparseTrainingSummary> train_tables_locally(caf::actor_system& system, const PreparedRun& run,
-                                                   DriverHooks hooks, std::optional<TrainingCheckpoint> resume,
-                                                   ReportCallback on_report) {
-  // The driver's checkpoints are made whole with the tables by the shards' collector.
-  SparseCheckpointing checkpointing;
-  checkpointing.on_checkpoint = std::move(hooks.on_checkpoint);
-  hooks.on_checkpoint = {};
-  checkpointing.checkpoints_on_signal_only = hooks.checkpoints_on_signal_only;
-  checkpointing.config = run.config_text;
-  checkpointing.resume = std::move(resume);
-  return train_sparse_in_process(system, run.job(), run.tables->data.train, run.tables->data.dev, std::move(on_report),
-                                 table_optimizer_choice(run.config.tables), std::move(hooks), std::move(checkpointing),
-                                 snapshot_callback(run));
 }
 
 }  // namespace psgrad

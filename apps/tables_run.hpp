@@ -1,6 +1,5 @@
 // What a run of a model with embedding tables adds to the one run set-up (run_setup.hpp): its
-// named-column data, the tables' memory check and size, the model file with the tables, and the
-// in-process training that hands the driver's checkpoints to the tables' collector.
+// named-column data, the tables' memory check and size, and the model file with the tables.
 #pragma once
 
 #include <optional>
@@ -8,7 +7,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/resume_check.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/trained_run.hpp"
 #include "apps/run_setup.hpp"
 #include "model/checkpoint.hpp"
 
@@ -27,12 +26,6 @@ Result<PreparedRun> prepare_tables_run(const RunOptions& options, Config config)
 ResumingModel resuming_model_of(const PreparedRun& run);
 
 // Writes the trained model file: config, dense weights, each table's touched rows, columns and classes.
-Status save_tables_model(const std::string& path, const PreparedRun& run, const SparseTrainingSummary& summary);
-
-// Trains every actor in this process (train_sparse_in_process), the hooks' checkpoints taken with the
-// tables. run.tables must be set.
-Result<SparseTrainingSummary> train_tables_locally(caf::actor_system& system, const PreparedRun& run,
-                                                   DriverHooks hooks, std::optional<TrainingCheckpoint> resume,
-                                                   ReportCallback on_report);
+Status save_tables_model(const std::string& path, const PreparedRun& run, const TrainedRun& summary);
 
 }  // namespace psgrad

@@ -43,15 +43,12 @@ int run_train_command(const TrainOptions& options) {
   DriverHooks hooks;
   session.attach(hooks, "psgrad train");
   session.training_started();
-  if (run.tables) {
-    const auto outcome = train_tables_locally(system, run, std::move(hooks), session.resume(), run.output->callback());
-    if (!outcome) return session.finish(Error{outcome.error()});
-    return session.finish(outcome->run, [&](const std::string& path, const Weights&) {
-      return save_tables_model(path, run, *outcome);
-    });
-  }
-  const auto summary = train_locally(system, run, std::move(hooks), session.resume());
-  return session.finish(summary);
+  const auto outcome = train_locally(system, run, std::move(hooks), session.resume());
+  if (!outcome) return session.finish(Error{outcome.error()});
+  if (!run.tables) return session.finish(outcome->run);
+  return session.finish(outcome->run, [&](const std::string& path, const Weights&) {
+    return save_tables_model(path, run, *outcome);
+  });
 }
 
 }  // namespace psgrad

@@ -12,7 +12,7 @@
 
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "bench/captured_run.hpp"
 #include "bench/peer_scripts.hpp"
 #include "bench/sparse_data.hpp"
@@ -90,7 +90,7 @@ void measure_debian_packages_accuracy(const BenchContext& context, const SparseE
     ActorConfig config(0);
     prepare_local_run(config, job.cluster.num_workers);
     caf::actor_system system{config};
-    auto summary = train_sparse_in_process(system, job, train, dev, nullptr);
+    auto summary = train_in_process(system, job, run_on_columns(train, dev));
     if (!summary) throw std::runtime_error("debian packages run failed: " + summary.error());
     rows.psgrad = exact(summary->run.final_accuracy);
     rows.psgrad_note = fmt::format("{:g} epochs, async 2 workers, 2 shards, {:.1f} s", effort.debian_epochs,

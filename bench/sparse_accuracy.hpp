@@ -1,5 +1,5 @@
 // Section 9's accuracy on real data: `psgrad data debian-packages` output split as data.dev_fraction 0.2
-// splits it, hashembed_mlp.v1 trained on it by train_sparse_in_process and by PyTorch
+// splits it, hashembed_mlp.v1 trained on it by train_in_process and by PyTorch
 // (bench/peers/debian_packages_accuracy.py) on the same keys, next to the majority class.
 #pragma once
 

@@ -16,7 +16,7 @@
 
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "bench/machine_load.hpp"
 #include "bench/peer_scripts.hpp"
 #include "bench/sparse_data.hpp"
@@ -43,7 +43,7 @@ double run_rate(TrainingJob job, const ClickSplit& data) {
   ActorConfig config(0);
   prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
-  auto summary = train_sparse_in_process(system, job, data.train, data.dev, nullptr);
+  auto summary = train_in_process(system, job, run_on_columns(data.train, data.dev));
   if (!summary) throw std::runtime_error("sparse local run failed: " + summary.error());
   return static_cast<double>(summary->run.samples) / summary->run.training_seconds;
 }

@@ -1,4 +1,4 @@
-// Section 9's training rates: train_sparse_in_process on made-up click logs with 2 workers and 1, 2 and
+// Section 9's training rates: train_in_process on made-up click logs with 2 workers and 1, 2 and
 // 4 table shards, sync and async; async with 1 table shard across processes over loopback; and
 // PyTorch's EmbeddingBag model on the same keys (bench/peers/sparse_torch.py) for psgrad async's ratio
 // to it.

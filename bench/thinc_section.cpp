@@ -14,7 +14,7 @@
 
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "bench/captured_run.hpp"
 #include "bench/machine_load.hpp"
 #include "bench/peer_scripts.hpp"
@@ -56,7 +56,7 @@ double psgrad_rate(TrainingJob job, const std::shared_ptr<const SparseDataset>& 
   ActorConfig config(0);
   prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
-  auto summary = train_sparse_in_process(system, job, train, dev, nullptr);
+  auto summary = train_in_process(system, job, run_on_columns(train, dev));
   if (!summary) throw std::runtime_error("psgrad run of the text classifier failed: " + summary.error());
   return static_cast<double>(summary->run.samples) / summary->run.training_seconds;
 }

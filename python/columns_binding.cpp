@@ -99,11 +99,11 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   // Saved only where training.checkpoint_path is set: no runs/ folder appears beside a script.
   hooks.on_checkpoint = checkpoint_writer(run, nullptr, run.tables->table_floats);
   hooks.checkpoints_on_signal_only = checkpoints_on_signal_only(run);
-  const auto outcome = train_checking_signals<SparseTrainingSummary>(
+  const auto outcome = train_checking_signals<TrainedRun>(
       [&] {
         auto actor_config = local_actor_config(run);  // the system keeps a reference to it
         caf::actor_system system{actor_config};
-        return train_tables_locally(system, run, std::move(hooks), std::move(*resume),
+        return train_locally(system, run, std::move(hooks), std::move(*resume),
                                     [&relay](const EvaluationReport& report) { relay.report(report); });
       },
       stop);

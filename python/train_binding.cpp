@@ -71,7 +71,7 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
   DriverHooks hooks;
   // Saved only where training.checkpoint_path is set: no runs/ folder appears beside a script.
   attach_run_hooks(hooks, run, stop.flag, false, "psgrad");
-  const auto summary = train_checking_signals<TrainingSummary>(
+  const auto summary = train_checking_signals<TrainedRun>(
       [&] {
         auto actor_config = local_actor_config(run);  // the system keeps a reference to it
         caf::actor_system system{actor_config};
@@ -84,7 +84,7 @@ py::dict train(const std::string& config_source, bool config_is_path, const py::
     run.output->fail(summary.error());
     throw FailedError("training failed: " + summary.error());
   }
-  const auto& done = summary.value();
+  const auto& done = summary->run;
   run.output->finish(done);
   write_trace_output(run, options);
   py::dict result;

@@ -27,7 +27,7 @@ namespace psgrad::testing {
 
 // What each role ended with: the server's summary, and each shard's and worker's ending or error.
 struct SparseProcessesRun {
-  Result<SparseTrainingSummary> server = Error{"not run"};
+  Result<TrainedRun> server = Error{"not run"};
   std::vector<Result<RunEnding>> shards;
   std::vector<Result<RunEnding>> workers;
   std::string events;  // the server's lines

@@ -9,7 +9,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/embedding_shard.hpp"
-#include "actors/sparse_parts.hpp"
+#include "actors/table_parts.hpp"
 #include "model/sparse_model.hpp"
 
 namespace psgrad::testing {

@@ -13,7 +13,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "io/checkpoint_file.hpp"
 #include "model/string_hash.hpp"
 #include "payloads/table_state_messages.hpp"
@@ -27,7 +27,7 @@ using namespace psgrad::testing;
 namespace {
 
 struct Outcome {
-  Result<SparseTrainingSummary> summary = Error{"not run"};
+  Result<TrainedRun> summary = Error{"not run"};
   std::map<std::uint64_t, TrainingCheckpoint> checkpoints;  // by iteration
 };
 
@@ -40,16 +40,16 @@ Outcome run(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
   caf::actor_system system{config};
   Outcome outcome;
   auto mutex = std::make_shared<std::mutex>();
-  SparseCheckpointing checkpointing;
-  checkpointing.on_checkpoint = [&outcome, mutex](const TrainingCheckpoint& checkpoint) {
+  auto local = run_on_columns(std::move(train), std::move(dev), tables);
+  local.hooks = std::move(hooks);
+  local.hooks.on_checkpoint = [&outcome, mutex](const TrainingCheckpoint& checkpoint) {
     std::lock_guard<std::mutex> lock(*mutex);
     outcome.checkpoints[checkpoint.iteration] = checkpoint;
   };
-  checkpointing.checkpoints_on_signal_only = checkpoints_on_signal_only;
-  checkpointing.resume = std::move(resume);
-  checkpointing.config = "# the run's config\n";
-  outcome.summary = train_sparse_in_process(system, job, std::move(train), std::move(dev), nullptr, tables,
-                                            std::move(hooks), std::move(checkpointing));
+  local.hooks.checkpoints_on_signal_only = checkpoints_on_signal_only;
+  local.resume = std::move(resume);
+  local.config = "# the run's config\n";
+  outcome.summary = train_in_process(system, job, std::move(local));
   return outcome;
 }
 
@@ -57,13 +57,13 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
-std::vector<float> dense_of(const SparseTrainingSummary& summary) {
+std::vector<float> dense_of(const TrainedRun& summary) {
   const auto& weights = summary.run.final_weights.values;
   return std::vector<float>(weights.data(), weights.data() + weights.size());
 }
 
 // The two runs' final dense weights and every table's keys and rows are the same bits.
-void check_same_end(const SparseTrainingSummary& a, const SparseTrainingSummary& b) {
+void check_same_end(const TrainedRun& a, const TrainedRun& b) {
   CHECK(a.run.final_weights.version == b.run.final_weights.version);
   CHECK(same_bits(dense_of(a), dense_of(b)));
   REQUIRE(a.tables.size() == b.tables.size());

@@ -13,7 +13,7 @@
 #include "caf/actor_system.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "apps/sparse_data.hpp"
 #include "io/config.hpp"
 #include "io/sparse_examples.hpp"
@@ -53,7 +53,7 @@ struct ColourRun {
 
 // The names predicted for every example of `path` by the dense weights and tables a run ended with: the
 // saved rows where the run made them, else the rows a fresh table makes on a pull.
-std::vector<std::string> names_predicted(const TrainingJob& job, const SparseTrainingSummary& summary,
+std::vector<std::string> names_predicted(const TrainingJob& job, const TrainedRun& summary,
                                          const SparseDataset& examples) {
   auto model = SparseModel::build(job.model.architecture, job.model.settings, examples.num_classes()).value();
   const auto& weights = summary.run.final_weights.values;
@@ -115,8 +115,8 @@ TEST_CASE("a saved sparse model predicts the names of the run in this process, a
   ActorConfig actor_config(2);
   prepare_local_run(actor_config, config.cluster.num_workers);
   caf::actor_system system{actor_config};
-  const auto summary = train_sparse_in_process(system, config, split.train, split.dev, nullptr,
-                                               table_optimizer_choice(config.tables));
+  const auto summary =
+      train_in_process(system, config, run_on_columns(split.train, split.dev, table_optimizer_choice(config.tables)));
   REQUIRE(summary.ok());
   CHECK(contains(trained.output, fmt::format("final weights: version {},", summary->run.final_weights.version)));
 

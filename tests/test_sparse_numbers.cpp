@@ -12,7 +12,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "model/sparse_batcher.hpp"
 #include "model/sparse_model.hpp"
 #include "tests/gradient_check.hpp"
@@ -189,7 +189,7 @@ TEST_CASE("a sync run through the actors learns a class only a number tells, wel
   ActorConfig config(2);
   prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
-  auto summary = train_sparse_in_process(system, job, train, dev, nullptr);
+  auto summary = train_in_process(system, job, run_on_columns(train, dev));
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
   std::vector<std::size_t> per_class(3, 0);
   for (const auto label : dev->labels) ++per_class[label];

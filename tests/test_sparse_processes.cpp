@@ -7,7 +7,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "tests/sparse_fixtures.hpp"
 #include "tests/sparse_processes.hpp"
 
@@ -16,12 +16,12 @@ using namespace psgrad::testing;
 
 namespace {
 
-SparseTrainingSummary train_in_one_process(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
-                                           std::shared_ptr<const SparseDataset> dev) {
+TrainedRun train_in_one_process(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
+                                std::shared_ptr<const SparseDataset> dev) {
   ActorConfig config(2);
   prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
-  auto summary = train_sparse_in_process(system, job, std::move(train), std::move(dev), nullptr);
+  auto summary = train_in_process(system, job, run_on_columns(std::move(train), std::move(dev)));
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
   return std::move(summary).value();
 }

@@ -10,7 +10,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "io/checkpoint_file.hpp"
 #include "tests/sparse_fixtures.hpp"
 #include "tests/sparse_processes.hpp"
@@ -34,16 +34,15 @@ std::function<void(const TrainingCheckpoint&)> keep_in(Checkpoints& kept) {
 
 const std::string config_text = "# the run's config\n";
 
-SparseTrainingSummary train_in_one_process(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
-                                           std::shared_ptr<const SparseDataset> dev, Checkpoints* checkpoints) {
+TrainedRun train_in_one_process(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
+                                std::shared_ptr<const SparseDataset> dev, Checkpoints* checkpoints) {
   ActorConfig config(2);
   prepare_local_run(config, job.cluster.num_workers);
   caf::actor_system system{config};
-  SparseCheckpointing checkpointing;
-  if (checkpoints) checkpointing.on_checkpoint = keep_in(*checkpoints);
-  checkpointing.config = config_text;
-  auto summary =
-      train_sparse_in_process(system, job, std::move(train), std::move(dev), nullptr, {}, {}, std::move(checkpointing));
+  auto run = run_on_columns(std::move(train), std::move(dev));
+  if (checkpoints) run.hooks.on_checkpoint = keep_in(*checkpoints);
+  run.config = config_text;
+  auto summary = train_in_process(system, job, std::move(run));
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error()));
   return std::move(summary).value();
 }
@@ -74,7 +73,7 @@ bool same_bits(const float* a, std::size_t a_size, const float* b, std::size_t b
   return a_size == b_size && (a_size == 0 || std::memcmp(a, b, a_size * sizeof(float)) == 0);
 }
 
-void check_same_end(const SparseTrainingSummary& got, const SparseTrainingSummary& expected) {
+void check_same_end(const TrainedRun& got, const TrainedRun& expected) {
   const auto& a = got.run.final_weights;
   const auto& b = expected.run.final_weights;
   CHECK(a.version == b.version);

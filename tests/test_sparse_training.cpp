@@ -11,7 +11,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "actors/row_router.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/local_training.hpp"
 #include "model/aligned_floats.hpp"
 #include "model/embedding_table.hpp"
 #include "model/row_gradient_sum.hpp"
@@ -26,8 +26,8 @@ using namespace psgrad::testing;
 
 namespace {
 
-SparseTrainingSummary train_sparse(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
-                                   std::shared_ptr<const SparseDataset> dev, std::size_t threads,
+TrainedRun train_sparse(const TrainingJob& job, std::shared_ptr<const SparseDataset> train,
+                        std::shared_ptr<const SparseDataset> dev, std::size_t threads,
                                    ReportCallback on_report = nullptr) {
   ActorConfig config(threads);
   prepare_local_run(config, job.cluster.num_workers);
@@ -36,8 +36,10 @@ SparseTrainingSummary train_sparse(const TrainingJob& job, std::shared_ptr<const
   auto events = std::make_shared<std::string>();
   DriverHooks hooks;
   hooks.on_event = [events](const std::string& line) { *events += line + "\n"; };
-  auto summary =
-      train_sparse_in_process(system, job, std::move(train), std::move(dev), std::move(on_report), {}, hooks);
+  auto run = run_on_columns(std::move(train), std::move(dev));
+  run.on_report = std::move(on_report);
+  run.hooks = hooks;
+  auto summary = train_in_process(system, job, std::move(run));
   REQUIRE_MESSAGE(summary.ok(), (summary.ok() ? "" : summary.error() + "\n" + *events));
   return std::move(summary).value();
 }
@@ -349,7 +351,7 @@ TEST_CASE("a sparse run refuses what it does not offer yet, and data that do not
   caf::actor_system system{config};
   const auto data = colour_task(40, 1);
   const auto refusal = [&](const TrainingJob& job, std::shared_ptr<const SparseDataset> train) {
-    auto run = train_sparse_in_process(system, job, train, data, nullptr);
+    auto run = train_in_process(system, job, run_on_columns(train, data));
     REQUIRE_FALSE(run.ok());
     CHECK(run.error().find('\n') == std::string::npos);
     return run.error();

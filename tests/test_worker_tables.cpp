@@ -7,7 +7,7 @@
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
 #include "actors/embedding_shard.hpp"
-#include "actors/sparse_parts.hpp"
+#include "actors/table_parts.hpp"
 #include "actors/data_worker.hpp"
 #include "model/sparse_model.hpp"
 #include "runtime/error_text.hpp"

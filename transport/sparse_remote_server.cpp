@@ -12,7 +12,7 @@
 #include "actors/local_training.hpp"
 #include "actors/sparse_checkpoint_collector.hpp"
 #include "actors/evaluator.hpp"
-#include "actors/sparse_parts.hpp"
+#include "actors/table_parts.hpp"
 #include "actors/table_shard_registry.hpp"
 #include "actors/table_shard_watch.hpp"
 #include "actors/training_driver.hpp"
@@ -114,7 +114,7 @@ Status wait_in_slices(caf::actor_system& system, const SparseServeSetup& setup, 
 
 }  // namespace
 
-Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, const SparseServeSetup& setup) {
+Result<TrainedRun> serve_sparse_training(caf::actor_system& system, const SparseServeSetup& setup) {
   const auto& job = setup.job;
   if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
   if (job.cluster.servers == 0) return Error{"cluster.servers: at least one table shard is needed"};
@@ -254,13 +254,13 @@ Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, c
     cleanup.run_failed(failure);
     return Error{failure};
   }
-  if (!setup.collect_tables) return SparseTrainingSummary{std::move(run).value(), {}};
+  if (!setup.collect_tables) return TrainedRun{std::move(run).value(), {}};
   auto rows = collect_tables(system, job, shards, *model, run->final_weights.version);
   if (!rows) {
     cleanup.run_failed(rows.error());
     return Error{rows.error()};
   }
-  return SparseTrainingSummary{std::move(run).value(), std::move(rows).value()};
+  return TrainedRun{std::move(run).value(), std::move(rows).value()};
 }
 
 }  // namespace psgrad

@@ -12,7 +12,7 @@
 
 #include "caf/actor_system.hpp"
 #include "actors/evaluator.hpp"
-#include "actors/sparse_training.hpp"
+#include "actors/trained_run.hpp"
 #include "actors/training_job.hpp"
 #include "model/data_fingerprint.hpp"
 #include "model/result.hpp"
@@ -46,7 +46,7 @@ struct SparseServeSetup {
   // Read every row of every table into the summary at the end (to save the model, or compare): the
   // tables then pass through this process once, which is what holding them elsewhere avoids.
   bool collect_tables = true;
-  // Receives each checkpoint the driver takes, as train_sparse_in_process's SparseCheckpointing does:
+  // Receives each checkpoint the driver takes, as train_in_process's hooks.on_checkpoint does:
   // every table shard process's part is asked for over the network (the data's fingerprint is
   // train_data); empty: no checkpoints.
   std::function<void(const TrainingCheckpoint&)> on_checkpoint;
@@ -61,6 +61,6 @@ struct SparseServeSetup {
 // Publishes, waits for the workers and every table shard, trains, reads every table's rows (when asked),
 // stops them all; every checkpoint taken is passed on before it returns. A lost table shard ends the run
 // with one line naming it.
-Result<SparseTrainingSummary> serve_sparse_training(caf::actor_system& system, const SparseServeSetup& setup);
+Result<TrainedRun> serve_sparse_training(caf::actor_system& system, const SparseServeSetup& setup);
 
 }  // namespace psgrad

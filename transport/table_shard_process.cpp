@@ -6,7 +6,7 @@
 
 #include "caf/all.hpp"
 #include "actors/embedding_shard.hpp"
-#include "actors/sparse_parts.hpp"
+#include "actors/table_parts.hpp"
 #include "model/sparse_model.hpp"
 #include "model/table_layout.hpp"
 #include "model/table_memory.hpp"

@@ -1,4 +1,4 @@
-#include "actors/sparse_parts.hpp"
+#include "actors/table_parts.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -9,7 +9,9 @@
 #include "caf/all.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
+#include "actors/resume_check.hpp"
 #include "actors/row_router.hpp"
+#include "model/sparse_batcher.hpp"
 #include "runtime/error_text.hpp"
 
 namespace psgrad {
@@ -113,6 +115,74 @@ std::function<void(std::size_t)> tell_shards_of_lost_workers(std::vector<Embeddi
   return [shards = std::move(shards)](std::size_t worker) {
     for (const auto& shard : shards) caf::anon_send(shard, worker_lost_atom::value, static_cast<std::uint32_t>(worker));
   };
+}
+
+namespace {
+
+Status check_tables_data(const RunTables& tables) {
+  if (!tables.train) return Error{"no training data"};
+  if (auto problem = sparse_dataset_problem(*tables.train)) return Error{"training data: " + *problem};
+  if (!tables.dev) return Error{"no dev data to evaluate on"};
+  if (auto problem = sparse_dataset_problem(*tables.dev)) return Error{"dev data: " + *problem};
+  if (tables.dev->num_classes() != tables.train->num_classes())
+    return Error{fmt::format("the dev data has {} classes, the training data {}", tables.dev->num_classes(),
+                             tables.train->num_classes())};
+  return success();
+}
+
+void stop_all(const std::vector<caf::actor>& actors) {
+  for (const auto& actor : actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+}
+
+}  // namespace
+
+Result<LocalTables> spawn_local_tables(caf::actor_system& system, const TrainingJob& job, const RunTables& tables,
+                                       std::uint64_t start_iteration, bool checkpoints,
+                                       const std::optional<TrainingCheckpoint>& resume) {
+  if (job.cluster.servers == 0) return Error{"cluster.servers: at least one table shard is needed"};
+  if (auto checked = check_tables_data(tables); !checked) return Error{checked.error()};
+  auto model = SparseModel::build_for_data(job.model, *tables.train, "data");
+  if (!model) return Error{model.error()};
+  // The dense weights are laid out for the training data's number columns: the dev set must have them.
+  if (auto checked = model->check_inputs(*tables.dev, "dev data"); !checked) return Error{checked.error()};
+  // The row optimizer's name, for the checkpoints (a table of width 1 builds as any other).
+  auto row_optimizer = build_row_optimizer(tables.optimizer, job.optimizer, 1);
+  if (!row_optimizer) return Error{row_optimizer.error()};
+  LocalTables local;
+  local.row_optimizer = (*row_optimizer)->name();
+  local.model = std::make_shared<SparseModel>(std::move(model).value());
+  if (resume)
+    if (auto fits = check_resume(*resume, job, resuming_model(*local.model, *tables.train, local.row_optimizer)); !fits)
+      return Error{fits.error()};
+  auto server = spawn_dense_server(system, job, *local.model, resume ? &*resume : nullptr);
+  if (!server) return Error{server.error()};
+  local.dense_server = std::move(server).value();
+  std::vector<caf::actor> spawned{caf::actor_cast<caf::actor>(local.dense_server)};
+  auto setup = embedding_shard_setup(job, *local.model, tables.optimizer, start_iteration, checkpoints,
+                                     resume ? std::optional<std::uint64_t>(resume->version) : std::nullopt);
+  for (std::uint32_t i = 0; i < setup.count; ++i) {
+    setup.index = i;
+    if (resume) {
+      auto part = tables_for_shard(*resume, i, setup.count);
+      if (!part) {
+        stop_all(spawned);
+        return Error{fmt::format("checkpoint does not fit this run: {}", part.error())};
+      }
+      setup.restore = std::move(part).value();
+    }
+    auto shard = spawn_embedding_shard(system, setup);
+    if (!shard) {
+      stop_all(spawned);
+      return Error{shard.error()};
+    }
+    spawned.push_back(caf::actor_cast<caf::actor>(*shard));
+    local.shards.push_back(std::move(shard).value());
+  }
+  if (auto introduced = introduce_table_shards(system, job, local.shards); !introduced) {
+    stop_all(spawned);
+    return Error{introduced.error()};
+  }
+  return local;
 }
 
 }  // namespace psgrad

@@ -1,9 +1,11 @@
-// The parts of a sparse run that a run in one process and a run across processes both build: the dense
+// The parts a run of a model with tables adds to any run, in one process or across processes: the dense
 // part's server, the table shards' setup, introducing the shards to each other, and reading every row.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "actors/training_job.hpp"
 #include "model/result.hpp"
 #include "model/checkpoint_tables.hpp"
+#include "model/sparse_dataset.hpp"
 #include "model/sparse_model.hpp"
 #include "model/sparse_rows.hpp"
 #include "model/table_optimizer.hpp"
@@ -47,5 +50,26 @@ std::function<void(std::size_t)> tell_shards_of_lost_workers(std::vector<Embeddi
 Result<std::vector<SparseRows>> collect_tables(caf::actor_system& system, const TrainingJob& job,
                                                const std::vector<EmbeddingShardActor>& shards,
                                                const SparseModel& model, std::uint64_t version);
+
+// A model with tables trains on named columns; its rows step with `optimizer`.
+struct RunTables {
+  std::shared_ptr<const SparseDataset> train, dev;
+  TableOptimizerChoice optimizer;  // lazy Adam on the run's Adam.v1 settings unless it chooses Adagrad
+};
+
+// The actors holding a model's tables in this process, and what the rest of the run needs of them.
+struct LocalTables {
+  std::shared_ptr<SparseModel> model;  // built for the training data
+  ParameterServerActor dense_server;   // the dense part's one server
+  std::vector<EmbeddingShardActor> shards;
+  std::string row_optimizer;  // its RowOptimizer::name(), for checkpoints
+};
+
+// Checks the tables' data (and a resume checkpoint against the model) and spawns the dense part's server
+// and cluster.servers table shards, introduced to each other; the shards hold sync steps for evaluations
+// from start_iteration on, and for checkpoints when `checkpoints`. An error has spawned nothing.
+Result<LocalTables> spawn_local_tables(caf::actor_system& system, const TrainingJob& job, const RunTables& tables,
+                                       std::uint64_t start_iteration, bool checkpoints,
+                                       const std::optional<TrainingCheckpoint>& resume);
 
 }  // namespace psgrad
