@@ -20,8 +20,7 @@
 namespace psgrad {
 
 Result<std::shared_ptr<ParameterServerState>> initial_server_state(
-    const TrainingJob& job, std::size_t input_width, std::size_t output_width,
-    const std::optional<TrainingCheckpoint>& resume) {
+    const TrainingJob& job, std::size_t input_width, std::size_t output_width, const TrainingCheckpoint* resume) {
   auto model = build_initialized_model(job, input_width, output_width);
   if (!model) return Error{model.error()};
   auto optimizer = build_optimizer(job, model->layout());
@@ -199,7 +198,7 @@ class LocalActors {
 Result<std::vector<ParameterServerActor>> spawn_dense_servers(caf::actor_system& system, const TrainingJob& job,
                                                               const InProcessRun& run) {
   if (!run.train || !run.dev) return Error{"no training or dev data"};
-  auto state = initial_server_state(job, run.train->width, run.train->num_classes, run.resume);
+  auto state = initial_server_state(job, run.train->width, run.train->num_classes, run.resume ? &*run.resume : nullptr);
   if (!state) return Error{state.error()};
   return spawn_parameter_servers(system, job, std::move(state).value());
 }

@@ -26,7 +26,7 @@ namespace psgrad {
 // has been checked against the job's model.
 Result<std::shared_ptr<ParameterServerState>> initial_server_state(
     const TrainingJob& job, std::size_t input_width, std::size_t output_width,
-    const std::optional<TrainingCheckpoint>& resume = std::nullopt);
+    const TrainingCheckpoint* resume = nullptr);
 
 // Where `count` shards split the layout's floats: about total / count each, cut inside arrays where
 // every shard's optimizer allows, else on array boundaries. An error says how many shards could be.

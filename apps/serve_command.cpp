@@ -29,7 +29,6 @@
 #include "model/table_optimizer.hpp"
 #include "payloads/shared_memory.hpp"
 #include "transport/remote_server.hpp"
-#include "transport/sparse_remote_server.hpp"
 
 namespace psgrad {
 
@@ -55,8 +54,10 @@ RunOptions run_options_of(const ServeOptions& options) {
 
 // The lines for people once the server listens, with a warning when strangers could join or listen in.
 void say_listening(const ServeSetup& setup, std::uint16_t port) {
-  fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers\n", setup.host, port,
-             setup.job.cluster.num_workers);
+  const auto table_shards =
+      setup.tables ? fmt::format(" and {} table shards", setup.job.cluster.servers) : std::string();
+  fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers{}\n", setup.host, port,
+             setup.job.cluster.num_workers, table_shards);
   if (!is_loopback(setup.host) && !setup.tls && setup.token.empty())
     fmt::print(stderr, "psgrad serve: warning: without a join token any psgrad process that reaches {} may "
                        "join, and plain connections are unencrypted; set --token, or use TLS\n", setup.host);
@@ -64,49 +65,6 @@ void say_listening(const ServeSetup& setup, std::uint16_t port) {
     fmt::print(stderr, "psgrad serve: warning: plain connections on {} are checked against the join token "
                        "but unencrypted; use TLS on networks you do not trust\n", setup.host);
   std::fflush(stderr);
-}
-
-// The server of a model with embedding tables: the dense part, the driver and the evaluator here,
-// every table shard in a `psgrad shard --tables` process (started here with train --processes).
-Result<TrainedRun> serve_tables(caf::actor_system& system, RunSession& session, const ServeOptions& options,
-                                           std::optional<PortFile>& port_file, std::vector<ChildProcess>& children) {
-  const auto& run = session.run();
-  SparseServeSetup setup;
-  setup.job = run.job();
-  setup.config = run.config_text;
-  setup.dev = run.tables->data.dev;
-  setup.tables = table_optimizer_choice(run.config.tables);
-  if (auto gate = set_serve_gate(setup, run.config, options.token, options.spawn_local_workers); !gate)
-    return Error{gate.error()};
-  session.attach(setup, "psgrad serve");
-  setup.on_report = run.output->callback();
-  setup.on_snapshot = session.snapshot_callback();
-  setup.collect_tables = !options.save_model.empty();
-  setup.train_data = fingerprint_of(*run.tables->data.train, run.tables->data.train->origin);
-  if (session.resume()) setup.resume = std::make_shared<const TrainingCheckpoint>(*session.resume());
-  if (options.spawn_local_workers)
-    setup.joiners_gone = [&children, expected = setup.job.cluster.servers + setup.job.cluster.num_workers] {
-      return ended_before_joining(children, expected);
-    };
-  setup.on_listening = [&](std::uint16_t port) {
-    write_port_file_or_stop(port_file, {setup.host, port}, "psgrad serve");
-    fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers and {} table shards\n", setup.host,
-               port, setup.job.cluster.num_workers, setup.job.cluster.servers);
-    std::fflush(stderr);
-    if (options.spawn_local_workers) {
-      children = start_local_table_shards(setup.job.cluster.servers, port, setup.token);
-      auto workers = start_local_workers(setup.job.cluster.num_workers, port, options.data_dir, setup.token);
-      for (auto& worker : workers) children.push_back(std::move(worker));
-    }
-  };
-  session.training_started();
-  auto outcome = serve_sparse_training(system, setup);
-  if (outcome && setup.collect_tables) {
-    std::size_t rows = 0;
-    for (const auto& table : outcome->tables) rows += table.keys.size();
-    fmt::print(stderr, "psgrad serve: the {} table shards held {} rows\n", setup.job.cluster.servers, rows);
-  }
-  return outcome;
 }
 
 // The end of every served run: the processes it started are stopped (a failed run, or one stopped
@@ -175,45 +133,58 @@ int run_serve_command(const ServeOptions& given) {
   actor_config.help_server_steps_from_a_thread();
   ShutdownDeadline deadline(std::chrono::seconds(10));
   caf::actor_system system{actor_config};
-  if (run.tables) {
-    std::vector<ChildProcess> children;
-    const auto outcome = serve_tables(system, session, options, port_file, children);
-    const int run_code = outcome ? session.finish(outcome->run, [&](const std::string& path, const Weights&) {
-      return save_tables_model(path, run, *outcome);
-    })
-                                 : session.finish(Error{outcome.error()});
-    return end_serving(run_code, outcome.ok(), children, session, deadline);
-  }
-
   ServeSetup setup;
   setup.job = run.job();
   setup.config = run.config_text;
-  setup.dev = run.data.dev;
-  setup.train_data = run.data.train_fingerprint;
+  // A model with tables: its dense part here, every table shard in a `psgrad shard --tables` process.
+  if (run.tables) {
+    setup.tables = ServedTables{run.tables->data.dev, table_optimizer_choice(run.config.tables),
+                                !options.save_model.empty()};
+    setup.train_data = fingerprint_of(*run.tables->data.train, run.tables->data.train->origin);
+  } else {
+    setup.dev = run.data.dev;
+    setup.train_data = run.data.train_fingerprint;
+  }
   if (auto gate = set_serve_gate(setup, run.config, options.token, options.spawn_local_workers); !gate)
     return error.failed(gate.error());
-  setup.resume = session.resume();
+  if (session.resume()) setup.resume = std::make_shared<const TrainingCheckpoint>(*session.resume());
   setup.remote_shards = options.remote_shards;
   session.attach(setup, "psgrad serve");
   setup.on_snapshot = session.snapshot_callback();
   setup.on_report = run.output->callback();
-  std::vector<ChildProcess> workers;
+  // train --processes: the table shards' processes, then the workers'.
+  std::vector<ChildProcess> children;
+  const std::size_t table_shards = run.tables ? setup.job.cluster.servers : 0;
   if (options.spawn_local_workers)
-    setup.joiners_gone = [&workers, expected = run.job().cluster.num_workers] {
-      return ended_before_joining(workers, expected);
+    setup.joiners_gone = [&children, expected = table_shards + setup.job.cluster.num_workers] {
+      return ended_before_joining(children, expected);
     };
   setup.on_listening = [&](std::uint16_t port) {
     // The file before the line: a launch that reads the line finds the file there too.
     write_port_file_or_stop(port_file, {setup.host, port}, "psgrad serve");
     say_listening(setup, port);
-    if (options.spawn_local_workers)
-      workers = start_local_workers(run.job().cluster.num_workers, port, options.data_dir, setup.token);
+    if (options.spawn_local_workers) {
+      if (table_shards > 0) children = start_local_table_shards(table_shards, port, setup.token);
+      for (auto& worker : start_local_workers(setup.job.cluster.num_workers, port, options.data_dir, setup.token))
+        children.push_back(std::move(worker));
+    }
   };
   session.training_started();
-  const auto summary = serve_training(system, setup);
-  const int run_code = session.finish(summary);
+  const auto outcome = serve_training(system, setup);
+  if (outcome && setup.tables && setup.tables->collect_rows) {
+    std::size_t rows = 0;
+    for (const auto& table : outcome->tables) rows += table.keys.size();
+    fmt::print(stderr, "psgrad serve: the {} table shards held {} rows\n", table_shards, rows);
+  }
+  int run_code = 0;
+  if (!outcome) run_code = session.finish(Error{outcome.error()});
+  else if (!run.tables) run_code = session.finish(outcome->run);
+  else
+    run_code = session.finish(outcome->run, [&](const std::string& path, const Weights&) {
+      return save_tables_model(path, run, *outcome);
+    });
   if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
-  return end_serving(run_code, summary.ok(), workers, session, deadline);
+  return end_serving(run_code, outcome.ok(), children, session, deadline);
 }
 
 }  // namespace psgrad

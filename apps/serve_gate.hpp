@@ -1,5 +1,4 @@
-// The gate a serving run listens behind, set from its config and serve's flags: the same for dense and
-// sparse runs.
+// The gate a serving run listens behind, set from its config and serve's flags: the same for every model.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +10,7 @@
 
 namespace psgrad {
 
-// Address, TLS, join token and join timeout of a ServeSetup or SparseServeSetup. Worker processes of
+// Address, TLS, join token and join timeout of a ServeSetup. Worker processes of
 // our own (own_workers) get a token nobody else knows, so nothing else on this machine can pass the
 // gate of a `train --processes` run.
 template <class Setup>

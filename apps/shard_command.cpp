@@ -111,7 +111,7 @@ int run_shard_command(const ShardOptions& given) {
     resume->weights.assign(state.weights.values.data(), state.weights.values.data() + state.weights.values.size());
     resume->optimizer = state.optimizer;
   }
-  auto whole = initial_server_state(job, offer.input_width, offer.num_classes, resume);
+  auto whole = initial_server_state(job, offer.input_width, offer.num_classes, resume ? &*resume : nullptr);
   if (!whole) return error.failed(whole.error());
   limit_payload_floats(whole.value()->layout.total_size());
   auto shards = shard_server_state(job, *whole.value(), job.cluster.servers);

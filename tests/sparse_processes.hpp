@@ -19,7 +19,7 @@
 #include "actors/local_training.hpp"
 #include "model/sparse_data_fingerprint.hpp"
 #include "transport/remote_client.hpp"
-#include "transport/sparse_remote_server.hpp"
+#include "transport/remote_server.hpp"
 #include "transport/worker_process.hpp"
 #include "transport/table_shard_process.hpp"
 
@@ -63,16 +63,15 @@ inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shar
   std::promise<std::uint16_t> listening;
   auto port_known = listening.get_future();
   auto events = std::make_shared<std::mutex>();
-  SparseServeSetup setup;
+  ServeSetup setup;
   setup.job = job;
-  setup.dev = dev;
+  setup.tables = ServedTables{dev, {}, true, options.resume_piece_words};
   setup.token = token;
   setup.join_timeout = options.join_timeout;
   setup.config = options.config;
   setup.train_data = fingerprint_of(*train, train->origin);
   setup.on_checkpoint = options.on_checkpoint;
   setup.resume = options.resume;
-  setup.resume_piece_words = options.resume_piece_words;
   setup.on_listening = [&](std::uint16_t port) { listening.set_value(port); };
   setup.on_event = [&, events](const std::string& line) {
     std::lock_guard<std::mutex> lock(*events);
@@ -84,7 +83,7 @@ inline SparseProcessesRun run_sparse_processes(const TrainingJob& job, std::shar
       if (std::getenv("PSGRAD_TEST_VERBOSE")) std::fprintf(stderr, "%s: %s\n", who.c_str(), line.c_str());
     };
   };
-  std::thread server([&] { run.server = serve_sparse_training(server_system, setup); });
+  std::thread server([&] { run.server = serve_training(server_system, setup); });
   const auto port = port_known.get();
   RetryPolicy retry;
   std::vector<std::thread> roles;

@@ -1,5 +1,6 @@
 // Publishes the Coordinator, gathers workers and shard processes, runs the driver, and stops
-// everything it started through one cleanup guard.
+// everything it started through one cleanup guard. A model with tables adds its table shard registry,
+// the table shards once all have joined, their watch, and the checkpoints' and the end's rows.
 #include "transport/remote_server.hpp"
 
 #include <algorithm>
@@ -12,74 +13,27 @@
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "caf/openssl/all.hpp"
-#include "transport/connection_gate.hpp"
 #include "actors/coordinator.hpp"
-#include "runtime/error_text.hpp"
-#include "payloads/float_buffer.hpp"
-#include "transport/network_words.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
-#include "payloads/shared_memory.hpp"
+#include "actors/sparse_checkpoint_collector.hpp"
+#include "actors/table_parts.hpp"
+#include "actors/table_shard_registry.hpp"
+#include "actors/table_shard_watch.hpp"
 #include "actors/training_driver.hpp"
+#include "model/run_features.hpp"
+#include "model/table_layout.hpp"
+#include "payloads/float_buffer.hpp"
+#include "payloads/shared_memory.hpp"
+#include "runtime/error_text.hpp"
+#include "transport/connection_gate.hpp"
+#include "transport/join_wait.hpp"
+#include "transport/network_words.hpp"
+#include "transport/serving_cleanup.hpp"
 
 namespace psgrad {
 
 namespace {
-
-// Stops what serve_training started, whichever way it returns: the shard processes first (with an
-// acknowledged request, so they exit cleanly before this process goes away), then the published
-// port, the local actors and the coordinator.
-class ServingCleanup {
- public:
-  ServingCleanup(caf::actor_system& system, CoordinatorActor coordinator)
-      : system_(system), coordinator_(std::move(coordinator)) {}
-  ServingCleanup(const ServingCleanup&) = delete;
-  ServingCleanup& operator=(const ServingCleanup&) = delete;
-
-  ~ServingCleanup() {
-    if (!remote_shards_.empty()) {
-      caf::scoped_actor self{system_};
-      // A failed run ends its shards with the failure as their exit reason (their processes say why
-      // and exit non-zero), and waits for each to go down.
-      for (const auto& shard : remote_shards_) {
-        if (run_failure_) {
-          self->monitor(shard);
-          self->send_exit(shard, caf::make_error(caf::sec::runtime_error, *run_failure_));
-          self->receive([](const caf::down_msg&) {}, caf::after(std::chrono::seconds(5)) >> [] {});
-        } else {
-          self->request(shard, std::chrono::seconds(5), stop_atom::value).receive([](bool) {}, [](caf::error&) {});
-        }
-      }
-    }
-    // A plain port is the gate's, closed with it. CAF 0.17.6's openssl::unpublish does not compile (it
-    // uses a 0.18 atom); a TLS port closes when the actor system shuts down instead.
-    gate_.reset();
-    for (const auto& actor : actors_) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(coordinator_, caf::exit_reason::user_shutdown);
-  }
-
-  const CoordinatorActor& coordinator() const { return coordinator_; }
-  void guarded_by(std::unique_ptr<ConnectionGate> gate) { gate_ = std::move(gate); }
-  template <class Handle>
-  void stop_on_exit(const Handle& actor) {
-    actors_.push_back(caf::actor_cast<caf::actor>(actor));
-  }
-  void stop_shard_processes_on_exit(std::vector<ParameterServerActor> shards) { remote_shards_ = std::move(shards); }
-  void run_failed(const std::string& why) { run_failure_ = why; }
-
- private:
-  caf::actor_system& system_;
-  CoordinatorActor coordinator_;
-  std::unique_ptr<ConnectionGate> gate_;
-  std::vector<caf::actor> actors_;
-  std::vector<ParameterServerActor> remote_shards_;
-  std::optional<std::string> run_failure_;
-};
-
-struct JoinedWorkers {
-  std::vector<DataWorkerActor> workers;
-  std::vector<std::string> names;
-};
 
 // "gave up waiting for workers after 30 s (cluster.join_timeout_ms): 1 of 2 joined, 3 refused"
 std::string gave_up_waiting(const ServeSetup& setup, const JoinTally& tally, std::uint32_t remote_shards) {
@@ -91,45 +45,6 @@ std::string gave_up_waiting(const ServeSetup& setup, const JoinTally& tally, std
     text += fmt::format(", {} of {} shard processes joined, {} refused", tally.shards_joined.load(), remote_shards,
                         tally.shards_refused.load());
   return text;
-}
-
-// Blocks until the coordinator has every worker (and every shard process) or the join timeout passes.
-Result<JoinedWorkers> wait_for_workers(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                       const ServeSetup& setup, const JoinTally& tally, std::uint32_t remote_shards) {
-  Result<JoinedWorkers> joined = Error{"no workers joined"};
-  caf::scoped_actor self{system};
-  auto on_workers = [&](std::vector<DataWorkerActor>& workers, std::vector<std::string>& names) {
-    joined = JoinedWorkers{std::move(workers), std::move(names)};
-  };
-  auto on_error = [&](caf::error& error) {
-    joined = Error{error == caf::sec::request_timeout
-                       ? gave_up_waiting(setup, tally, remote_shards)
-                       : fmt::format("waiting for {} workers: {}", setup.job.cluster.num_workers, error_text(system, error))};
-  };
-  // In slices, so that a signal is noticed while nobody has joined (each new wait replaces the last).
-  using Clock = std::chrono::steady_clock;
-  const auto forever = setup.join_timeout.count() == 0;
-  const auto deadline = Clock::now() + setup.join_timeout;
-  for (;;) {
-    auto slice = std::chrono::milliseconds(200);
-    if (!forever)
-      slice = std::min(slice, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
-    bool slice_over = false;
-    self->request(coordinator, std::max(slice, std::chrono::milliseconds(1)), wait_atom::value)
-        .receive(on_workers, [&](caf::error& error) {
-          if (error == caf::sec::request_timeout) slice_over = true;
-          else on_error(error);
-        });
-    // A signal that came while the last workers joined still came before training: nothing is run.
-    if (setup.interrupt && setup.interrupt->load() != 0)
-      return Error{fmt::format("stopped by a signal while waiting for workers ({} of {} joined); nothing to save yet",
-                               tally.workers_joined.load(), setup.job.cluster.num_workers)};
-    if (!slice_over) break;
-    if (setup.joiners_gone)
-      if (auto gone = setup.joiners_gone(); !gone.empty()) return Error{gone};
-    if (!forever && Clock::now() >= deadline) return Error{gave_up_waiting(setup, tally, remote_shards)};
-  }
-  return joined;
 }
 
 // Shard 0 in this process; the others as they joined from their own processes, in shard order.
@@ -156,18 +71,15 @@ Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& syste
 
 // TLS: CAF's OpenSSL module publishes, and the TLS handshake (a certificate signed by the run's CA)
 // comes before any byte reaches the middleman. Always with an address: CAF 0.17 listens on every
-// interface when given none.
-Result<std::uint16_t> publish_tls(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                  const ServeSetup& setup) {
-  auto port = caf::openssl::publish(coordinator, setup.port, setup.host.c_str(), true);
-  if (!port) return Error{listen_failure_text(system, port.error(), setup.host, setup.port)};
-  return *port;
-}
-
-// Plain mode: psgrad's gate owns the port and hands CAF only connections that answer its challenge.
-Result<std::uint16_t> open_gate(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                const ServeSetup& setup, const std::shared_ptr<JoinTally>& tally,
-                                ServingCleanup& cleanup) {
+// interface when given none. Plain mode: psgrad's gate owns the port and hands CAF only connections that
+// answer its challenge.
+Result<std::uint16_t> publish(caf::actor_system& system, const CoordinatorActor& coordinator, const ServeSetup& setup,
+                              const std::shared_ptr<JoinTally>& tally, ServingCleanup& cleanup) {
+  if (setup.tls) {
+    auto port = caf::openssl::publish(coordinator, setup.port, setup.host.c_str(), true);
+    if (!port) return Error{listen_failure_text(system, port.error(), setup.host, setup.port)};
+    return *port;
+  }
   auto gate = gate_publishing(system, coordinator, setup.host, setup.port, setup.token, protocol_version,
                               setup.on_event);
   gate.on_refused_worker = [tally] { ++tally->refused; };
@@ -178,74 +90,246 @@ Result<std::uint16_t> open_gate(caf::actor_system& system, const CoordinatorActo
   return port;
 }
 
+// A model with tables: what the server builds before it listens, and the table shards once they joined.
+struct TablesPart {
+  std::shared_ptr<SparseModel> model;  // built for the dev data, whose layout the training data's was checked against
+  TableLayout layout;                  // what every worker and table shard process must have built
+  std::string row_optimizer;           // its RowOptimizer::name(), for checkpoints
+  ParameterServerActor dense_server;   // the dense part's one server
+  TableShardRegistryActor registry;
+  std::shared_ptr<TableShardLoss> lost_before_run = std::make_shared<TableShardLoss>();
+  std::shared_ptr<TableShardLoss> lost = std::make_shared<TableShardLoss>();  // while training
+  std::vector<EmbeddingShardActor> shards;
+  std::vector<bool> shards_on_this_host;  // their rows come to the evaluator through shared memory
+};
+
+Result<TablesPart> make_tables_part(caf::actor_system& system, const ServeSetup& setup, ServingCleanup& cleanup) {
+  const auto& job = setup.job;
+  const auto& tables = *setup.tables;
+  if (job.cluster.servers == 0) return Error{"cluster.servers: at least one table shard is needed"};
+  if (!tables.dev) return Error{"no dev data to evaluate on"};
+  auto model = SparseModel::build_for_data(job.model, *tables.dev, "dev data");
+  if (!model) return Error{model.error()};
+  TablesPart part;
+  part.model = std::make_shared<SparseModel>(std::move(model).value());
+  part.layout = table_layout(*part.model, job.training.seed);
+  // The row optimizer's name, for the checkpoints (a table of width 1 builds as any other).
+  auto row_optimizer = build_row_optimizer(tables.optimizer, job.optimizer, 1);
+  if (!row_optimizer) return Error{row_optimizer.error()};
+  part.row_optimizer = (*row_optimizer)->name();
+  auto server = spawn_dense_server(system, job, *part.model, setup.resume.get());
+  if (!server) return Error{server.error()};
+  part.dense_server = std::move(server).value();
+  cleanup.stop_on_exit(part.dense_server);
+
+  const auto* resume = setup.resume.get();
+  TableShardRegistrySetup registry{static_cast<std::uint32_t>(job.cluster.servers),
+                                   part.layout,
+                                   setup.config,
+                                   tables.dev->num_classes(),
+                                   setup.tls ? setup.token : std::string(),
+                                   setup.on_event};
+  // Sync shards hold at each periodic checkpoint's step until it is gathered; a signal's has none.
+  registry.start.checkpoints = setup.on_checkpoint && !setup.checkpoints_on_signal_only;
+  if (resume) {
+    registry.start.resume = true;
+    registry.start.start_iteration = resume->iteration;
+    registry.start.version = resume->version;
+    registry.resume = setup.resume;
+    registry.piece_words = tables.resume_piece_words;
+  }
+  registry.loss = part.lost_before_run;
+  part.registry = spawn_table_shard_registry(system, std::move(registry));
+  cleanup.stop_on_exit(part.registry);
+  return part;
+}
+
+// The table shards, in index order, once every one has joined; introduced to each other.
+Status gather_table_shards(caf::actor_system& system, const ServeSetup& setup, const JoinWait& wait,
+                           const std::string& host_identity, TablesPart& part, ServingCleanup& cleanup) {
+  const auto count = setup.job.cluster.servers;
+  const Awaited awaited{[count] { return fmt::format("{} table shards", count); },
+                        [&setup, count] {
+                          return fmt::format("gave up waiting for {} table shards after {:g} s "
+                                             "(cluster.join_timeout_ms)",
+                                             count, std::chrono::duration<double>(setup.join_timeout).count());
+                        }};
+  caf::scoped_actor self{system};
+  auto gathered = wait_for_joins(system, wait, awaited, [&](std::chrono::milliseconds slice) {
+    caf::error failed;
+    self->request(part.registry, slice, table_shards_atom::value, part.layout, std::string("the server"))
+        .receive(
+            [&](std::vector<TableShardAddress>& joined) {
+              for (const auto& shard : joined) {
+                part.shards.push_back(shard.shard);
+                part.shards_on_this_host.push_back(!host_identity.empty() && shard.host_identity == host_identity);
+              }
+            },
+            [&](caf::error& error) { failed = std::move(error); });
+    return failed;
+  });
+  if (!gathered) return gathered;
+  cleanup.table_shards(part.shards);
+  return introduce_table_shards(system, setup.job, part.shards);
+}
+
 }  // namespace
 
-Result<TrainingSummary> serve_training(caf::actor_system& system, const ServeSetup& setup) {
+Result<TrainedRun> serve_training(caf::actor_system& system, const ServeSetup& setup) {
   const auto& job = setup.job;
-  auto state = initial_server_state(job, setup.dev->width, setup.dev->num_classes, setup.resume);
-  if (!state) return Error{state.error()};
-  const bool shards_elsewhere = setup.remote_shards && job.cluster.servers > 1;
-  CoordinatorSetup coordinator_setup{setup.config,
-                                     static_cast<std::uint32_t>(job.cluster.num_workers),
-                                     setup.token,
-                                     state.value()->layout.hash(),
-                                     setup.dev->width,
-                                     setup.dev->num_classes,
-                                     setup.on_event,
-                                     job.cluster.elastic,
-                                     setup.resume ? setup.resume->workers : std::vector<WorkerStreamState>{},
-                                     shards_elsewhere ? static_cast<std::uint32_t>(job.cluster.servers - 1) : 0u};
+  const auto* resume = setup.resume.get();
+  if (job.cluster.num_workers == 0) return Error{"at least one worker is needed"};
+  if (auto offered = check_run_features(job, setup.tables.has_value()); !offered) return Error{offered.error()};
+  if (!setup.tables && !setup.dev) return Error{"no dev data to evaluate on"};
+  ServingCleanup cleanup(system);
+  const auto tally = std::make_shared<JoinTally>();
+  CoordinatorSetup coordinator_setup;
+  coordinator_setup.config = setup.config;
+  coordinator_setup.num_workers = static_cast<std::uint32_t>(job.cluster.num_workers);
+  // In plain mode the gate checks the token before CAF sees a byte, so the coordinator need not.
+  coordinator_setup.token = setup.tls ? setup.token : std::string();
+  coordinator_setup.on_event = setup.on_event;
+  coordinator_setup.elastic = job.cluster.elastic;
+  if (resume) coordinator_setup.resume_streams = resume->workers;
+  coordinator_setup.tally = tally;
   coordinator_setup.data = setup.train_data;
-  limit_payload_floats(state.value()->layout.total_size());
+
+  // The parameters: the dense part's state (its servers are made once the workers joined), or a model's
+  // tables part with its dense part's one server.
+  std::shared_ptr<ParameterServerState> state;
+  std::optional<TablesPart> tables;
+  bool shards_elsewhere = false;
+  if (setup.tables) {
+    auto part = make_tables_part(system, setup, cleanup);
+    if (!part) return Error{part.error()};
+    tables = std::move(part).value();
+    coordinator_setup.layout_hash = tables->layout.hash();
+    coordinator_setup.input_width = setup.tables->dev->id_fields.size();  // a worker's "inputs": its id fields
+    coordinator_setup.num_classes = setup.tables->dev->num_classes();
+    coordinator_setup.tables = tables->registry;
+  } else {
+    auto made = initial_server_state(job, setup.dev->width, setup.dev->num_classes, resume);
+    if (!made) return Error{made.error()};
+    state = std::move(made).value();
+    shards_elsewhere = setup.remote_shards && job.cluster.servers > 1;
+    coordinator_setup.layout_hash = state->layout.hash();
+    coordinator_setup.input_width = setup.dev->width;
+    coordinator_setup.num_classes = setup.dev->num_classes;
+    coordinator_setup.remote_shards = shards_elsewhere ? static_cast<std::uint32_t>(job.cluster.servers - 1) : 0u;
+    // A resumed run hands shard processes the checkpoint's whole server state; each takes its slice as
+    // a shard in this process would.
+    if (shards_elsewhere && resume)
+      coordinator_setup.resume_server =
+          ServerState{Weights{resume->version, resume->layout_hash,
+                              FloatBuffer::copy_of(resume->weights.data(), resume->weights.size())},
+                      resume->optimizer};
+    limit_payload_floats(state->layout.total_size());
+  }
   // Workers and shard processes on this host pass their payloads through shared memory.
   if (job.cluster.shared_memory) {
     coordinator_setup.host_identity = shared_memory_host_identity();
     accept_shared_memory(true);
   }
-  // A resumed run hands shard processes the checkpoint's whole server state; each takes its slice as
-  // a shard in this process would.
-  if (shards_elsewhere && setup.resume)
-    coordinator_setup.resume_server =
-        ServerState{Weights{setup.resume->version, setup.resume->layout_hash,
-                            FloatBuffer::copy_of(setup.resume->weights.data(), setup.resume->weights.size())},
-                    setup.resume->optimizer};
-  const auto tally = std::make_shared<JoinTally>();
-  coordinator_setup.tally = tally;
+  const auto host_identity = coordinator_setup.host_identity;
   const auto remote_shards = coordinator_setup.remote_shards;
-  // In plain mode the gate checks the token before CAF sees a byte, so the coordinator need not.
-  if (!setup.tls) coordinator_setup.token.clear();
-  ServingCleanup cleanup(system, spawn_coordinator(system, std::move(coordinator_setup)));
-  const auto& coordinator = cleanup.coordinator();
-  auto port = setup.tls ? publish_tls(system, coordinator, setup) : open_gate(system, coordinator, setup, tally, cleanup);
+  auto coordinator = spawn_coordinator(system, std::move(coordinator_setup));
+  cleanup.stop_on_exit(coordinator);
+  auto port = publish(system, coordinator, setup, tally, cleanup);
   if (!port) return Error{port.error()};
   if (setup.on_listening) setup.on_listening(*port);
 
-  auto joined = wait_for_workers(system, coordinator, setup, *tally, remote_shards);
+  JoinWait wait{setup.join_timeout, setup.interrupt, setup.joiners_gone, {}};
+  if (tables) wait.lost = [lost = tables->lost_before_run] { return lost->line(); };
+  const Awaited workers_awaited{
+      [&] { return fmt::format("workers ({} of {} joined)", tally->workers_joined.load(), job.cluster.num_workers); },
+      [&] { return gave_up_waiting(setup, *tally, remote_shards); }};
+  std::vector<DataWorkerActor> workers;
+  std::vector<std::string> names;
+  caf::scoped_actor self{system};
+  auto joined = wait_for_joins(system, wait, workers_awaited, [&](std::chrono::milliseconds slice) {
+    caf::error failed;
+    self->request(coordinator, slice, wait_atom::value)
+        .receive(
+            [&](std::vector<DataWorkerActor>& joined_workers, std::vector<std::string>& joined_names) {
+              workers = std::move(joined_workers);
+              names = std::move(joined_names);
+            },
+            [&](caf::error& error) { failed = std::move(error); });
+    return failed;
+  });
   if (!joined) return Error{joined.error()};
-  auto servers = shards_elsewhere ? gather_shards(system, coordinator, job, *state.value())
-                                  : spawn_parameter_servers(system, job, std::move(state).value());
-  if (!servers) return Error{servers.error()};
-  for (const auto& server : *servers) cleanup.stop_on_exit(server);
-  if (shards_elsewhere) cleanup.stop_shard_processes_on_exit({servers->begin() + 1, servers->end()});
-  auto evaluator = spawn_evaluator(system, job, EvaluatorSetup{setup.dev, std::nullopt, setup.on_report, setup.on_snapshot, setup.trace,
-                                                                  setup.on_event});
+
+  std::vector<ParameterServerActor> servers;
+  if (tables) {
+    if (auto gathered = gather_table_shards(system, setup, wait, host_identity, *tables, cleanup); !gathered) {
+      cleanup.run_failed(gathered.error());
+      return Error{gathered.error()};
+    }
+    servers = {tables->dense_server};
+  } else {
+    auto made = shards_elsewhere ? gather_shards(system, coordinator, job, *state)
+                                 : spawn_parameter_servers(system, job, std::move(state));
+    if (!made) return Error{made.error()};
+    servers = std::move(made).value();
+    for (const auto& server : servers) cleanup.stop_on_exit(server);
+    if (shards_elsewhere) cleanup.parameter_shard_processes({servers.begin() + 1, servers.end()});
+  }
+  EvaluatorSetup evaluation{setup.dev, std::nullopt, setup.on_report, setup.on_snapshot, setup.trace, setup.on_event};
+  if (tables) {
+    evaluation.tables = EvaluatorTables{setup.tables->dev, tables->shards, kKeysPerPullPart, tables->shards_on_this_host};
+    // No worker runs in this process (see EvaluatorThread).
+    evaluation.thread = EvaluatorThread::scheduler;
+  }
+  auto evaluator = spawn_evaluator(system, job, std::move(evaluation));
   if (!evaluator) return Error{evaluator.error()};
   cleanup.stop_on_exit(*evaluator);
 
   DriverHooks hooks;
-  hooks.worker_names = joined->names;
+  hooks.worker_names = names;
   hooks.on_event = setup.on_event;
   hooks.on_checkpoint = setup.on_checkpoint;
   hooks.checkpoints_on_signal_only = setup.checkpoints_on_signal_only;
   hooks.interrupt = setup.interrupt;
   hooks.trace = setup.trace;
   hooks.stop_early = setup.stop_early;
-  if (setup.resume) continue_from(hooks, *setup.resume);
-  auto driver = spawn_training_driver(system, job, *servers, joined->workers, *evaluator, std::move(hooks));
+  if (resume) continue_from(hooks, *resume);
+  // The driver steps the dense part's servers; the tables' shards are the workers' and the evaluator's business.
+  TrainingJob driven = job;
+  std::optional<SparseCheckpointCollector> collector;
+  if (tables) {
+    driven.cluster.servers = 1;
+    cleanup.watched_by(
+        spawn_table_shard_watch(system, tables->shards, tables->dense_server, *evaluator, workers, tables->lost));
+    hooks.on_worker_lost = tell_shards_of_lost_workers(tables->shards);
+    if (setup.on_checkpoint) {
+      collector.emplace(system, SparseCheckpointSetup{tables->shards, job.cluster.request_timeout, job.cluster.mode,
+                                                      tables->row_optimizer, setup.train_data, setup.config,
+                                                      setup.on_checkpoint});
+      hooks.on_checkpoint = collector->hook();
+    }
+  }
+  auto driver = spawn_training_driver(system, driven, servers, workers, *evaluator, std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);
-  auto summary = run_driver(system, driver);  // the driver stops the workers before it answers
-  if (!summary) cleanup.run_failed(summary.error());
-  return summary;
+  auto run = run_driver(system, driver);  // the driver stops the workers before it answers
+  // Every checkpoint taken is written before the shard processes are stopped.
+  const auto collected = collector ? collector->wait() : success();
+  if (!run) {
+    const auto lost = tables ? tables->lost->line() : std::string();
+    const auto failure = lost.empty() ? run.error() : lost;
+    cleanup.run_failed(failure);
+    return Error{failure};
+  }
+  if (!collected) {
+    cleanup.run_failed(collected.error());
+    return Error{collected.error()};
+  }
+  if (!tables || !setup.tables->collect_rows) return TrainedRun{std::move(run).value(), {}};
+  auto rows = collect_tables(system, job, tables->shards, *tables->model, run->final_weights.version);
+  if (!rows) {
+    cleanup.run_failed(rows.error());
+    return Error{rows.error()};
+  }
+  return TrainedRun{std::move(run).value(), std::move(rows).value()};
 }
 
 }  // namespace psgrad
