@@ -12,7 +12,7 @@
 #include "apps/error_exit.hpp"
 #include "apps/prediction_output.hpp"
 #include "apps/sparse_data.hpp"
-#include "apps/sparse_model_use.hpp"
+#include "apps/tables_scoring.hpp"
 #include "io/sparse_examples.hpp"
 #include "io/model_file.hpp"
 #include "io/data_source.hpp"
@@ -70,7 +70,7 @@ Result<EvalData> load_eval_data(const EvalOptions& options, const Config& config
 // A model with tables on --data's named columns (labelled, every label one of the model's classes), else
 // on the dev split of the data it was trained on.
 int eval_named_columns(const EvalOptions& options, const ErrorExit& error) {
-  auto loaded = load_sparse_model(options.model_path);
+  auto loaded = load_tables_model(options.model_path);
   if (!loaded) return error.refused(loaded.error());
   const auto& names = loaded->file.tables->class_names;
   std::shared_ptr<const SparseDataset> examples;

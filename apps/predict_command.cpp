@@ -16,7 +16,7 @@
 #include "apps/cli_checks.hpp"
 #include "apps/error_exit.hpp"
 #include "apps/prediction_output.hpp"
-#include "apps/sparse_model_use.hpp"
+#include "apps/tables_scoring.hpp"
 #include "io/sparse_examples.hpp"
 #include "io/model_file.hpp"
 
@@ -27,7 +27,7 @@ namespace {
 // Examples in the named columns a model with tables reads, as its file declares them.
 int predict_named_columns(const PredictOptions& options, const ErrorExit& error) {
   if (options.scale) return error.refused("--scale: a model with embedding tables reads no scaled features");
-  auto loaded = load_sparse_model(options.model_path);
+  auto loaded = load_tables_model(options.model_path);
   if (!loaded) return error.refused(loaded.error());
   auto examples = read_sparse_examples(options.input_path, model_layout(loaded->file, true));
   if (!examples) return error.refused(examples.error());

@@ -55,7 +55,8 @@ RunOptions run_options_of(const ServeOptions& options) {
 // The lines for people once the server listens, with a warning when strangers could join or listen in.
 void say_listening(const ServeSetup& setup, std::uint16_t port) {
   const auto table_shards =
-      setup.tables ? fmt::format(" and {} table shards", setup.job.cluster.servers) : std::string();
+      setup.tables ? fmt::format(" and {} table shard{}", setup.job.cluster.servers, setup.job.cluster.servers == 1 ? "" : "s")
+                   : std::string();
   fmt::print(stderr, "psgrad serve: listening on {}:{}, waiting for {} workers{}\n", setup.host, port,
              setup.job.cluster.num_workers, table_shards);
   if (!is_loopback(setup.host) && !setup.tls && setup.token.empty())

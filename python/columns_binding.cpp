@@ -16,7 +16,7 @@
 #include "apps/checkpointing.hpp"
 #include "apps/run_hooks.hpp"
 #include "apps/local_run.hpp"
-#include "apps/sparse_model_use.hpp"
+#include "apps/tables_scoring.hpp"
 #include "apps/tables_run.hpp"
 #include "apps/weights_file.hpp"
 #include "io/sparse_examples.hpp"
@@ -193,7 +193,7 @@ void bind_columns(py::module_& module) {
   module.def(
       "load_tables",
       [](const std::filesystem::path& path) {
-        auto loaded = load_sparse_model(path.string());
+        auto loaded = load_tables_model(path.string());
         if (!loaded) throw InputError(loaded.error());
         return std::make_shared<PythonTablesModel>(std::move(loaded).value());
       },

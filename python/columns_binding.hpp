@@ -10,22 +10,22 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include "apps/sparse_model_use.hpp"
+#include "apps/tables_scoring.hpp"
 
 namespace psgrad::python {
 
 class PythonTablesModel {
  public:
-  explicit PythonTablesModel(LoadedSparseModel loaded) : loaded_(std::move(loaded)) {}
+  explicit PythonTablesModel(LoadedTablesModel loaded) : loaded_(std::move(loaded)) {}
 
   // Each example's class probabilities (examples x classes) for the examples of a file of the model's
   // columns, read as `psgrad predict` reads it.
   pybind11::array_t<float> predict_file(const std::string& path);
   void save(const std::filesystem::path& path) const;
-  const LoadedSparseModel& loaded() const { return loaded_; }
+  const LoadedTablesModel& loaded() const { return loaded_; }
 
  private:
-  LoadedSparseModel loaded_;
+  LoadedTablesModel loaded_;
   std::mutex mutex_;  // prediction runs in the model's own buffers, with the GIL released
 };
 

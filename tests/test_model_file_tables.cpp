@@ -2,9 +2,12 @@
 // files in one line.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 
 #include "io/model_file.hpp"
+#include "io/saved_model.hpp"
+#include "model/sparse_model.hpp"
 #include "temp_folder.hpp"
 
 using namespace psgrad;
@@ -80,4 +83,63 @@ TEST_CASE("a damaged model file with tables is refused in one line naming it") {
   // Under the dense layout's magic the same bytes are read as a dense file, and refused as one.
   CHECK(refusal("PSGRADMF" + bytes.substr(8)).find("model file") != std::string::npos);
   CHECK_FALSE(model_file_has_tables(path));
+}
+
+namespace {
+
+// A file whose config builds: two id columns, each a table of width 4, and three classes.
+ModelFileContents loadable_file() {
+  ModelFileContents file;
+  file.header.architecture = "hashembed_mlp.v1";
+  file.header.config_text =
+      "[model]\n\"@layers\" = \"hashembed_mlp.v1\"\nembedding_widths = [4, 4]\nembedding_rows = [64, 64]\n"
+      "hidden_width = 8\n";
+  auto& tables = file.tables.emplace();
+  tables.label = "colour";
+  tables.columns = {DataColumn{"a", ColumnKind::ids, std::nullopt}, DataColumn{"b", ColumnKind::ids, std::nullopt}};
+  tables.class_names = {"blue", "green", "red"};
+  const auto config = parse_config(file.header.config_text, "loadable.toml").value();
+  const auto model = SparseModel::build(config.model, 3, {}).value();
+  file.weights.assign(model.dense().parameter_count(), 0.01f);
+  for (std::uint64_t seed : {7, 8}) {
+    SparseRows rows({1, 5}, 4);
+    rows.values.assign(rows.values.size(), 0.5f);
+    tables.tables.push_back(SavedTable{seed, rows});
+  }
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("a saved model with tables whose weights or rows are not finite is refused in one line, as a dense one is") {
+  TempFolder folder("tables-model-finite");
+  const auto path = folder.file("model.psg");
+  REQUIRE(write_model_file(path, loadable_file()).ok());
+  const auto loaded = load_tables_model(path);
+  REQUIRE_MESSAGE(loaded.ok(), (loaded.ok() ? "" : loaded.error()));
+  CHECK(loaded->model.fields().size() == 2);
+
+  auto diverged = loadable_file();
+  diverged.weights[3] = std::numeric_limits<float>::quiet_NaN();
+  REQUIRE(write_model_file(path, diverged).ok());
+  auto refused = load_tables_model(path);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == path + ": weight 3 is nan: the model diverged in training and cannot be used");
+
+  auto bad_row = loadable_file();
+  bad_row.tables->tables[1].rows.values[6] = std::numeric_limits<float>::infinity();
+  REQUIRE(write_model_file(path, bad_row).ok());
+  refused = load_tables_model(path);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() == path + ": table 1 holds inf in the row of key 5: the model diverged in training and "
+                                  "cannot be used");
+}
+
+TEST_CASE("each kind of saved model is refused by the other's loader in one line") {
+  TempFolder folder("tables-model-kinds");
+  const auto path = folder.file("model.psg");
+  REQUIRE(write_model_file(path, loadable_file()).ok());
+  const auto dense = load_saved_model(path);
+  REQUIRE_FALSE(dense.ok());
+  CHECK(dense.error().find("a model file with embedding tables") != std::string::npos);
 }

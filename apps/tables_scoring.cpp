@@ -1,6 +1,6 @@
 // Scores examples with a saved sparse model: rows the file holds as saved, any other as the shard that
 // trained it would answer a pull, so scores equal those of the model at the end of its run.
-#include "apps/sparse_model_use.hpp"
+#include "apps/tables_scoring.hpp"
 
 #include <algorithm>
 
@@ -14,7 +14,7 @@ namespace psgrad {
 namespace {
 
 // Field f's table as training left it: the rows it made, and for every other key the row it would make.
-EmbeddingTable initial_rows(const LoadedSparseModel& loaded, std::size_t f) {
+EmbeddingTable initial_rows(const LoadedTablesModel& loaded, std::size_t f) {
   EmbeddingTableSettings settings;
   settings.width = loaded.file.tables->tables[f].rows.width;
   settings.init_seed = loaded.file.tables->tables[f].init_seed;
@@ -24,7 +24,7 @@ EmbeddingTable initial_rows(const LoadedSparseModel& loaded, std::size_t f) {
 }
 
 // Field f's rows of keys: the saved row of a key the file holds, else its initial row.
-SparseRows rows_of(const LoadedSparseModel& loaded, std::size_t f, const std::vector<std::uint64_t>& keys) {
+SparseRows rows_of(const LoadedTablesModel& loaded, std::size_t f, const std::vector<std::uint64_t>& keys) {
   const auto& saved = loaded.file.tables->tables[f];
   const auto width = saved.rows.width;
   const EmbeddingTable initial = initial_rows(loaded, f);
@@ -43,7 +43,7 @@ SparseRows rows_of(const LoadedSparseModel& loaded, std::size_t f, const std::ve
 }
 
 // The rows of each field's pull list.
-std::vector<SparseRows> rows_for(const LoadedSparseModel& loaded, const BatchLookup& lookup) {
+std::vector<SparseRows> rows_for(const LoadedTablesModel& loaded, const BatchLookup& lookup) {
   std::vector<SparseRows> rows;
   for (std::size_t f = 0; f < lookup.fields.size(); ++f) rows.push_back(rows_of(loaded, f, lookup.fields[f].keys));
   return rows;
@@ -51,7 +51,7 @@ std::vector<SparseRows> rows_for(const LoadedSparseModel& loaded, const BatchLoo
 
 }  // namespace
 
-Result<std::vector<float>> whole_table(const LoadedSparseModel& loaded, std::size_t field) {
+Result<std::vector<float>> whole_table(const LoadedTablesModel& loaded, std::size_t field) {
   const auto rows = loaded.model.fields().at(field).rows;
   const auto width = loaded.file.tables->tables.at(field).rows.width;
   if (rows > (std::uint64_t{1} << 28) / std::max<std::size_t>(width, 1))
@@ -61,31 +61,6 @@ Result<std::vector<float>> whole_table(const LoadedSparseModel& loaded, std::siz
   return rows_of(loaded, field, keys).values;
 }
 
-Result<LoadedSparseModel> load_sparse_model(const std::string& path) {
-  auto file = read_model_file(path);
-  if (!file) return Error{file.error()};
-  if (!file->tables) return Error{fmt::format("{}: a model file without embedding tables", path)};
-  auto config = parse_config(file->header.config_text, path + " (its stored config)");
-  if (!config) return Error{config.error()};
-  // The number columns it was trained on, in the order the reader gives them.
-  ModelSection stored = config->model;
-  stored.architecture = file->header.architecture;
-  auto model = SparseModel::build(stored, file->tables->class_names.size(), number_column_names(file->tables->columns));
-  if (!model) return Error{fmt::format("{}: {}", path, model.error())};
-  if (model->dense().parameter_count() != file->weights.size())
-    return Error{fmt::format("{}: holds {} dense weights, but its model {} has {}", path, file->weights.size(),
-                             file->header.architecture, model->dense().parameter_count())};
-  if (model->fields().size() != file->tables->tables.size())
-    return Error{fmt::format("{}: holds {} tables, but its model has {} fields", path, file->tables->tables.size(),
-                             model->fields().size())};
-  for (std::size_t f = 0; f < file->tables->tables.size(); ++f)
-    if (file->tables->tables[f].rows.width != model->fields()[f].width)
-      return Error{fmt::format("{}: table {} has rows of width {}, but its field's width is {}", path, f,
-                               file->tables->tables[f].rows.width, model->fields()[f].width)};
-  model->dense().set_weights(file->weights.data(), file->weights.size());
-  return LoadedSparseModel{std::move(file).value(), std::move(config).value(), std::move(model).value()};
-}
-
 SparseLayout model_layout(const ModelFileContents& file, bool without_labels) {
   SparseLayout layout{file.tables->columns, file.tables->label, file.tables->max_tokens};
   if (without_labels) layout.without_labels = true;
@@ -93,7 +68,7 @@ SparseLayout model_layout(const ModelFileContents& file, bool without_labels) {
   return layout;
 }
 
-std::vector<float> predict_examples(LoadedSparseModel& loaded, const SparseDataset& examples) {
+std::vector<float> predict_examples(LoadedTablesModel& loaded, const SparseDataset& examples) {
   const auto classes = loaded.file.tables->class_names.size();
   const auto batch_size = std::max<std::size_t>(1, loaded.config.evaluation.batch_size);
   std::vector<float> probabilities;
@@ -110,7 +85,7 @@ std::vector<float> predict_examples(LoadedSparseModel& loaded, const SparseDatas
   return probabilities;
 }
 
-Evaluation evaluate_examples(LoadedSparseModel& loaded, const SparseDataset& examples) {
+Evaluation evaluate_examples(LoadedTablesModel& loaded, const SparseDataset& examples) {
   const auto batch = gather_examples(examples, {}, 0, examples.count);
   const auto lookup = loaded.model.look_up(batch.fields, batch.numbers).value();
   const auto rows = rows_for(loaded, lookup);

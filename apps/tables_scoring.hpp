@@ -1,5 +1,5 @@
-// A saved model with embedding tables, ready to score examples: its config, the dense part with the
-// saved weights, and each field's rows, the saved ones or the initial rows a shard would answer.
+// Scoring with a saved model with embedding tables (io/saved_model.hpp): each field's rows, the saved ones
+// or the initial rows a shard would answer.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include "io/config.hpp"
 #include "io/sparse_example_builder.hpp"
 #include "io/model_file.hpp"
+#include "io/saved_model.hpp"
 #include "model/model.hpp"
 #include "model/result.hpp"
 #include "model/sparse_dataset.hpp"
@@ -16,19 +17,9 @@
 
 namespace psgrad {
 
-struct LoadedSparseModel {
-  ModelFileContents file;
-  Config config;      // file.config_text read back
-  SparseModel model;  // its dense weights are the file's
-};
-
-// Reads the file and checks it against the model its config builds: the dense weight count, one table
-// per field with the field's width. Errors are one line naming the file.
-Result<LoadedSparseModel> load_sparse_model(const std::string& path);
-
 // Field `field`'s whole table (rows x width, row-major) as training left it: the rows the file holds,
 // the initial row of every other key; for handing the model to Thinc. Refused beyond 2^28 floats.
-Result<std::vector<float>> whole_table(const LoadedSparseModel& loaded, std::size_t field);
+Result<std::vector<float>> whole_table(const LoadedTablesModel& loaded, std::size_t field);
 
 // How the model's examples are read: its columns, label and token bound; with the model's classes
 // unless without_labels.
@@ -36,9 +27,9 @@ SparseLayout model_layout(const ModelFileContents& file, bool without_labels);
 
 // Class probabilities (examples x classes, row-major) of every example, scored in batches of the
 // config's evaluation.batch_size.
-std::vector<float> predict_examples(LoadedSparseModel& loaded, const SparseDataset& examples);
+std::vector<float> predict_examples(LoadedTablesModel& loaded, const SparseDataset& examples);
 
 // Accuracy and mean cross-entropy of labelled examples, scored as the run's evaluator scores its dev set.
-Evaluation evaluate_examples(LoadedSparseModel& loaded, const SparseDataset& examples);
+Evaluation evaluate_examples(LoadedTablesModel& loaded, const SparseDataset& examples);
 
 }  // namespace psgrad
