@@ -80,7 +80,9 @@ int run_predict_command(const PredictOptions& options) {
   const auto batch_size = static_cast<std::size_t>(loaded->config.evaluation.batch_size);
   std::vector<float> probabilities;
   probabilities.reserve(inputs->count * loaded->header.num_classes);
-  for (const auto& prediction : predict(loaded->model, inputs->inputs.data(), inputs->count, batch_size))
+  const auto predictions = predict(loaded->model, inputs->inputs.data(), inputs->count, batch_size);
+  if (!predictions) return error.refused(fmt::format("{}: {}", options.input_path, predictions.error()));
+  for (const auto& prediction : *predictions)
     probabilities.insert(probabilities.end(), prediction.probabilities.begin(), prediction.probabilities.end());
   const auto out = predictions_text(options.format, ClassLabels{{}, loaded->header.num_classes}, probabilities,
                                     inputs->count);

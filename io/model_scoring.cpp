@@ -3,6 +3,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "model/finite.hpp"
 
 namespace psgrad {
 
@@ -46,7 +51,7 @@ std::vector<std::size_t> predict_labels(Model& model, const float* inputs, std::
   return labels;
 }
 
-std::vector<Prediction> predict(Model& model, const float* inputs, std::size_t count, std::size_t batch_size) {
+Result<std::vector<Prediction>> predict(Model& model, const float* inputs, std::size_t count, std::size_t batch_size) {
   std::vector<Prediction> predictions;
   predictions.reserve(count);
   predict_in_batches(model, inputs, count, batch_size, [&](const ConstMatrixMap& probs, Eigen::Index r, std::size_t label) {
@@ -55,6 +60,17 @@ std::vector<Prediction> predict(Model& model, const float* inputs, std::size_t c
     for (Eigen::Index c = 0; c < probs.cols(); ++c) prediction.probabilities.push_back(probs(r, c));
     predictions.push_back(std::move(prediction));
   });
+  const auto width = model.input_width();
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    const auto& probabilities = predictions[i].probabilities;
+    if (!first_non_finite(probabilities.data(), probabilities.size())) continue;
+    const float* features = inputs + i * width;
+    float largest = 0.0f;
+    for (std::size_t j = 0; j < width; ++j) largest = std::max(largest, std::abs(features[j]));
+    return Error{fmt::format("example {}: its class probabilities are not finite numbers: features as large as "
+                             "{:g} overflow the model's float arithmetic",
+                             i, largest)};
+  }
   return predictions;
 }
 

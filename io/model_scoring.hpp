@@ -33,7 +33,9 @@ struct Prediction {
   std::size_t label = 0;
   std::vector<float> probabilities;
 };
-std::vector<Prediction> predict(Model& model, const float* inputs, std::size_t count, std::size_t batch_size);
+// Refuses, in one line, inputs whose probabilities come out NaN or infinite: finite features so large
+// (3e38, say) that the model's float arithmetic overflows would otherwise be returned as NaN silently.
+Result<std::vector<Prediction>> predict(Model& model, const float* inputs, std::size_t count, std::size_t batch_size);
 
 // Pixel bytes scaled to [0, 1] the way data sets are loaded for training.
 AlignedFloats scaled_pixels(const IdxImages& images);

@@ -25,7 +25,9 @@ std::vector<Prediction> PythonModel::predictions(const py::array& x) {
   const auto batch_size = static_cast<std::size_t>(loaded_.config.evaluation.batch_size);
   py::gil_scoped_release released;
   std::lock_guard<std::mutex> lock(mutex_);
-  return predict(loaded_.model, rows->data, rows->count, batch_size);
+  auto found = predict(loaded_.model, rows->data, rows->count, batch_size);
+  if (!found) throw InputError("X: " + found.error());
+  return std::move(found).value();
 }
 
 py::array_t<std::int64_t> PythonModel::predict_labels(const py::array& x) {

@@ -134,3 +134,25 @@ def test_a_config_note_warns_at_the_callers_line(float_digits):
     notes = [w for w in caught if "dropped" in str(w.message)]
     assert notes, [str(w.message) for w in caught]
     assert notes[0].filename == __file__
+
+
+def test_features_so_large_the_model_overflows_are_refused_not_answered_with_nan(float_digits, tmp_path):
+    x, y, x_dev, y_dev = float_digits
+    model = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev)).model
+    huge = numpy.full((3, x.shape[1]), 3e38, dtype=numpy.float32)
+    huge[0] = x_dev[0]  # a usual example first: the refusal names the one that overflows
+    message = ("X: example 1: its class probabilities are not finite numbers: features as large as 3e+38 "
+               "overflow the model's float arithmetic")
+    with pytest.raises(psgrad.InputError) as raised:
+        model.predict_proba(huge)
+    assert str(raised.value) == message
+    with pytest.raises(psgrad.InputError):
+        model.predict(huge)
+    # The command line refuses the same examples in the same words, naming the file.
+    model_path, inputs = tmp_path / "model.psg", tmp_path / "huge.npy"
+    model.save(model_path)
+    numpy.save(inputs, huge)
+    refused = run_command_line("predict", "--model", model_path, inputs, check=False)
+    assert refused.returncode != 0
+    assert refused.stdout == ""
+    assert refused.stderr.strip() == f"psgrad predict: {inputs}: " + message[len("X: "):]
