@@ -268,7 +268,8 @@ def train(
         ids column's id or list of ids, a number column's numbers), written as JSON Lines for the
         command line's reader. Then y holds the labels (strings or integers) and dev=(X_dev, y_dev) may
         be omitted: data.dev_fraction or data.dev_path of the config then gives the dev examples. A C-contiguous float32 X (with data.scale 1) is used where it lies, not copied:
-        keep it unchanged until train returns. uint8 pixels are divided by 255, as IDX images are.
+        keep it unchanged until train returns (resizing it in place from another thread frees the memory
+        the workers read: the process may crash; pass X.copy() then). uint8 pixels are divided by 255, as IDX images are.
     y: integer class labels, shape (n,); the classes are 0 to the largest label of y and dev's y.
     dev: (X_dev, y_dev), the examples each evaluation scores, as X and y.
     mode, workers: cluster.mode ("sync", "async" or "ssp") and cluster.num_workers, as the command
