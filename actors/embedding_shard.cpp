@@ -85,6 +85,19 @@ class EmbeddingShard : public EmbeddingShardActor::base {
           waiting_dumps_.emplace_back(version, promise);
           return promise;
         },
+        [this](scored_atom, std::uint64_t version, bool best) {
+          if (fault_) return;
+          // Sync: the shard is at `version`, held there for this evaluation (or at the end, for the final one).
+          if (best) best_rows_ = tables_.all_rows(version_);
+          if (!sync()) return;
+          scored_.insert(version);
+          advance();
+        },
+        [this](best_tables_atom) -> caf::result<PulledRows> {
+          if (fault_) return refuse(*fault_);
+          if (best_rows_) return *best_rows_;
+          return tables_.all_rows(version_);
+        },
         [this](table_state_atom, std::uint64_t version) -> caf::result<ShardTablesState> {
           if (fault_) return refuse(*fault_);
           if (sync() && version < version_)
@@ -145,7 +158,7 @@ class EmbeddingShard : public EmbeddingShardActor::base {
         for (std::size_t i = 0; i < peers_.size(); ++i)
           if (i != setup_.index) send(peers_[i], table_squares_atom::value, *told);
       if (!steps_.complete(version_)) return;
-      if (setup_.holds.at(version_) && evaluated_.count(version_) == 0) return;
+      if (setup_.holds.at(version_) && !evaluation_done(version_)) return;
       if (setup_.checkpoint_holds.at(version_) && checkpointed_ != version_) return;
       const auto step = steps_.take(version_);
       for (std::size_t t = 0; t < step.gradients.size(); ++t) {
@@ -154,9 +167,15 @@ class EmbeddingShard : public EmbeddingShardActor::base {
         if (!status) return fail(status.error());
       }
       evaluated_.erase(version_);
+      scored_.erase(version_);
       ++version_;
       answer_waiting();
     }
+  }
+
+  // Sync: whether an evaluation point's step may go: its rows are pulled, and with save_best it is scored.
+  bool evaluation_done(std::uint64_t version) const {
+    return evaluated_.count(version) > 0 && (!setup_.keeps_best || scored_.count(version) > 0);
   }
 
   void answer_waiting() {
@@ -209,6 +228,8 @@ class EmbeddingShard : public EmbeddingShardActor::base {
   SyncRowSteps steps_;
   std::vector<TableShardPeer> peers_;
   std::set<std::uint64_t> evaluated_;  // sync: versions the evaluator has pulled
+  std::set<std::uint64_t> scored_;     // sync, save_best: versions the evaluator has scored
+  std::optional<PulledRows> best_rows_;  // save_best: every row as it was at the best evaluation so far
   std::vector<std::pair<RowPull, caf::typed_response_promise<PulledRows>>> waiting_pulls_;
   std::vector<std::pair<std::uint64_t, caf::typed_response_promise<PulledRows>>> waiting_dumps_;
   std::vector<std::pair<std::uint64_t, caf::typed_response_promise<ShardTablesState>>> waiting_states_;

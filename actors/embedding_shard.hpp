@@ -52,6 +52,9 @@ struct EmbeddingShardSetup {
   // Sync: the versions whose step waits until a checkpoint has read this shard's state at that version
   // (table_state_atom), the driver's checkpoint points; `start` is never one.
   EvaluationHolds checkpoint_holds;
+  // training.save_best: the rows of the best evaluation are kept (a copy of every row's values), and a sync
+  // evaluation's step is held until the evaluation is scored, not only pulled, so they are that step's.
+  bool keeps_best = false;
   // A resumed run's rows and row state: this shard's keys of each table, in field order; empty: none.
   std::vector<TableState> restore;
 };

@@ -90,6 +90,10 @@ void EvaluationRows::pull(EvaluatorBase* self, std::uint64_t version, OnRows on_
               });
 }
 
+void EvaluationRows::tell_scored(EvaluatorBase* self, std::uint64_t version, bool best) const {
+  for (const auto& shard : tables_.shards) self->send(shard, scored_atom::value, version, best);
+}
+
 // The dev set's rows as the seed makes them, per field.
 std::vector<SparseRows> EvaluationRows::seed_rows() const {
   std::vector<SparseRows> rows;

@@ -49,6 +49,10 @@ class EvaluationRows {
   // whose connection dropped never answers, so an awaiting evaluator could never be stopped.
   void pull(EvaluatorBase* self, std::uint64_t version, OnRows on_rows);
 
+  // training.save_best: tells every shard that the evaluation of `version` is scored, and whether it is the
+  // best so far (the shard then keeps its rows; a sync shard holds that step until told).
+  void tell_scored(EvaluatorBase* self, std::uint64_t version, bool best) const;
+
   // Sync: a table shard holds each evaluation's step until its rows are pulled, so none may be skipped.
   bool holds_steps() const { return seed_tables_.empty(); }
   SparseModel& model() { return model_; }

@@ -9,6 +9,7 @@
 #include "caf/all.hpp"
 #include "caf/result.hpp"
 #include "caf/sec.hpp"
+#include "model/early_stopping.hpp"
 #include "runtime/steady_time.hpp"
 
 namespace psgrad {
@@ -27,7 +28,10 @@ class Evaluator : public EvaluatorBase {
         setup_(std::move(setup)),
         batch_size_(job.evaluation.batch_size),
         model_(std::move(model)),
-        rows_(std::move(rows)) {}
+        rows_(std::move(rows)) {
+    // The shards keep the rows of the best evaluation; BestWeights keeps its dense weights by the same rule.
+    if (rows_ && job.training.save_best) best_so_far_.emplace(0);
+  }
 
   behavior_type make_behavior() override {
     return {
@@ -116,6 +120,12 @@ class Evaluator : public EvaluatorBase {
                             pending.progress.final, pending.progress};
     if (pending.progress.final && skipped_ > 0 && setup_.on_event)
       setup_.on_event(fmt::format("{} evaluations were skipped while the evaluator was behind", skipped_));
+    if (best_so_far_) {
+      const auto version = pending.weights.version;
+      const bool best = report.final ? best_so_far_->record_final(version, report.accuracy)
+                                     : best_so_far_->record(version, report.accuracy);
+      rows_->tell_scored(this, version, best);
+    }
     if (setup_.on_snapshot) setup_.on_snapshot(report, pending.weights);
     if (setup_.on_report) setup_.on_report(report);
     pending.promise.deliver(std::move(report));
@@ -142,6 +152,7 @@ class Evaluator : public EvaluatorBase {
   std::size_t batch_size_;
   std::shared_ptr<Model> model_;
   std::optional<EvaluationRows> rows_;
+  std::optional<EarlyStopping> best_so_far_;  // training.save_best with tables
   std::deque<Pending> queue_;
   bool busy_ = false;        // an evaluation is being scored, or about to be
   std::uint64_t skipped_ = 0;  // evaluations skipped while it was behind

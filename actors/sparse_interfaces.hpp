@@ -23,13 +23,18 @@ using TableShardPeer = caf::typed_actor<caf::reacts_to<table_squares_atom, Table
 // every worker's; async: applied, then acknowledged); "peers" (sync, several shards: every shard in
 // index order) is acknowledged once it knows whom to tell its sums of squares ("tsquares"); "tables"
 // answers with all its rows once it has taken the given number of steps; "tablestate" with its rows and
-// their row optimizer state, for a checkpoint (sync: of exactly that step).
+// their row optimizer state, for a checkpoint (sync: of exactly that step). With training.save_best,
+// "scored" (a version, whether its evaluation is the best so far) keeps the rows when it is, and lets a
+// sync step held for that evaluation go; "besttables" answers with the rows kept last (or all rows now,
+// when none were).
 using EmbeddingShardActor = caf::typed_actor<caf::replies_to<pull_atom, RowPull>::with<PulledRows>,
                                              caf::replies_to<push_rows_atom, RowPush>::with<bool>,
                                              caf::reacts_to<table_squares_atom, TableSquares>,
                                              caf::reacts_to<worker_lost_atom, std::uint32_t>,
                                              caf::replies_to<peers_atom, std::vector<TableShardPeer>>::with<bool>,
                                              caf::replies_to<tables_atom, std::uint64_t>::with<PulledRows>,
+                                             caf::reacts_to<scored_atom, std::uint64_t, bool>,
+                                             caf::replies_to<best_tables_atom>::with<PulledRows>,
                                              caf::replies_to<table_state_atom, std::uint64_t>::with<ShardTablesState>>;
 
 // Where a table shard process listens for workers and holds its shard: each worker dials every table

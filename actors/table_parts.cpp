@@ -61,6 +61,7 @@ EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseMo
   setup.run_optimizer = job.optimizer;
   setup.mode = job.cluster.mode;
   setup.workers = static_cast<std::uint32_t>(job.cluster.num_workers);
+  setup.keeps_best = job.training.save_best;
   // A version is the run's iteration plus the steps a resumed checkpoint had taken beyond its iterations.
   const std::uint64_t offset = resumed_version ? *resumed_version - std::min(*resumed_version, start_iteration) : 0;
   setup.version = resumed_version.value_or(0);
@@ -97,13 +98,19 @@ Result<std::vector<SparseRows>> collect_tables(caf::actor_system& system, const 
   std::vector<PulledRows> parts;
   for (std::size_t i = 0; i < shards.size(); ++i) {
     std::optional<std::string> failed;
-    self->request(shards[i], job.cluster.request_timeout, tables_atom::value, version)
-        .receive(
-            [&](PulledRows& rows) {
-              if (!rows.refusal.empty()) failed = fmt::format("table shard {}: {}", i, rows.refusal);
-              parts.push_back(std::move(rows));
-            },
-                 [&](caf::error& error) { failed = fmt::format("table shard {}: {}", i, error_text(system, error)); });
+    const auto on_rows = [&](PulledRows& rows) {
+      if (!rows.refusal.empty()) failed = fmt::format("table shard {}: {}", i, rows.refusal);
+      parts.push_back(std::move(rows));
+    };
+    const auto on_error = [&](caf::error& error) {
+      failed = fmt::format("table shard {}: {}", i, error_text(system, error));
+    };
+    // The final evaluation's "scored" comes first: the evaluator sent it before answering the driver, whose
+    // summary comes before this request (to a shard in another process, both go through one proxy, in order).
+    if (job.training.save_best)
+      self->request(shards[i], job.cluster.request_timeout, best_tables_atom::value).receive(on_rows, on_error);
+    else
+      self->request(shards[i], job.cluster.request_timeout, tables_atom::value, version).receive(on_rows, on_error);
     if (failed) return Error{*failed};
   }
   std::vector<std::size_t> widths;

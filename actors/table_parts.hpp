@@ -46,7 +46,8 @@ Status introduce_table_shards(caf::actor_system& system, const TrainingJob& job,
 // The driver's on_worker_lost for a sync run: every shard stops waiting for that worker's pushes.
 std::function<void(std::size_t)> tell_shards_of_lost_workers(std::vector<EmbeddingShardActor> shards);
 
-// Every row of every table once the shards have taken `version` steps, in key order per field.
+// Every row of every table once the shards have taken `version` steps, in key order per field; with
+// training.save_best, the rows the shards kept at the best evaluation instead.
 Result<std::vector<SparseRows>> collect_tables(caf::actor_system& system, const TrainingJob& job,
                                                const std::vector<EmbeddingShardActor>& shards,
                                                const SparseModel& model, std::uint64_t version);

@@ -181,8 +181,8 @@ int run_serve_command(const ServeOptions& given) {
   if (!outcome) run_code = session.finish(Error{outcome.error()});
   else if (!run.tables) run_code = session.finish(outcome->run);
   else
-    run_code = session.finish(outcome->run, [&](const std::string& path, const Weights&) {
-      return save_tables_model(path, run, *outcome);
+    run_code = session.finish(outcome->run, [&](const std::string& path, const Weights& weights) {
+      return save_tables_model(path, run, *outcome, weights);
     });
   if (const auto note = shared_memory_note(); !note.empty()) fmt::print(stderr, "psgrad serve: {}\n", note);
   return end_serving(run_code, outcome.ok(), children, session, deadline);

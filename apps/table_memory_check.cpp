@@ -25,7 +25,7 @@ Status check_tables_fit(const Config& config, std::size_t shards_here, std::uint
     tables.push_back({f < id_columns.size() ? id_columns[f] : fmt::format("field {}", f), front->fields[f].rows,
                       front->fields[f].width});
   const bool adagrad = config.tables.optimizer == "adagrad";
-  const auto state = optimizer_state_per_value(adagrad);
+  const auto state = kept_floats_per_value(adagrad, config.training.save_best);
   const auto shards = std::max<std::size_t>(1, config.cluster.servers);
   const double per_shard = shard_table_bytes(tables, state, shards);
   const double here = per_shard * static_cast<double>(std::min(shards_here, shards));
@@ -34,11 +34,12 @@ Status check_tables_fit(const Config& config, std::size_t shards_here, std::uint
   for (const auto& table : tables)
     sizes.push_back(fmt::format("{} {} rows x {} floats", table.field, table.rows, table.width));
   return Error{fmt::format(
-      "{}: the embedding tables can grow to {} ({}; x {} with {}'s state, + {:g} bytes a row) over {} shard{}: {} a "
+      "{}: the embedding tables can grow to {} ({}; x {} with {}'s state{}, + {:g} bytes a row) over {} shard{}: {} a "
       "shard, {} in this process, but {} {}; lower model.embedding_rows or "
       "model.embedding_widths",
       config.source, memory_size_text(shard_table_bytes(tables, state, 1)), fmt::join(sizes, ", "), 1 + state,
-      adagrad ? "Adagrad" : "lazy Adam", kTableRowOverheadBytes, shards, shards == 1 ? "" : "s",
+      adagrad ? "Adagrad" : "lazy Adam", config.training.save_best ? " and the best evaluation's copy" : "",
+      kTableRowOverheadBytes, shards, shards == 1 ? "" : "s",
       memory_size_text(per_shard), memory_size_text(here), holder, memory_size_text(static_cast<double>(machine_bytes)))};
 }
 

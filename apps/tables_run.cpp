@@ -59,10 +59,12 @@ Result<PreparedRun> prepare_tables_run(const RunOptions& options, Config config)
   DataSplit described;
   described.description = data->description;
   auto layout = model->dense().layout();
-  // training.patience: the evaluations say when to stop (save_best is refused above).
-  auto best = config.training.patience > 0
-                  ? std::make_shared<BestWeights>(static_cast<std::uint64_t>(config.training.patience), false)
-                  : nullptr;
+  // training.patience and save_best: the evaluations say when to stop and which dense weights to keep (the
+  // table shards keep that evaluation's rows).
+  std::shared_ptr<BestWeights> best;
+  if (config.training.patience > 0 || config.training.save_best)
+    best = std::make_shared<BestWeights>(static_cast<std::uint64_t>(config.training.patience),
+                                         config.training.save_best);
   auto row_optimizer = build_row_optimizer(table_optimizer_choice(config.tables), config.optimizer, 1);
   if (!row_optimizer) return Error{row_optimizer.error()};
   TablesRun tables{std::move(data).value(), nullptr, (*row_optimizer)->name(), table_floats(*model)};
@@ -76,10 +78,11 @@ ResumingModel resuming_model_of(const PreparedRun& run) {
   return resuming_model(*run.tables->model, *run.tables->data.train, run.tables->row_optimizer);
 }
 
-Status save_tables_model(const std::string& path, const PreparedRun& run, const TrainedRun& summary) {
+Status save_tables_model(const std::string& path, const PreparedRun& run, const TrainedRun& trained,
+                         const Weights& dense) {
   const auto& config = run.config;
   ModelFileContents file;
-  file.header.weights_version = summary.run.final_weights.version;
+  file.header.weights_version = dense.version;
   file.header.architecture = config.model.architecture;
   file.header.config_text = run.config_text;
   auto& tables = file.tables.emplace();
@@ -87,10 +90,10 @@ Status save_tables_model(const std::string& path, const PreparedRun& run, const 
   tables.max_tokens = config.data.max_tokens;
   tables.columns = config.data.columns;
   tables.class_names = run.tables->data.class_names;
-  const auto& weights = summary.run.final_weights.values;
+  const auto& weights = dense.values;
   file.weights.assign(weights.data(), weights.data() + weights.size());
-  for (std::size_t f = 0; f < summary.tables.size(); ++f)
-    tables.tables.push_back(SavedTable{embedding_init_seed(config.training.seed, f), summary.tables[f]});
+  for (std::size_t f = 0; f < trained.tables.size(); ++f)
+    tables.tables.push_back(SavedTable{embedding_init_seed(config.training.seed, f), trained.tables[f]});
   return write_model_file(path, file);
 }
 

@@ -25,7 +25,9 @@ Result<PreparedRun> prepare_tables_run(const RunOptions& options, Config config)
 // The run's model as check_resume holds a checkpoint to it. run.tables must be set.
 ResumingModel resuming_model_of(const PreparedRun& run);
 
-// Writes the trained model file: config, dense weights, each table's touched rows, columns and classes.
-Status save_tables_model(const std::string& path, const PreparedRun& run, const TrainedRun& summary);
+// Writes the trained model file: config, the dense weights given (the kept ones with training.save_best),
+// each table's touched rows (the shards kept the best evaluation's), columns and classes.
+Status save_tables_model(const std::string& path, const PreparedRun& run, const TrainedRun& trained,
+                         const Weights& weights);
 
 }  // namespace psgrad

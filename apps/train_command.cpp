@@ -46,8 +46,8 @@ int run_train_command(const TrainOptions& options) {
   const auto outcome = train_locally(system, run, std::move(hooks), session.resume());
   if (!outcome) return session.finish(Error{outcome.error()});
   if (!run.tables) return session.finish(outcome->run);
-  return session.finish(outcome->run, [&](const std::string& path, const Weights&) {
-    return save_tables_model(path, run, *outcome);
+  return session.finish(outcome->run, [&](const std::string& path, const Weights& weights) {
+    return save_tables_model(path, run, *outcome, weights);
   });
 }
 

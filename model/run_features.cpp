@@ -44,9 +44,10 @@ std::vector<RunFeature> make_run_features() {
                       [](const TrainingJob& job) { return job.cluster.elastic; },
                       "table shards serve the workers the run started with"),
       offered("training.patience", "stop after this many evaluations without a better dev accuracy"),
-      not_with_tables("training.save_best", "keep the best evaluated weights instead of the last",
-                      [](const TrainingJob& job) { return job.training.save_best; },
-                      "the tables are not kept at the best evaluation; the last weights and rows are saved"),
+      offered("training.save_best", "keep the best evaluated weights instead of the last",
+              "each table shard keeps the best evaluation's rows (a copy of its rows); in sync mode each "
+              "evaluation's step waits until it is scored, in async and ssp the rows are those the shards hold "
+              "when it is scored"),
       offered("work --retry", "a worker reconnects when its server goes away",
               "a table shard process ends with its server: start one again beside the resumed server"),
       offered("training.checkpoint_path, --resume", "checkpoints, and runs continued from them",

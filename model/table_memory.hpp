@@ -23,6 +23,12 @@ struct TableSize {
 // Floats each row value keeps besides itself: lazy Adam's two moments, Adagrad's one sum.
 inline std::size_t optimizer_state_per_value(bool adagrad) { return adagrad ? 1 : 2; }
 
+// The floats each row value keeps besides itself in a run: the optimizer's state, and with
+// training.save_best the copy the shard keeps of the best evaluation's rows.
+inline std::size_t kept_floats_per_value(bool adagrad, bool keeps_best) {
+  return optimizer_state_per_value(adagrad) + (keeps_best ? 1 : 0);
+}
+
 // The most bytes one table can take: rows x (width floats x (1 + state) + overhead). A double, so sizes
 // past 64 bits still compare.
 inline double table_bytes(const TableSize& table, std::size_t state_per_value) {

@@ -26,6 +26,10 @@ using table_squares_atom = caf::atom_constant<caf::atom("tsquares")>;
 // A sync table shard stops waiting for this worker's pushes: the driver went on without it.
 using worker_lost_atom = caf::atom_constant<caf::atom("wlost")>;
 using tables_atom = caf::atom_constant<caf::atom("tables")>;
+// training.save_best: the evaluator has scored the evaluation of a version, and whether it is the best so far;
+// a table shard then keeps its rows, and later answers "besttables" with the rows it kept last.
+using scored_atom = caf::atom_constant<caf::atom("scored")>;
+using best_tables_atom = caf::atom_constant<caf::atom("besttables")>;
 
 using RawKeys = RawVector<std::uint64_t>;
 using RawRowValues = RawVector<float>;

@@ -115,7 +115,7 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
   const auto& done = outcome.value();
   run.output->finish(done.run);
   write_trace_output(run, options);
-  if (auto saved = save_tables_model(model_path, run, done); !saved) throw FailedError(saved.error());
+  if (auto saved = save_tables_model(model_path, run, done, kept_weights(done.run, run)); !saved) throw FailedError(saved.error());
   py::dict result;
   result["records"] = relay.records();
   result["summary"] = summary_record(done.run);

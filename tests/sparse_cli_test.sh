@@ -91,6 +91,28 @@ case "$scenario" in
     grep -q "sync summary: workers 2, steps 3," resumed.out || fail "the resumed run did not take 3 more steps"
     grep -q "^final weights: version " resumed.out || fail "the resumed run printed no final weights"
     ;;
+  save-best)
+    # training.save_best keeps the best evaluation's dense weights and rows: the saved model scores what
+    # that evaluation printed, and train --processes keeps the same weights.
+    write_colours colours.jsonl 400
+    best=(--set training.iterations=200 --set training.save_best=true --set optimizer.learn_rate=0.3 --no-metrics)
+    "$psgrad" train --config colours.toml "${best[@]}" --save best.psg >run.out 2>run.err || fail "train exited with $?"
+    kept=$(sed -n 's/^kept weights: version \([0-9]*\), hash .*/\1/p' run.out)
+    [ -n "$kept" ] || fail "no kept weights line"
+    [ "$kept" -lt 200 ] || fail "the run peaked at its end (step $kept), so it shows nothing kept"
+    kept_accuracy=$(grep -P "^$kept\taccuracy: " run.out | sed 's/.*accuracy: //')
+    [ -n "$kept_accuracy" ] || fail "no accuracy line of step $kept"
+    "$psgrad" eval --model best.psg >eval.out 2>eval.err || fail "eval exited with $?"
+    grep -q "weights version $kept)" eval.out || fail "the saved model is not of version $kept: $(head -n1 eval.out)"
+    grep -q "^accuracy: $kept_accuracy " eval.out || fail "the saved model scores $(grep '^accuracy' eval.out), step $kept printed $kept_accuracy"
+    "$psgrad" train --config colours.toml "${best[@]}" --processes --save processes.psg >processes.out 2>processes.err ||
+      fail "train --processes exited with $?"
+    [ "$(grep '^kept weights' processes.out)" = "$(grep '^kept weights' run.out)" ] ||
+      fail "across processes other weights were kept: $(grep '^kept weights' processes.out)"
+    "$psgrad" eval --model processes.psg >processes-eval.out 2>&1 || fail "eval of the processes' model exited with $?"
+    diff <(grep -v '^model:' eval.out) <(grep -v '^model:' processes-eval.out) >/dev/null ||
+      fail "the two saved models score differently"
+    ;;
   *) fail "unknown scenario $scenario" ;;
 esac
 echo "ok: $scenario"

@@ -11,7 +11,6 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "actors/row_router.hpp"
-#include "actors/local_training.hpp"
 #include "model/aligned_floats.hpp"
 #include "model/embedding_table.hpp"
 #include "model/row_gradient_sum.hpp"

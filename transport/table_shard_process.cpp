@@ -83,7 +83,8 @@ Status check_table_share_fits(const TableShardProcessSetup& setup, std::uint64_t
   for (std::size_t f = 0; f < layout.tables.size(); ++f)
     tables.push_back(TableSize{std::to_string(f), layout.tables[f].rows, layout.tables[f].width});
   const double needed = shard_table_bytes(
-      tables, optimizer_state_per_value(setup.optimizer.kind == TableOptimizerKind::adagrad), shards);
+      tables,
+      kept_floats_per_value(setup.optimizer.kind == TableOptimizerKind::adagrad, setup.job.training.save_best), shards);
   if (needed <= static_cast<double>(*setup.machine_bytes)) return success();
   std::uint64_t rows = 0;
   for (const auto& table : layout.tables) rows += (table.rows + shards - 1) / shards;
