@@ -40,9 +40,11 @@ std::vector<RunFeature> make_run_features() {
       not_with_tables("cluster.backup_workers", "a sync step uses the first gradients to arrive and drops the rest",
                       [](const TrainingJob& job) { return job.cluster.backup_workers > 0; },
                       "table shards apply every worker's rows"),
-      not_with_tables("cluster.elastic", "workers may join while training runs",
-                      [](const TrainingJob& job) { return job.cluster.elastic; },
-                      "table shards serve the workers the run started with"),
+      // An async or ssp table shard applies each push as it comes, from any worker that reaches it.
+      RunFeature{"cluster.elastic", "workers may join while training runs",
+                 [](const TrainingJob& job) { return job.cluster.elastic && job.cluster.mode == TrainingMode::sync; },
+                 "in sync mode, where a table shard sums each step's pushes of the workers the run started with",
+                 "in async and ssp mode: a joining worker dials every table shard"},
       offered("training.patience", "stop after this many evaluations without a better dev accuracy"),
       offered("training.save_best", "keep the best evaluated weights instead of the last",
               "each table shard keeps the best evaluation's rows (a copy of its rows); in sync mode each "

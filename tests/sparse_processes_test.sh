@@ -171,6 +171,25 @@ case "$scenario" in
     [ "$(final_line "$work_dir/processes.out")" = "$(final_line "$work_dir/one.out")" ] ||
       fail "an early-stopped run across processes ended with other weights than in one process"
     ;;
+  elastic-join)
+    # cluster.elastic for a model with tables, async: a worker that comes after training started dials
+    # every table shard and takes part from the next step; both workers finish. One worker alone would
+    # take 6 s (5 ms a step): room for the late one to join on a loaded machine.
+    write_config "$work_dir/run.toml" 512 1200
+    sed -i 's/^frequency = 1000000/frequency = 20/' "$work_dir/run.toml"
+    start_server "$work_dir/run.toml" --workers 1 --mode async --set cluster.elastic=true --set cluster.worker_delay_ms=5 \
+      --no-metrics
+    start_two_table_shards
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
+    for _ in $(seq 200); do grep -qP "^20\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
+    grep -qP "^20\taccuracy" "$work_dir/serve.out" || fail "the run did not reach step 20"
+    "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/late.log" & w1=$!
+    wait "$server_pid" || fail "the server exited with $?"
+    for pid in $s0 $s1 $w0 $w1; do wait "$pid" || fail "a shard or worker exited with $?"; done
+    grep -q "worker 1 .*takes part from the next step" "$work_dir/serve.log" || fail "the late worker did not take part"
+    grep -q "joined .* as worker 1 of 2 .* 2 table shards)" "$work_dir/late.log" || fail "the late worker did not reach both table shards"
+    grep -q "2 of 2 workers finished, 0 lost$" "$work_dir/serve.out" || fail "not both workers finished: $(grep summary "$work_dir/serve.out")"
+    ;;
   trace-processes)
     # --trace for a model with tables across processes: the driver's, the evaluator's and each worker
     # process's spans reach the server's trace, as for a dense model.
