@@ -20,6 +20,21 @@ inline SparseModel model_for(const TrainingJob& job, const SparseDataset& data) 
   return std::move(model).value();
 }
 
+// Shard `index` of `count` over one table of width 2, lazy Adam without clipping (no squares to exchange),
+// two workers, sync.
+inline EmbeddingShardSetup one_table_shard_setup(std::uint32_t index, std::uint32_t count) {
+  EmbeddingShardSetup setup;
+  setup.index = index;
+  setup.count = count;
+  EmbeddingTableSettings table;
+  table.width = 2;
+  table.init_seed = 5;
+  setup.tables.push_back(table);
+  setup.run_optimizer.settings = {{"grad_clip", 0.0}};
+  setup.workers = 2;
+  return setup;
+}
+
 // Table shards 0..count-1 of `job` at step 0, with the default row optimizer.
 inline std::vector<EmbeddingShardActor> spawn_table_shards(caf::actor_system& system, const TrainingJob& job,
                                                            const SparseModel& model, std::uint32_t count) {

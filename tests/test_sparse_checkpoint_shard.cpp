@@ -9,25 +9,14 @@
 #include "actors/actor_config.hpp"
 #include "actors/embedding_shard.hpp"
 #include "runtime/error_text.hpp"
+#include "tests/sparse_shard_fixtures.hpp"
 
 using namespace psgrad;
+using namespace psgrad::testing;
 
 namespace {
 
-// Shard 1 of 2 over one table of width 2, lazy Adam without clipping (no squares to exchange), two
-// workers, sync.
-EmbeddingShardSetup shard_setup() {
-  EmbeddingShardSetup setup;
-  setup.index = 1;
-  setup.count = 2;
-  EmbeddingTableSettings table;
-  table.width = 2;
-  table.init_seed = 5;
-  setup.tables.push_back(table);
-  setup.run_optimizer.settings = {{"grad_clip", 0.0}};
-  setup.workers = 2;
-  return setup;
-}
+EmbeddingShardSetup shard_setup() { return one_table_shard_setup(1, 2); }
 
 RowPush push_of(std::uint64_t version, std::uint32_t worker, std::vector<std::uint64_t> keys) {
   SparseRows rows(std::move(keys), 2);

@@ -13,6 +13,7 @@
 #include "model/early_stopping.hpp"
 #include "runtime/error_text.hpp"
 #include "tests/sparse_fixtures.hpp"
+#include "tests/sparse_shard_fixtures.hpp"
 #include "tests/sparse_processes.hpp"
 
 using namespace psgrad;
@@ -118,13 +119,7 @@ TEST_CASE("with save_best a sync run with tables across processes keeps the rows
 }
 
 TEST_CASE("with save_best a sync shard holds an evaluation's step until it is scored, then keeps that step's rows") {
-  EmbeddingShardSetup setup;
-  EmbeddingTableSettings table;
-  table.width = 2;
-  table.init_seed = 5;
-  setup.tables.push_back(table);
-  setup.run_optimizer.settings = {{"grad_clip", 0.0}};
-  setup.workers = 2;
+  auto setup = one_table_shard_setup(0, 1);
   setup.holds = EvaluationHolds{false, 2, 0, 0, 10};  // evaluations at 2, 4, 6, 8
   setup.keeps_best = true;
   ActorConfig config{2};
