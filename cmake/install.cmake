@@ -15,6 +15,7 @@ if(PSGRAD_PYTHON)
   # Debian's python3 reads /usr/lib/python3/dist-packages and /usr/local/lib/python3.X/dist-packages: the
   # folder follows the prefix of the install (the package's /usr, or --prefix), known only then.
   set(psgrad_python_files ${PROJECT_BINARY_DIR}/python/psgrad/__init__.py ${PROJECT_BINARY_DIR}/python/psgrad/roles.py
+                          ${PROJECT_BINARY_DIR}/python/psgrad/role_results.py ${PROJECT_BINARY_DIR}/python/psgrad/columns.py
                           ${PROJECT_BINARY_DIR}/python/psgrad/thinc_interop.py
                           ${PROJECT_BINARY_DIR}/python/psgrad/_core.pyi ${PROJECT_BINARY_DIR}/python/psgrad/py.typed)
   install(CODE "

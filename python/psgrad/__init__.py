@@ -6,13 +6,12 @@
 
 train() runs the same C++ core as `psgrad train` (every actor in this process), on NumPy arrays
 instead of data files; serve(), work() and launch() run the multi-process roles as processes of the
-psgrad command line. Errors arrive as psgrad.Error (psgrad.InputError for refused input) with the
+psgrad command line, and serve() and launch() return what train() returns. Errors arrive as psgrad.Error (psgrad.InputError for refused input) with the
 one-line message the command line prints. See docs/python.md.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Mapping
@@ -20,7 +19,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy
 
-from . import _core, thinc_interop
+from . import _core, role_results, thinc_interop
+from .columns import is_columns, write_examples
 from ._core import Error, InputError, Model
 from .roles import run_role
 
@@ -98,53 +98,6 @@ def _check_arguments(text: str, overrides: List[str], settings: List[Tuple[str, 
             raise InputError(f"{name}: {value} is out of range for {key} (an integer below 2**63)")
 
 
-def _is_columns(X: Any) -> bool:
-    """Named columns: a dict of arrays or lists, or a pandas DataFrame."""
-    return isinstance(X, Mapping) or (hasattr(X, "columns") and hasattr(X, "iloc"))
-
-
-def _plain(value: Any) -> Any:
-    """A JSON value of a NumPy scalar or array (an ids column's list of ids), or the value itself."""
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, tuple):
-        return list(value)
-    return value
-
-
-def _write_examples(path: str, X: Any, y: Any, columns: Sequence[Tuple[str, str]], label: str, what: str) -> int:
-    """Writes X's columns that the model reads (and y under the label's name, when given) as JSON Lines,
-    the named-column format the command line reads. Returns the number of examples."""
-    names = [name for name, _ in columns]
-    values: List[List[Any]] = []
-    for name in names:
-        present = name in X if isinstance(X, Mapping) else name in X.columns
-        if not present:
-            raise InputError(f"{what}: no column '{name}', which [data.columns] declares")
-        column = X[name]
-        values.append(list(column.tolist() if hasattr(column, "tolist") else column))
-    count = len(values[0])
-    for name, column in zip(names, values):
-        if len(column) != count:
-            raise InputError(f"{what}: column '{name}' has {len(column)} values, column '{names[0]}' {count}")
-    labels: Optional[List[Any]] = None
-    if y is not None:
-        labels = list(y.tolist() if hasattr(y, "tolist") else y)
-        if len(labels) != count:
-            raise InputError(f"{what}: {len(labels)} labels for {count} examples")
-    with open(path, "w", encoding="utf-8") as out:
-        for row in range(count):
-            example = {name: _plain(column[row]) for name, column in zip(names, values)}
-            if labels is not None:
-                example[label] = _plain(labels[row])
-            try:
-                out.write(json.dumps(example, ensure_ascii=False, allow_nan=False))
-            except (TypeError, ValueError) as problem:
-                raise InputError(f"{what}: example {row}: {problem}") from None
-            out.write("\n")
-    return count
-
-
 class TablesModel:
     """A trained model with embedding tables: what psgrad.train returns as result.model for one, and
     psgrad.load reads back. Its examples are named columns, as in training: a pandas DataFrame or a
@@ -159,7 +112,7 @@ class TablesModel:
         order of class_names."""
         with tempfile.TemporaryDirectory(prefix="psgrad-") as folder:
             path = os.path.join(folder, "examples.jsonl")
-            _write_examples(path, X, None, self._core.columns, self._core.label, "X")
+            write_examples(path, X, None, self._core.columns, self._core.label, "X")
             return self._core.predict_file(path)
 
     def predict(self, X: Any) -> numpy.ndarray:
@@ -224,7 +177,7 @@ def _train_columns(text: str, is_path: bool, X: Any, y: Any, dev: Optional[Tuple
     layout = _core.columns_layout(text, is_path, overrides, settings, resume)
     with tempfile.TemporaryDirectory(prefix="psgrad-") as folder:
         train_path = os.path.join(folder, "train.jsonl")
-        _write_examples(train_path, X, y, layout["columns"], layout["label"], "X")
+        write_examples(train_path, X, y, layout["columns"], layout["label"], "X")
         dev_path = ""
         if dev is not None:
             try:
@@ -232,7 +185,7 @@ def _train_columns(text: str, is_path: bool, X: Any, y: Any, dev: Optional[Tuple
             except (TypeError, ValueError):
                 raise InputError("dev: expected a pair (X_dev, y_dev)") from None
             dev_path = os.path.join(folder, "dev.jsonl")
-            _write_examples(dev_path, dev_x, dev_y, layout["columns"], layout["label"], "dev")
+            write_examples(dev_path, dev_x, dev_y, layout["columns"], layout["label"], "dev")
         model_path = os.path.join(folder, "model.psgrad")
         core = _core.train_columns(text, is_path, train_path, dev_path, overrides, settings, on_progress, resume,
                                    model_path, outputs)
@@ -307,7 +260,7 @@ def train(
     resume_path = os.path.abspath(resume) if resume is not None else ""
     outputs = {kind: os.path.abspath(path) for kind, path in
                (("metrics", metrics), ("tensorboard", tensorboard), ("trace", trace)) if path is not None}
-    if _is_columns(X):
+    if is_columns(X):
         return _train_columns(text, is_path, X, y, dev, overrides, settings, on_progress, resume_path, outputs)
     if dev is None:
         raise InputError("dev: each evaluation scores dev examples; pass dev=(X_dev, y_dev)")
@@ -340,28 +293,45 @@ def plot(metrics: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLik
     return run_role("plot", {"output": output, **options}, [os.fspath(path) for path in paths])
 
 
-def serve(**options: Any) -> int:
+def _role_result(command: str, options: Dict[str, Any], positional: Sequence[str], X: Any, y: Any,
+                 dev: Optional[Tuple[Any, Any]]) -> Optional[TrainResult]:
+    core = role_results.run_for_result(command, options, positional, X, y, dev, load)
+    return TrainResult(core) if core is not None else None
+
+
+def serve(X: Any = None, y: Any = None, dev: Optional[Tuple[Any, Any]] = None, **options: Any) -> TrainResult:
     """Runs `psgrad serve` with these options until the run ends: config="run.toml", workers=2,
     port=0, port_file="p.json", set=["training.iterations=50"], save="model.psgrad", ... (each
     keyword is the command line's option, underscores for dashes; True for a flag).
 
+    Returns a TrainResult as psgrad.train does: the server's records and summary (from its metrics file,
+    a temporary one unless metrics= names it) and the saved model (a temporary file unless save= names
+    it). X, y and dev, as psgrad.train takes them, are written once to a data file the run reads
+    (data.path): workers on this machine (psgrad.work, `psgrad work`) read the same file.
+
     It runs as a child process of the psgrad command line, not in this process: a role watches SIGINT
     and SIGTERM on a thread of its own and exits at once on a second signal, which inside Python would
     take Ctrl-C from the interpreter (psgrad.roles says more). KeyboardInterrupt is passed on as SIGINT,
-    so the run stops and saves, and is raised again. Returns 0; a refusal raises psgrad.InputError and a
-    failure psgrad.Error, with the role's last line.
+    so the run stops and saves, and is raised again. A refusal raises psgrad.InputError and a failure
+    psgrad.Error, with the role's last line.
     """
-    return run_role("serve", options)
+    result = _role_result("serve", options, (), X, y, dev)
+    assert result is not None
+    return result
 
 
 def work(**options: Any) -> int:
     """Runs `psgrad work` with these options until its server ends the run: connect="host:port",
-    token=..., data_dir=..., retry=True, ... As psgrad.serve, a child process of the command line."""
+    token=..., data_dir=..., retry=True, ... As psgrad.serve, a child process of the command line.
+    Returns 0: the run's records, summary and model are the server's (psgrad.serve returns them)."""
     return run_role("work", options)
 
 
-def launch(hostfile: Optional[Union[str, "os.PathLike[str]"]] = None, **options: Any) -> int:
+def launch(hostfile: Optional[Union[str, "os.PathLike[str]"]] = None, X: Any = None, y: Any = None,
+           dev: Optional[Tuple[Any, Any]] = None, **options: Any) -> Optional[TrainResult]:
     """Runs `psgrad launch` (every role of a run on the hosts of a hostfile): hostfile="hosts.txt",
     config="run.toml", set=[...], dry_run=True, ... As psgrad.serve, a child process of the command
-    line; KeyboardInterrupt stops every role it started."""
-    return run_role("launch", {"hostfile": hostfile, **options})
+    line, and it returns the server's TrainResult as psgrad.serve does (None with dry_run: nothing ran).
+    X, y and dev become a data file every role on this machine reads; roles on other hosts need a
+    data.path of their own. KeyboardInterrupt stops every role it started."""
+    return _role_result("launch", {"hostfile": hostfile, **options}, (), X, y, dev)

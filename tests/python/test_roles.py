@@ -1,4 +1,5 @@
-# psgrad.serve and psgrad.work as processes of the command line: a served run the package's workers join.
+# psgrad.serve, psgrad.work and psgrad.launch as processes of the command line: a served run the package's
+# workers join, returning what psgrad.train returns.
 import json
 import threading
 import time
@@ -39,11 +40,20 @@ def test_serve_and_work_run_a_job_whose_model_loads(float_digits, tmp_path):
     for worker in workers + [server]:
         worker.join()
 
-    assert outcome["serve"] == 0
     served = psgrad.load(tmp_path / "served.psgrad")
-    local = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev)).model
+    local = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev))
     # A sync run computes the same weights in one process or over the network.
-    assert all(numpy.array_equal(served.weights()[name], array) for name, array in local.weights().items())
+    assert all(numpy.array_equal(served.weights()[name], array) for name, array in local.model.weights().items())
+    # And serve returns what train returns: the records, the summary and the model, with no metrics file left.
+    result = outcome["serve"]
+    assert isinstance(result, psgrad.TrainResult)
+    assert result.weights_hash == local.weights_hash
+    assert result.accuracy == local.accuracy
+    assert [record["iteration"] for record in result.records] == [record["iteration"] for record in local.records]
+    assert [record["dev_accuracy"] for record in result.records] == [record["dev_accuracy"] for record in local.records]
+    assert result.records[-1]["final"] and result.summary["steps"] == local.summary["steps"]
+    assert all(numpy.array_equal(result.model.weights()[name], array) for name, array in local.model.weights().items())
+    assert not list(tmp_path.glob("runs"))
 
 
 def test_keyword_arguments_become_the_command_lines_options(tmp_path):
@@ -59,5 +69,41 @@ def test_launch_passes_its_hostfile_on(tmp_path, capfd):
     hostfile.write_text("localhost workers=2\n")
     config = tmp_path / "run.toml"
     config.write_text(CONFIG)
-    assert psgrad.launch(hostfile=hostfile, config=config, dry_run=True) == 0
+    assert psgrad.launch(hostfile=hostfile, config=config, dry_run=True) is None  # nothing ran
     assert str(config) in capfd.readouterr().out
+
+
+def test_launch_trains_on_arrays_and_returns_what_train_returns(float_digits, tmp_path):
+    # The arrays become one data file that every role on this machine reads: the server and both workers.
+    x, y, x_dev, y_dev = float_digits
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("localhost workers=2\n")
+    config = tmp_path / "run.toml"
+    config.write_text(CONFIG)
+    launched = psgrad.launch(hostfile=hostfile, config=config, X=x, y=y, dev=(x_dev, y_dev))
+    local = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev))
+    assert isinstance(launched, psgrad.TrainResult)
+    assert launched.weights_hash == local.weights_hash
+    assert launched.accuracy == local.accuracy
+    assert [record["dev_accuracy"] for record in launched.records] == [record["dev_accuracy"] for record in local.records]
+    numpy.testing.assert_array_equal(launched.model.predict(x_dev), local.model.predict(x_dev))
+
+
+def test_serve_takes_pixels_as_train_does(digits, tmp_path):
+    # uint8 pixels are divided by 255 as psgrad.train divides them, whatever data.scale the config gives.
+    x, y, x_dev, y_dev = digits
+    config = tmp_path / "run.toml"
+    config.write_text(CONFIG.replace("num_workers = 2", "num_workers = 1"))
+    port_file = tmp_path / "port.json"
+    outcome = {}
+    server = threading.Thread(target=lambda: outcome.update(result=psgrad.serve(
+        X=x, y=y, dev=(x_dev, y_dev), config=config, port=0, port_file=port_file, token="python-test")))
+    server.start()
+    while not port_file.exists() and server.is_alive():
+        time.sleep(0.05)
+    assert port_file.exists(), "the server ended before it listened"
+    address = json.loads(port_file.read_text().splitlines()[0])
+    assert psgrad.work(connect=f"{address['host']}:{address['port']}", token="python-test", quiet=True) == 0
+    server.join()
+    local = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), workers=1)
+    assert outcome["result"].weights_hash == local.weights_hash
