@@ -106,7 +106,9 @@ py::dict train_columns(const std::string& config_source, bool config_is_path, co
         return train_locally(system, run, std::move(hooks), std::move(*resume),
                                     [&relay](const EvaluationReport& report) { relay.report(report); });
       },
-      stop);
+      stop, [&](const Result<TrainedRun>& ended) { finish_interrupted_outputs(run, options, ended); });
+  // An exception from on_progress stopped the run: its outputs end as an interrupted run's, then it goes on.
+  if (relay.failed()) finish_interrupted_outputs(run, options, outcome);
   relay.raise_if_failed();
   if (!outcome) {
     run.output->fail(outcome.error());

@@ -1,5 +1,7 @@
 #include "python/config_arguments.hpp"
 
+#include <cstring>
+
 #include "apps/run_config.hpp"
 #include "apps/trace_output.hpp"
 #include "python/errors.hpp"
@@ -42,6 +44,19 @@ void apply_outputs(const std::map<std::string, std::string>& outputs, RunOptions
     else if (kind == "trace") options.trace_path = path;
     else throw std::logic_error("unknown output kind " + kind);
   }
+}
+
+void finish_interrupted_outputs(const PreparedRun& run, const RunOptions& options, const Result<TrainedRun>& outcome) {
+  if (!outcome) {
+    run.output->fail(outcome.error());
+  } else {
+    const auto& summary = outcome->run;
+    // Python saves an interrupted run only where training.checkpoint_path is set (no runs/ beside a script).
+    if (summary.interrupted_by != 0)
+      run.output->interrupted(strsignal(summary.interrupted_by), summary.steps, run.config.training.checkpoint_path);
+    run.output->finish(summary);
+  }
+  if (run.trace) (void)write_trace_file(options.trace_path, *run.trace);
 }
 
 void write_trace_output(const PreparedRun& run, const RunOptions& options) {

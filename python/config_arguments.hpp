@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "actors/trained_run.hpp"
 #include "apps/run_setup.hpp"
 
 #include <string>
@@ -31,5 +32,10 @@ void apply_outputs(const std::map<std::string, std::string>& outputs, RunOptions
 
 // Writes the run's trace where "trace" asked for it; the error names the file.
 void write_trace_output(const PreparedRun& run, const RunOptions& options);
+
+// A run that Ctrl-C (KeyboardInterrupt) stopped: its metrics file and trace end as the command line's do,
+// with the interruption (naming the checkpoint, where training.checkpoint_path is set) and the summary,
+// before the exception reaches the caller. Nothing here throws: the exception in flight goes on.
+void finish_interrupted_outputs(const PreparedRun& run, const RunOptions& options, const Result<TrainedRun>& outcome);
 
 }  // namespace psgrad::python

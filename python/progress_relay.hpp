@@ -27,6 +27,8 @@ class ProgressRelay {
   // With the GIL held, once the run has ended.
   pybind11::list records() const { return records_; }
   void raise_if_failed();
+  // Whether on_progress raised (raise_if_failed will throw).
+  bool failed() const { return raised_.has_value(); }
 
  private:
   pybind11::object on_progress_;

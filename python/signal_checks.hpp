@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 
+#include <pybind11/pybind11.h>
+
 #include "model/result.hpp"
 
 namespace psgrad::python {
@@ -31,21 +33,28 @@ struct StopRequest {
 };
 
 // Runs a training run (`train` makes its actor system and trains) under run_checking_signals; whatever
-// it throws becomes its failure.
+// it throws becomes its failure. When a Python exception (Ctrl-C's KeyboardInterrupt) stopped it,
+// on_interrupted sees how the run ended before the exception goes on to the caller.
 template <class Summary>
-Result<Summary> train_checking_signals(const std::function<Result<Summary>()>& train, const StopRequest& stop) {
+Result<Summary> train_checking_signals(const std::function<Result<Summary>()>& train, const StopRequest& stop,
+                                       const std::function<void(const Result<Summary>&)>& on_interrupted = {}) {
   std::optional<Result<Summary>> outcome;
-  run_checking_signals(
-      [&] {
-        try {
-          outcome = train();
-        } catch (const std::exception& error) {
-          outcome = Result<Summary>(Error{error.what()});
-        } catch (...) {
-          outcome = Result<Summary>(Error{"an unknown exception ended the run"});
-        }
-      },
-      stop.request());
+  try {
+    run_checking_signals(
+        [&] {
+          try {
+            outcome = train();
+          } catch (const std::exception& error) {
+            outcome = Result<Summary>(Error{error.what()});
+          } catch (...) {
+            outcome = Result<Summary>(Error{"an unknown exception ended the run"});
+          }
+        },
+        stop.request());
+  } catch (const pybind11::error_already_set&) {
+    if (on_interrupted && outcome) on_interrupted(*outcome);
+    throw;
+  }
   return std::move(*outcome);
 }
 

@@ -230,10 +230,13 @@ case "$scenario" in
     pids+=("$pid")
     for _ in $(seq 100); do grep -q "listening on" lost.err && break; sleep 0.1; done
     port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' lost.err)
+    [ -n "$port" ] || fail "the server did not listen"
     "$psgrad" work --connect "127.0.0.1:$port" 2>work.err &
     worker=$!
     pids+=("$worker")
     for _ in $(seq 100); do grep -qP '^10\taccuracy' lost.out && break; sleep 0.1; done
+    grep -q "worker 0 joined from " lost.err && grep -qP '^10\taccuracy' lost.out ||
+      fail "the worker did not join and train to step 10"
     kill -9 "$worker"
     for _ in $(seq 100); do grep -q "waiting 60000 ms for a worker" lost.err && break; sleep 0.1; done
     grep -q "waiting 60000 ms for a worker" lost.err || fail "the server did not wait for a new worker"

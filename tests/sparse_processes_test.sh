@@ -219,6 +219,8 @@ case "$scenario" in
       got=$(final_line "$work_dir/processes$shards.out")
       want=$(final_line "$work_dir/local$shards.out")
       [ "$got" = "$want" ] || fail "$shards shards: '$got' across processes, '$want' in one process"
+      # Sync runs are the same bits on any number of table shards.
+      [ "$want" = "$expected" ] || fail "$shards shards in one process: '$want', the config's 2 shards: '$expected'"
       [ "$(grep -c 'table shard .* joined' "$work_dir/processes$shards.log")" = "$shards" ] ||
         fail "$shards shards: not every table shard process joined"
       # Every shard process took its pushes and answered its pulls through shared memory.
@@ -507,7 +509,8 @@ EOF
     "$psgrad" shard --tables 0 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/shard0.log" & s0=$!
     timeout 20 "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$work_dir/other/clicks.jsonl" \
       2>"$work_dir/other.log" && fail "a worker with other data joined"
-    grep -q "data" "$work_dir/other.log" || fail "the worker with other data did not say why it was refused"
+    grep -q "server refused this worker: training data differs from the server's (other inputs): worker $work_dir/other/clicks.jsonl" \
+      "$work_dir/other.log" || fail "the worker with other data did not say why it was refused: $(tail -n1 "$work_dir/other.log")"
     "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$work_dir/worker" 2>"$work_dir/work0.log" & w0=$!
     "$psgrad" work --connect "127.0.0.1:$port" --data-dir "$work_dir/worker/clicks.jsonl" 2>"$work_dir/work1.log" & w1=$!
     timeout 60 tail --pid=$server_pid -f /dev/null

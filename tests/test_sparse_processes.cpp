@@ -76,7 +76,10 @@ TEST_CASE("async sparse runs across processes apply every gradient once and lear
   const double majority = static_cast<double>(*std::max_element(per_class.begin(), per_class.end())) /
                           static_cast<double>(dev->count);
   CHECK(run.server->run.steps == 300);  // every batch's gradient applied once
-  CHECK(run.server->run.final_accuracy > majority);
+  // Every example's tokens carry its colour: a model that learned the rule is right on nearly all of them.
+  MESSAGE("dev accuracy " << run.server->run.final_accuracy << ", majority class " << majority);
+  CHECK(run.server->run.final_accuracy >= 0.9);
+  CHECK(majority < 0.5);
   std::size_t rows = 0;
   for (const auto& table : run.server->tables) rows += table.keys.size();
   CHECK(rows > 0);

@@ -194,7 +194,7 @@ TEST_CASE("only rows of keys a training batch touched exist on the shards, not t
   }
 }
 
-TEST_CASE("async sparse training learns the hidden rule: dev accuracy above the majority class") {
+TEST_CASE("async sparse training learns the hidden rule: right on nearly every dev example, far above the majority class") {
   const auto train = colour_task(600, 21);
   const auto dev = colour_task(300, 22);
   auto job = sparse_job(TrainingMode::async, 2, 2, 150);
@@ -210,7 +210,10 @@ TEST_CASE("async sparse training learns the hidden rule: dev accuracy above the 
   MESSAGE("async: dev accuracy " << summary.run.final_accuracy << ", majority class " << majority);
   CHECK(summary.run.steps == 300);  // every batch's gradient applied once
   CHECK(!accuracies.empty());
-  CHECK(summary.run.final_accuracy > majority);
+  // Every example's tokens carry its colour: a model that learned the rule is right on nearly all of them
+  // (the majority class alone is right on about a third).
+  CHECK(summary.run.final_accuracy >= 0.9);
+  CHECK(majority < 0.5);
 }
 
 TEST_CASE("sync sparse evaluations score each stopping point's weights with the rows of the same step") {

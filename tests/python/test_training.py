@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import threading
+import time
 
 import numpy
 import pytest
@@ -97,11 +98,13 @@ def test_python_threads_run_while_training(float_digits):
     x, y, x_dev, y_dev = float_digits
     started = threading.Event()
     count = [0]
+    counted_at = [None]
 
     def count_then_interrupt():
         started.wait()
         while count[0] < 100_000:
             count[0] += 1
+        counted_at[0] = time.monotonic()
         os.kill(os.getpid(), signal.SIGINT)
 
     counter = threading.Thread(target=count_then_interrupt)
@@ -110,10 +113,12 @@ def test_python_threads_run_while_training(float_digits):
         with pytest.raises(KeyboardInterrupt):
             psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), on_progress=lambda record: started.set(),
                          set=["training.iterations=1000000", "evaluation.frequency=1000000"])
+        returned_at = time.monotonic()
     finally:
         started.set()
         counter.join()
-    assert count[0] == 100_000
+    # The counting ended while train still ran: its KeyboardInterrupt is the counter's signal.
+    assert counted_at[0] is not None and counted_at[0] <= returned_at
 
 
 def test_keyboard_interrupt_from_on_progress_saves_a_checkpoint_that_resumes_to_the_same_weights(float_digits,
@@ -131,7 +136,7 @@ def test_keyboard_interrupt_from_on_progress_saves_a_checkpoint_that_resumes_to_
         psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), set=settings, checkpoint=checkpoint, on_progress=interrupt)
     assert checkpoint.is_file()
     resumed = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), set=settings, resume=checkpoint)
-    assert resumed.records[0]["iteration"] > 0
+    assert resumed.records[0]["iteration"] == 15  # stopped at 10; the next evaluation (every 5) is 15
     assert resumed.weights_hash == uninterrupted.weights_hash
 
 
@@ -204,11 +209,21 @@ def test_sigint_stops_the_run_saves_it_and_raises_keyboard_interrupt(float_digit
         # Far more steps than the test waits for: only the signal ends this run.
         with pytest.raises(KeyboardInterrupt):
             psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), set=["training.iterations=1000000"],
-                         checkpoint=checkpoint, on_progress=lambda record: started.set())
+                         checkpoint=checkpoint, metrics=tmp_path / "run.jsonl", on_progress=lambda record: started.set())
     finally:
         started.set()
         sender.join()
     assert checkpoint.is_file() and checkpoint.stat().st_size > 0
+    # The checkpoint is of the step the signal stopped at (the metrics file's interruption record says
+    # which): resumed a few steps further, the run ends with the weights of one never interrupted.
+    records = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
+    interrupted = [record for record in records if record["type"] == "interrupted"]
+    assert len(interrupted) == 1 and interrupted[0]["checkpoint"] == str(checkpoint)
+    assert records[-1]["type"] == "summary"  # the file ends as the command line's does
+    stopped = interrupted[0]["steps"]
+    further = [f"training.iterations={stopped + 5}"]
+    resumed = psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), resume=checkpoint, set=further)
+    assert resumed.weights_hash == psgrad.train(CONFIG, x, y, dev=(x_dev, y_dev), set=further).weights_hash
 
 
 def test_the_tutorials_config_string_pasted_unchanged_trains_as_the_command_lines_mnist_toml():
