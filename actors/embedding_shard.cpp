@@ -23,7 +23,8 @@ class EmbeddingShard : public EmbeddingShardActor::base {
         setup_(std::move(setup)),
         tables_(std::move(tables)),
         version_(setup_.version),
-        steps_(setup_.workers, setup_.index, setup_.count, tables_.table_count(), tables_.grad_clip() > 0.0) {}
+        steps_(setup_.workers, setup_.index, setup_.count, tables_.table_count(), tables_.grad_clip() > 0.0,
+               setup_.told_step_workers) {}
 
   behavior_type make_behavior() override {
     return {
@@ -31,6 +32,10 @@ class EmbeddingShard : public EmbeddingShardActor::base {
           if (fault_) return refuse(*fault_);
           if (auto problem = tables_.check(pull)) return refuse("pull: " + *problem);
           if (!sync()) return tables_.rows(pull, version_);
+          // Backup workers: a straggler's pull for a step the others already took. Its gradient will be
+          // dropped as late, so the rows it computes with need not be that step's: it gets the current ones.
+          if (pull.version < version_ && setup_.told_step_workers && !pull.evaluation)
+            return tables_.rows(pull, version_);
           if (pull.version < version_)
             return refuse(fmt::format("pull of the rows of version {}, but this shard has taken the steps up to "
                                       "version {} and keeps no older rows",
@@ -58,6 +63,11 @@ class EmbeddingShard : public EmbeddingShardActor::base {
           advance();
           if (fault_) return refuse(*fault_);
           return true;
+        },
+        [this](step_workers_atom, std::uint64_t version, std::vector<std::uint32_t>& workers) {
+          if (fault_ || !sync() || version < version_) return;
+          if (auto problem = steps_.set_step_workers(version, std::move(workers))) return fail(*problem);
+          advance();
         },
         [this](worker_lost_atom, std::uint32_t worker) {
           if (fault_ || !sync()) return;

@@ -55,6 +55,9 @@ struct EmbeddingShardSetup {
   // training.save_best: the rows of the best evaluation are kept (a copy of every row's values), and a sync
   // evaluation's step is held until the evaluation is scored, not only pulled, so they are that step's.
   bool keeps_best = false;
+  // Sync with backup workers: each step sums the rows of the workers whose gradients the dense server's
+  // step took ("stepworkers"); the others' pushes for it are dropped, as their gradients were.
+  bool told_step_workers = false;
   // A resumed run's rows and row state: this shard's keys of each table, in field order; empty: none.
   std::vector<TableState> restore;
 };

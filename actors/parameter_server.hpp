@@ -1,6 +1,8 @@
 // The ParameterServer actor: owns the weights and the optimizer, applies gradients, hands out weights.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -37,6 +39,9 @@ struct ParameterServerState {
   bool pipelined = false;
   std::shared_ptr<TwoPartRunner> step_runner;  // the optimizer splits its steps with it, if set
   std::shared_ptr<StepHelper> step_helper;     // woken as each plain sync step starts, if set
+  // Sync: told, as each step is taken, its version and the workers whose gradients it sums (the first to
+  // arrive, with backup workers), so that a model's table shards sum those workers' rows alone; empty: none.
+  std::function<void(std::uint64_t version, const std::vector<std::uint32_t>& workers)> on_step_workers;
 };
 
 // What a server holding `state` receives of each gradient: its floats, and the foreign chunks whose

@@ -26,11 +26,13 @@ using TableShardPeer = caf::typed_actor<caf::reacts_to<table_squares_atom, Table
 // their row optimizer state, for a checkpoint (sync: of exactly that step). With training.save_best,
 // "scored" (a version, whether its evaluation is the best so far) keeps the rows when it is, and lets a
 // sync step held for that evaluation go; "besttables" answers with the rows kept last (or all rows now,
-// when none were).
+// when none were). With backup workers, "stepworkers" (a version, the workers the dense server's step
+// took) says whose rows that step sums.
 using EmbeddingShardActor = caf::typed_actor<caf::replies_to<pull_atom, RowPull>::with<PulledRows>,
                                              caf::replies_to<push_rows_atom, RowPush>::with<bool>,
                                              caf::reacts_to<table_squares_atom, TableSquares>,
                                              caf::reacts_to<worker_lost_atom, std::uint32_t>,
+                                             caf::reacts_to<step_workers_atom, std::uint64_t, std::vector<std::uint32_t>>,
                                              caf::replies_to<peers_atom, std::vector<TableShardPeer>>::with<bool>,
                                              caf::replies_to<tables_atom, std::uint64_t>::with<PulledRows>,
                                              caf::reacts_to<scored_atom, std::uint64_t, bool>,

@@ -27,6 +27,7 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
         pipelined_(setup->pipelined),
         ordered_answers_(setup->ordered_answers),
         step_helper_(setup->step_helper),
+        on_step_workers_(setup->on_step_workers),
         pacer_([this](std::chrono::nanoseconds after) { delayed_send(this, after, receipt_timer_atom::value); },
                [this](std::chrono::nanoseconds after) {
                  if (after.count() == 0) send(this, pace_atom::value);
@@ -175,6 +176,7 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
     if (!pipelined_ && step_helper_) step_helper_->wake();
     bool into_slot = false;  // the first answer through shared memory is sent from it; the others copy it
     for (const auto& slot : gather_.pending()) into_slot = into_slot || (slot.waiting && answered_in_place(slot.gradients));
+    if (on_step_workers_) on_step_workers_(store_.version(), gather_.waiting_workers());
     const auto error = step(gradients.data(), gradients.size(), foreign_squares.data(), gather_.step_loss(), into_slot);
     answer_step(error, static_cast<std::uint32_t>(gradients.size()), started);
     pacer_.send_next();
@@ -259,6 +261,7 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
   const bool pipelined_;
   const bool ordered_answers_;
   std::shared_ptr<StepHelper> step_helper_;
+  std::function<void(std::uint64_t, const std::vector<std::uint32_t>&)> on_step_workers_;
   SyncGather gather_;
   ShardAgreement agreement_;
   AnswerPacer pacer_;

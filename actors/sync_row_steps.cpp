@@ -1,5 +1,7 @@
 #include "actors/sync_row_steps.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/row_gradient_sum.hpp"
@@ -7,17 +9,26 @@
 namespace psgrad {
 
 SyncRowSteps::SyncRowSteps(std::uint32_t workers, std::uint32_t shard, std::uint32_t shards, std::size_t tables,
-                           bool exchange)
+                           bool exchange, bool told_workers)
     : workers_(workers), shard_(shard), shards_(shards), tables_(tables), exchange_(exchange && shards > 1),
-      lost_(workers, false) {}
+      told_workers_(told_workers), lost_(workers, false) {}
+
+namespace {
+
+bool takes_worker(const std::optional<std::vector<std::uint32_t>>& takes, std::uint32_t worker) {
+  return !takes || std::binary_search(takes->begin(), takes->end(), worker);
+}
+
+}  // namespace
 
 void SyncRowSteps::drop_worker(std::uint32_t worker) {
   if (worker < workers_) lost_[worker] = true;
 }
 
 bool SyncRowSteps::all_in(const Pending& step) const {
+  if (told_workers_ && !step.takes) return false;
   for (std::uint32_t w = 0; w < workers_; ++w)
-    if (!step.pushes[w] && !lost_[w]) return false;
+    if (takes_worker(step.takes, w) && !step.pushes[w] && !lost_[w]) return false;
   return true;
 }
 
@@ -31,6 +42,8 @@ SyncRowSteps::Pending& SyncRowSteps::pending(std::uint64_t version) {
 }
 
 std::optional<std::string> SyncRowSteps::add_push(RowPush push, std::uint64_t version) {
+  // A backup worker's late push: dropped, as the dense server dropped its gradient.
+  if (told_workers_ && push.version < version && push.worker < workers_) return std::nullopt;
   if (push.version < version)
     return fmt::format("worker {} pushed for the step from version {}, which this shard has taken (it is at {})",
                        push.worker, push.version, version);
@@ -40,10 +53,30 @@ std::optional<std::string> SyncRowSteps::add_push(RowPush push, std::uint64_t ve
     return fmt::format("worker {} pushed for the step from version {}, but the run went on without it", push.worker,
                        push.version);
   auto& step = pending(push.version);
+  if (told_workers_ && (step.summed || !takes_worker(step.takes, push.worker))) return std::nullopt;
   if (step.summed || step.pushes[push.worker])
     return fmt::format("worker {} pushed twice for the step from version {}", push.worker, push.version);
   step.pushes[push.worker] = std::move(push);
   ++step.pushed;
+  return std::nullopt;
+}
+
+std::optional<std::string> SyncRowSteps::set_step_workers(std::uint64_t version, std::vector<std::uint32_t> workers) {
+  if (!told_workers_) return std::string("this shard's steps take every worker's pushes");
+  std::sort(workers.begin(), workers.end());
+  for (const auto worker : workers)
+    if (worker >= workers_)
+      return fmt::format("the step from version {} takes worker {}, but the run has {} workers", version, worker,
+                         workers_);
+  auto& step = pending(version);
+  if (step.takes) return fmt::format("told twice which workers the step from version {} takes", version);
+  // Pushes already kept from workers the step does not take are dropped now.
+  for (std::uint32_t w = 0; w < workers_; ++w)
+    if (step.pushes[w] && !std::binary_search(workers.begin(), workers.end(), w)) {
+      step.pushes[w].reset();
+      --step.pushed;
+    }
+  step.takes = std::move(workers);
   return std::nullopt;
 }
 
@@ -85,7 +118,7 @@ std::optional<TableSquares> SyncRowSteps::sum(std::uint64_t version) {
   for (std::size_t t = 0; t < tables_; ++t) {
     std::vector<const SparseRows*> in_worker_order;
     for (const auto& push : step.pushes)
-      if (push)
+      if (push && takes_worker(step.takes, push->worker))
         for (const auto& entry : push->tables)
           if (entry.table == t) in_worker_order.push_back(&entry.rows);
     if (!in_worker_order.empty()) step.step.gradients[t] = sum_row_gradients(in_worker_order);

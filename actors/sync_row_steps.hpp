@@ -20,11 +20,18 @@ namespace psgrad {
 class SyncRowSteps {
  public:
   // `exchange`: several shards and a clipping optimizer, so each step waits for the other shards' squares.
-  SyncRowSteps(std::uint32_t workers, std::uint32_t shard, std::uint32_t shards, std::size_t tables, bool exchange);
+  // `told_workers` (backup workers): each step sums the pushes of the workers the dense server names for it
+  // (set_step_workers), and waits for those alone; the others' pushes for it are dropped.
+  SyncRowSteps(std::uint32_t workers, std::uint32_t shard, std::uint32_t shards, std::size_t tables, bool exchange,
+               bool told_workers = false);
 
   // Keeps a worker's push for the step from its version; `version` is the shard's (the next step it
-  // takes). Returns why it is refused: a step already taken, an unknown worker, a second push.
+  // takes). Returns why it is refused: a step already taken, an unknown worker, a second push. With
+  // told_workers a push the step does not take (late, or from a worker it was not told of) is dropped.
   std::optional<std::string> add_push(RowPush push, std::uint64_t version);
+  // told_workers: the workers whose pushes the step from `version` sums (the dense server's step took
+  // their gradients); returns why they are refused.
+  std::optional<std::string> set_step_workers(std::uint64_t version, std::vector<std::uint32_t> workers);
   // Keeps a peer's squares; returns why they are refused.
   std::optional<std::string> add_squares(TableSquares told, std::uint64_t version);
 
@@ -49,6 +56,7 @@ class SyncRowSteps {
  private:
   struct Pending {
     std::vector<std::optional<RowPush>> pushes;  // per worker
+    std::optional<std::vector<std::uint32_t>> takes;  // told_workers: the workers it sums, ascending
     std::size_t pushed = 0;
     bool summed = false;
     Step step;
@@ -64,6 +72,7 @@ class SyncRowSteps {
   std::uint32_t shards_;
   std::size_t tables_;
   bool exchange_;
+  bool told_workers_;
   std::vector<bool> lost_;  // per worker
   std::map<std::uint64_t, Pending> pending_;  // by version: pushes and squares may come a step early
 };

@@ -17,7 +17,8 @@
 namespace psgrad {
 
 Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
-                                                SparseModel& model, const TrainingCheckpoint* resume) {
+                                                SparseModel& model, const TrainingCheckpoint* resume,
+                                                std::shared_ptr<const std::vector<EmbeddingShardActor>> shards) {
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   auto state = std::make_shared<ParameterServerState>();
   state->layout = model.dense().layout();
@@ -34,6 +35,12 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
   state->mode = job.cluster.mode;
   state->wire = job.cluster.wire;
   state->ordered_answers = job.cluster.ordered_answers;
+  // Backup workers: a step takes the first gradients to arrive, and the table shards must sum the same
+  // workers' rows.
+  if (shards && job.cluster.mode == TrainingMode::sync && job.cluster.backup_workers > 0)
+    state->on_step_workers = [shards](std::uint64_t version, const std::vector<std::uint32_t>& workers) {
+      for (const auto& shard : *shards) caf::anon_send(shard, step_workers_atom::value, version, workers);
+    };
   return spawn_parameter_server(system, std::move(state));
 }
 
@@ -62,6 +69,7 @@ EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseMo
   setup.mode = job.cluster.mode;
   setup.workers = static_cast<std::uint32_t>(job.cluster.num_workers);
   setup.keeps_best = job.training.save_best;
+  setup.told_step_workers = job.cluster.mode == TrainingMode::sync && job.cluster.backup_workers > 0;
   // A version is the run's iteration plus the steps a resumed checkpoint had taken beyond its iterations.
   const std::uint64_t offset = resumed_version ? *resumed_version - std::min(*resumed_version, start_iteration) : 0;
   setup.version = resumed_version.value_or(0);
@@ -161,7 +169,9 @@ Result<LocalTables> spawn_local_tables(caf::actor_system& system, const Training
   if (resume)
     if (auto fits = check_resume(*resume, job, resuming_model(*local.model, *tables.train, local.row_optimizer)); !fits)
       return Error{fits.error()};
-  auto server = spawn_dense_server(system, job, *local.model, resume ? &*resume : nullptr);
+  // Filled once the shards are spawned, before any step: the dense server tells them each step's workers.
+  auto shard_list = std::make_shared<std::vector<EmbeddingShardActor>>();
+  auto server = spawn_dense_server(system, job, *local.model, resume ? &*resume : nullptr, shard_list);
   if (!server) return Error{server.error()};
   local.dense_server = std::move(server).value();
   std::vector<caf::actor> spawned{caf::actor_cast<caf::actor>(local.dense_server)};
@@ -189,6 +199,7 @@ Result<LocalTables> spawn_local_tables(caf::actor_system& system, const Training
     stop_all(spawned);
     return Error{introduced.error()};
   }
+  *shard_list = local.shards;
   return local;
 }
 

@@ -23,9 +23,11 @@
 namespace psgrad {
 
 // The dense part's server: the model's dense weights, initialized from the run's seed, and its optimizer;
-// or a checkpoint's weights, optimizer state and version (resume: a sparse checkpoint's dense part).
-Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
-                                                SparseModel& model, const TrainingCheckpoint* resume = nullptr);
+// or a checkpoint's weights, optimizer state and version (resume: a sparse checkpoint's dense part). With
+// backup workers it tells `shards` (filled before training starts) which workers each step took.
+Result<ParameterServerActor> spawn_dense_server(
+    caf::actor_system& system, const TrainingJob& job, SparseModel& model, const TrainingCheckpoint* resume = nullptr,
+    std::shared_ptr<const std::vector<EmbeddingShardActor>> shards = nullptr);
 
 // Per field, the settings of its table: its width, and the seed its rows' first values are drawn from.
 std::vector<EmbeddingTableSettings> seeded_table_settings(const TrainingJob& job, const SparseModel& model);

@@ -37,9 +37,9 @@ std::vector<RunFeature> make_run_features() {
                  [](const TrainingJob& job) { return job.cluster.pipeline && job.cluster.mode == TrainingMode::sync; },
                  "in sync mode, where a table shard takes a step's rows only from pushes computed from that step's weights",
                  "in async and ssp mode"},
-      not_with_tables("cluster.backup_workers", "a sync step uses the first gradients to arrive and drops the rest",
-                      [](const TrainingJob& job) { return job.cluster.backup_workers > 0; },
-                      "table shards apply every worker's rows"),
+      offered("cluster.backup_workers", "a sync step uses the first gradients to arrive and drops the rest",
+              "the dense server tells the table shards which workers each step took; they sum those workers' "
+              "rows and drop the rest"),
       // An async or ssp table shard applies each push as it comes, from any worker that reaches it.
       RunFeature{"cluster.elastic", "workers may join while training runs",
                  [](const TrainingJob& job) { return job.cluster.elastic && job.cluster.mode == TrainingMode::sync; },

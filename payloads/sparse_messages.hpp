@@ -30,6 +30,9 @@ using tables_atom = caf::atom_constant<caf::atom("tables")>;
 // a table shard then keeps its rows, and later answers "besttables" with the rows it kept last.
 using scored_atom = caf::atom_constant<caf::atom("scored")>;
 using best_tables_atom = caf::atom_constant<caf::atom("besttables")>;
+// Sync with backup workers: the dense server's step from a version took these workers' gradients, so the
+// table shards sum these workers' rows for it.
+using step_workers_atom = caf::atom_constant<caf::atom("stepworker")>;
 
 using RawKeys = RawVector<std::uint64_t>;
 using RawRowValues = RawVector<float>;

@@ -190,6 +190,17 @@ case "$scenario" in
     grep -q "joined .* as worker 1 of 2 .* 2 table shards)" "$work_dir/late.log" || fail "the late worker did not reach both table shards"
     grep -q "2 of 2 workers finished, 0 lost$" "$work_dir/serve.out" || fail "not both workers finished: $(grep summary "$work_dir/serve.out")"
     ;;
+  backup-workers)
+    # cluster.backup_workers for a model with tables across processes: the straggler's late gradients are
+    # dropped, by the dense server and by every table shard process, and its pulls for steps already
+    # taken are answered (they once failed the run), so the run takes every step with every worker.
+    write_config "$work_dir/run.toml" 512 100
+    "$psgrad" train --config "$work_dir/run.toml" --processes --workers 3 --set cluster.backup_workers=1 \
+      --set cluster.straggler_delay_ms=30 --no-metrics >"$work_dir/run.out" 2>"$work_dir/run.log" ||
+      fail "the run exited with $?"
+    grep -q "^sync summary: workers 3, steps 100, .*, [1-9][0-9]* late gradients dropped, 3 of 3 workers finished, 0 lost$" \
+      "$work_dir/run.out" || fail "not 100 steps with late gradients dropped and every worker: $(grep summary "$work_dir/run.out")"
+    ;;
   trace-processes)
     # --trace for a model with tables across processes: the driver's, the evaluator's and each worker
     # process's spans reach the server's trace, as for a dense model.

@@ -8,6 +8,7 @@
 #include "actors/local_training.hpp"
 #include "tests/actor_fixtures.hpp"
 #include "tests/local_run.hpp"
+#include "tests/sparse_fixtures.hpp"
 
 using namespace psgrad;
 using namespace psgrad::testing;
@@ -54,4 +55,28 @@ TEST_CASE("without backup workers a sync step waits for the straggler and drops 
   const auto summary = train(job, data);
   CHECK(summary.gradients_per_worker == std::vector<std::uint64_t>{6, 6, 6});
   CHECK(summary.workers.dropped == std::vector<std::uint64_t>{0, 0, 0});
+}
+
+TEST_CASE("with a backup worker a model with tables sums the rows of the gradients its steps took and learns") {
+  // The table shards learn from the dense server which workers each step took: the straggler's rows are
+  // dropped with its gradient, and its late pushes are no fault.
+  const auto train_data = colour_task(600, 31);
+  const auto dev = colour_task(300, 32);
+  auto job = sparse_job(TrainingMode::sync, 3, 2, 60);
+  job.cluster.backup_workers = 1;
+  job.cluster.worker_delay = std::chrono::milliseconds{2};
+  job.cluster.straggler_delay = std::chrono::milliseconds{28};
+  ActorConfig config(2);
+  prepare_local_run(config, job.cluster.num_workers);
+  caf::actor_system system{config};
+  const auto trained = train_in_process(system, job, run_on_columns(train_data, dev));
+  REQUIRE_MESSAGE(trained.ok(), (trained.ok() ? "" : trained.error()));
+  const auto& summary = trained->run;
+  CHECK(summary.steps == 60);
+  CHECK(total(summary.gradients_per_worker) == 60 * 2);
+  REQUIRE(summary.workers.dropped.size() == 3);
+  CHECK(summary.workers.dropped[2] > 0);
+  CHECK(summary.lost.empty());
+  // Every example's tokens carry its colour: the rows and dense part learned the rule together.
+  CHECK(summary.final_accuracy >= 0.9);
 }

@@ -486,6 +486,10 @@ TEST_CASE("sync backup workers are refused with several server shards, which wou
   CHECK(parse_config("", "test.toml",
                      {"cluster.num_workers=3", "cluster.backup_workers=1", "cluster.servers=2", "cluster.mode=async"})
             .ok());
+  // A model with tables has one dense server; cluster.servers counts its table shards, told each step's workers.
+  CHECK(parse_config("[model]\n\"@layers\" = \"hashembed_mlp.v1\"\nembedding_widths = [4]\nembedding_rows = [10]\n",
+                     "test.toml", {"cluster.num_workers=3", "cluster.backup_workers=1", "cluster.servers=2"})
+            .ok());
 }
 
 namespace {

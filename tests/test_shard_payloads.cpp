@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -41,12 +42,20 @@ struct Received {
     std::uint64_t message_bytes = 0;  // of the whole Gradients, as it crosses the network
   };
   std::mutex mutex;
+  std::condition_variable squares_came;
   std::vector<Push> pushes;
   std::vector<ShardSquares> squares;  // told by other shards (sync)
 
   void note_squares(const ShardSquares& told) {
     const std::lock_guard<std::mutex> lock(mutex);
     squares.push_back(told);
+    squares_came.notify_all();
+  }
+  // The peer notes squares on its own thread, which may run after the answers reached the test: waits
+  // until `count` have come (a minute at most, so that a lost one fails instead of hanging).
+  bool wait_for_squares(std::size_t count) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return squares_came.wait_for(lock, std::chrono::minutes(1), [&] { return squares.size() >= count; });
   }
 
   void note(caf::actor_system& system, const Gradients& gradients) {
@@ -463,15 +472,7 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
     gradients.foreign_squares = std::move(squares);
     return self->request(server, caf::infinite, apply_atom::value, std::move(gradients));
   };
-  auto wait_for_squares = [&](std::size_t count) {
-    for (int i = 0; i < 500; ++i) {
-      {
-        const std::lock_guard<std::mutex> lock(told->mutex);
-        if (told->squares.size() >= count) return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  };
+  auto wait_for_squares = [&](std::size_t count) { REQUIRE(told->wait_for_squares(count)); };
   // A sync push carries no squares of its own.
   std::string refusal;
   push(0, std::vector<double>(plans[1].foreign_chunks.size(), 1.0))
@@ -679,6 +680,7 @@ TEST_CASE("a pipelined sync shard keeps a peer's squares of the next step until 
     answer->receive([&](Weights& weights) { versions.push_back(weights.version); },
                     [](caf::error& error) { FAIL(to_string(error)); });
   CHECK(versions == std::vector<std::uint64_t>{1, 2});
+  REQUIRE(told->wait_for_squares(2));
   {
     const std::lock_guard<std::mutex> lock(told->mutex);
     REQUIRE(told->squares.size() == 2);  // this shard told its own, once per step

@@ -178,7 +178,6 @@ TEST_CASE("sparse runs refuse in one line, before training, what they do not off
   const std::pair<std::string, std::string> refusals[] = {
       {"--processes --set cluster.elastic=true", "cluster.elastic is not offered"},
       {"--set cluster.pipeline=true", "cluster.pipeline is not offered"},
-      {"--set cluster.backup_workers=1", "cluster.backup_workers is not offered"},
       {"--set model.embedding_rows=[4294967296,50] --set model.embedding_widths=[1024,4]",
        "the embedding tables can grow to"},
   };

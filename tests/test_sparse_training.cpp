@@ -364,11 +364,6 @@ TEST_CASE("a sparse run refuses what it does not offer yet, and data that do not
         "cluster.pipeline is not offered for models with embedding tables yet: in sync mode, where a table shard "
         "takes a step's rows only from pushes computed from that step's weights");
   job = sparse_job(TrainingMode::sync, 2, 2, 3);
-  job.cluster.backup_workers = 1;
-  CHECK(refusal(job, data) ==
-        "cluster.backup_workers is not offered for models with embedding tables yet: table shards apply every "
-        "worker's rows");
-  job = sparse_job(TrainingMode::sync, 2, 2, 3);
   job.optimizer.name = "SGD.v1";
   CHECK(refusal(job, data) == "embedding tables step with lazy Adam, which takes Adam.v1's settings, not SGD.v1's");
   auto one_field = std::make_shared<SparseDataset>(*data);

@@ -46,3 +46,32 @@ TEST_CASE("a sync step stops waiting for a lost worker and keeps the push it mad
   REQUIRE(refused);
   CHECK(refused->find("worker 1") != std::string::npos);
 }
+
+TEST_CASE("with backup workers a sync step sums the rows of the workers the dense server took, and drops the rest") {
+  SyncRowSteps steps(3, 0, 1, 1, false, true);
+  REQUIRE_FALSE(steps.add_push(push_of(0, 0, 1.0f), 0));
+  REQUIRE_FALSE(steps.add_push(push_of(1, 0, 2.0f), 0));
+  REQUIRE_FALSE(steps.add_push(push_of(2, 0, 4.0f), 0));
+  CHECK_FALSE(steps.gathered(0));  // every push is in, but not yet which the step takes
+  REQUIRE_FALSE(steps.set_step_workers(0, {2, 0}));
+  REQUIRE(steps.gathered(0));
+  steps.sum(0);
+  CHECK(steps.take(0).gradients[0].values == std::vector<float>{5.0f, 5.0f});  // workers 0 and 2, not 1
+
+  // Told first: the step waits for those workers alone, and a push from another is dropped, not kept.
+  REQUIRE_FALSE(steps.set_step_workers(1, {0, 1}));
+  REQUIRE_FALSE(steps.add_push(push_of(2, 1, 8.0f), 1));
+  REQUIRE_FALSE(steps.add_push(push_of(0, 1, 1.0f), 1));
+  CHECK_FALSE(steps.gathered(1));
+  REQUIRE_FALSE(steps.add_push(push_of(1, 1, 2.0f), 1));
+  REQUIRE(steps.gathered(1));
+  steps.sum(1);
+  CHECK(steps.take(1).gradients[0].values == std::vector<float>{3.0f, 3.0f});
+
+  // The slow worker's push for a step already taken is dropped, as the dense server dropped its gradient.
+  CHECK_FALSE(steps.add_push(push_of(2, 0, 16.0f), 2));
+  // A worker beyond the run is refused, naming it.
+  const auto refused = steps.set_step_workers(2, {0, 3});
+  REQUIRE(refused);
+  CHECK(refused->find("worker 3") != std::string::npos);
+}

@@ -101,6 +101,9 @@ struct TablesPart {
   std::shared_ptr<TableShardLoss> lost = std::make_shared<TableShardLoss>();  // while training
   std::vector<EmbeddingShardActor> shards;
   std::vector<bool> shards_on_this_host;  // their rows come to the evaluator through shared memory
+  // The shards again, for the dense server to tell each step's workers (backup workers): filled once
+  // every shard has joined, before any step.
+  std::shared_ptr<std::vector<EmbeddingShardActor>> shard_list = std::make_shared<std::vector<EmbeddingShardActor>>();
 };
 
 Result<TablesPart> make_tables_part(caf::actor_system& system, const ServeSetup& setup, ServingCleanup& cleanup) {
@@ -117,7 +120,7 @@ Result<TablesPart> make_tables_part(caf::actor_system& system, const ServeSetup&
   auto row_optimizer = build_row_optimizer(tables.optimizer, job.optimizer, 1);
   if (!row_optimizer) return Error{row_optimizer.error()};
   part.row_optimizer = (*row_optimizer)->name();
-  auto server = spawn_dense_server(system, job, *part.model, setup.resume.get());
+  auto server = spawn_dense_server(system, job, *part.model, setup.resume.get(), part.shard_list);
   if (!server) return Error{server.error()};
   part.dense_server = std::move(server).value();
   cleanup.stop_on_exit(part.dense_server);
@@ -170,6 +173,7 @@ Status gather_table_shards(caf::actor_system& system, const ServeSetup& setup, c
   });
   if (!gathered) return gathered;
   cleanup.table_shards(part.shards);
+  *part.shard_list = part.shards;
   return introduce_table_shards(system, setup.job, part.shards);
 }
 
