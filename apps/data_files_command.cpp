@@ -65,7 +65,11 @@ int run_debian_packages(const DebianPackagesOptions& options) {
     return success();
   });
   if (!counts) return error.refused(counts.error());
-  if (counts->packages == 0) return error.refused(fmt::format("{}: the package lists hold no packages", options.lists));
+  // Say what was there, so that lists of stanzas without a Section do not read as empty ones.
+  if (counts->packages == 0)
+    return error.refused(fmt::format("{}: the package lists hold no packages with a Section ({} stanzas without one "
+                                     "and {} repeated names skipped)",
+                                     options.lists, counts->unsectioned, counts->duplicates));
   if (auto written = write_file_atomically(options.out, "JSON Lines file", text); !written)
     return error.failed(written.error());
   fmt::print("wrote {} packages in {} sections to {} from {} package lists in {:.2f} s ({} repeated names and {} "

@@ -182,9 +182,10 @@ case "$scenario" in
     [ "$elapsed_ms" -lt 5000 ] || fail "train --processes took $elapsed_ms ms to stop while waiting for workers"
     grep -q "stopped by a signal while waiting for workers" early.err || fail "no plain line saying why"
     grep -q "shard" early.err && fail "a run without shards talks of shards"
-    sleep 0.2
-    pgrep -f "work --connect 127.0.0.1:$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' early.err) " &&
-      fail "worker processes outlived the server"
+    # The server ends the workers it started before it exits; each is gone once its exit is reaped.
+    early_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' early.err)
+    for _ in $(seq 100); do pgrep -f "work --connect 127.0.0.1:$early_port " >/dev/null || break; sleep 0.05; done
+    pgrep -f "work --connect 127.0.0.1:$early_port " && fail "worker processes outlived the server"
     ;;
   worker-takes-sigterm)
     # Worker processes of train --processes must not inherit the server's blocked signals: a worker

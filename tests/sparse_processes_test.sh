@@ -252,8 +252,9 @@ case "$scenario" in
     start_server "$work_dir/run.toml"
     start_two_table_shards
     start_two_workers
-    for _ in $(seq 100); do grep -q "worker 1 joined\|worker 0 joined.*2 of 2" "$work_dir/serve.log" && break; sleep 0.1; done
-    sleep 1
+    # Training is under way once the first evaluation is printed.
+    for _ in $(seq 300); do grep -qP "^0\taccuracy" "$work_dir/serve.out" && break; sleep 0.1; done
+    grep -qP "^0\taccuracy" "$work_dir/serve.out" || fail "the run did not start training"
     kill -9 $s1
     wait $server_pid; code=$?
     [ $code -ne 0 ] || fail "the server exited 0 after losing a table shard"
@@ -322,8 +323,8 @@ case "$scenario" in
     start_server "$work_dir/run.toml"
     start_two_table_shards
     start_two_workers
-    for _ in $(seq 100); do grep -q "(2 of 2)" "$work_dir/serve.log" && break; sleep 0.1; done
-    sleep 1
+    for _ in $(seq 300); do grep -qP "^0\taccuracy" "$work_dir/serve.out" && break; sleep 0.1; done
+    grep -qP "^0\taccuracy" "$work_dir/serve.out" || fail "the run did not start training"
     grep -q "summary" "$work_dir/serve.out" && fail "the run ended before a worker could be killed"
     kill -9 $w1
     wait $server_pid || fail "the server failed after losing a worker"

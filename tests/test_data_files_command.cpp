@@ -74,6 +74,20 @@ TEST_CASE("psgrad data debian-packages refuses a folder without lists in one lin
   CHECK_FALSE(std::filesystem::exists(folder.file("out.jsonl")));
 }
 
+TEST_CASE("psgrad data debian-packages refuses lists without a Section in one line that counts what it skipped") {
+  testing::TempFolder folder("debian");
+  testing::write_file_bytes(folder.file("deb_dists_main_binary-amd64_Packages"),
+                            "Package: a\nDescription: first\n\nPackage: b\nDescription: second\n");
+  const auto run = testing::run_psgrad("data debian-packages --lists " + folder.path.string() + " --out " +
+                                       folder.file("out.jsonl"));
+  INFO(run.output);
+  CHECK(run.exit_code == 2);
+  CHECK(testing::line_count(run.output) == 1);
+  CHECK(contains(run.output, "the package lists hold no packages with a Section (2 stanzas without one and 0 "
+                             "repeated names skipped)"));
+  CHECK_FALSE(std::filesystem::exists(folder.file("out.jsonl")));
+}
+
 TEST_CASE("psgrad data click-logs writes the rows asked for, the same for the same seed") {
   testing::TempFolder folder("clicks");
   const auto first = folder.file("a.jsonl");
