@@ -14,11 +14,11 @@
 #include "caf/actor_system.hpp"
 #include "apps/connect_options.hpp"
 #include "apps/error_exit.hpp"
+#include "apps/join_token.hpp"
 #include "apps/launched_role.hpp"
 #include "apps/local_workers.hpp"
 #include "apps/port_file.hpp"
 #include "apps/serve_ending.hpp"
-#include "apps/serve_gate.hpp"
 #include "apps/run_options.hpp"
 #include "apps/run_session.hpp"
 #include "apps/shutdown_deadline.hpp"
@@ -50,6 +50,23 @@ RunOptions run_options_of(const ServeOptions& options) {
     run_options.flags.push_back({"--processes", "cluster.host", SettingValue{std::string("127.0.0.1")}});
   }
   return run_options;
+}
+
+// Address, TLS, join token and join timeout of the served run, from its config and serve's flags. Worker
+// processes of our own (own_workers) get a token nobody else knows, so nothing else on this machine can
+// pass the gate of a `train --processes` run.
+Status set_serve_gate(ServeSetup& setup, const Config& config, const std::string& token_flag, bool own_workers) {
+  setup.host = config.cluster.host;
+  setup.port = static_cast<std::uint16_t>(config.cluster.port);
+  setup.tls = config.cluster.tls_ca.size() + config.cluster.tls_certificate.size() > 0;
+  setup.token = token_flag.empty() ? config.cluster.join_token : token_flag;
+  if (own_workers && setup.token.empty()) {
+    auto token = new_join_token();
+    if (!token) return Error{token.error()};
+    setup.token = *token;
+  }
+  setup.join_timeout = config.cluster.join_timeout;
+  return success();
 }
 
 // The lines for people once the server listens, with a warning when strangers could join or listen in.
