@@ -238,12 +238,16 @@ class DriverBase : public TrainingDriverActor::base, protected DriverServices {
       return caf::anon_send(evaluator_, evaluate_atom::value, current_, progress(index, false));
     // Async/ssp: the weights live on the servers; the newest are fetched (they may include a step or
     // two more). The servers answer in order, so these reach the evaluator before the final ones.
-    servers_.request(
-        this, job_.cluster.request_timeout,
-        [this, progress = progress(index, false)](Weights weights) {
-          caf::anon_send(evaluator_, evaluate_atom::value, std::move(weights), progress);
-        },
-        failure_handler(), weights_atom::value);
+    fetch_evaluated([this, progress = progress(index, false)](Weights weights) {
+      caf::anon_send(evaluator_, evaluate_atom::value, std::move(weights), progress);
+    });
+  }
+
+  void fetch_evaluated(std::function<void(Weights)> then) override {
+    if (job_.training.with_averages)
+      return servers_.request(this, job_.cluster.request_timeout, std::move(then), failure_handler(),
+                              averages_atom::value);
+    servers_.request(this, job_.cluster.request_timeout, std::move(then), failure_handler(), weights_atom::value);
   }
 
   void evaluate_then(std::uint64_t index, std::function<void()> next) override {

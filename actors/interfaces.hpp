@@ -35,6 +35,8 @@ using ParameterServerActor = caf::typed_actor<
     caf::replies_to<weights_atom>::with<Weights>,
     // The fp32 master weights, whatever the wire encoding (weights_atom's answer is encoded for workers).
     caf::replies_to<master_atom>::with<Weights>,
+    // The optimizer's weight averages (use_averages), laid out as the weights, at the current version.
+    caf::replies_to<averages_atom>::with<Weights>,
     caf::replies_to<state_atom>::with<ServerState>,
     caf::replies_to<plan_atom>::with<ShardPlan>,
     caf::replies_to<peers_atom, std::uint32_t, std::vector<ShardPeer>, std::vector<ShardPlan>>::with<bool>,

@@ -37,6 +37,9 @@ class DriverServices {
   virtual bool evaluation_due(std::uint64_t index) const = 0;
   virtual bool checkpoint_due(std::uint64_t done) const = 0;
   virtual void evaluate(std::uint64_t index) = 0;
+  // The servers' weights an evaluation scores: the weights, or with training.with_averages the optimizer's
+  // weight averages.
+  virtual void fetch_evaluated(std::function<void(Weights)> then) = 0;
   // Sync with early stopping: the next step waits for the evaluation's verdict.
   virtual void evaluate_then(std::uint64_t index, std::function<void()> next) = 0;
   virtual void take_checkpoint(std::function<void()> then) = 0;

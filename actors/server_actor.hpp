@@ -47,6 +47,16 @@ class ServerActor : public Base {
         },
         [this](weights_atom) -> Weights { return snapshot(); },
         [this](master_atom) -> Weights { return master(); },
+        [this](averages_atom) -> caf::result<Weights> {
+          const float* averages = store_.averages();
+          // Before any step Thinc has no averages, and model.use_params(optimizer.averages) keeps the weights.
+          if (averages && store_.version() == 0) return master();
+          if (!averages)
+            return caf::make_error(caf::sec::invalid_argument,
+                                   "the optimizer keeps no weight averages (optimizer.use_averages is false)");
+          // A copy: the averages are updated in place by every step.
+          return Weights{store_.version(), store_.layout().hash(), FloatBuffer::copy_of(averages, store_.size())};
+        },
         [this](state_atom) -> ServerState { return ServerState{master(), store_.optimizer_state()}; },
         [this](plan_atom) -> ShardPlan { return plan_; },
         [this](stop_atom) {

@@ -317,18 +317,15 @@ class SyncSchedule final : public RunSchedule {
       else go_on();
     };
     if (!driver_.evaluation_due(iteration_)) return next();
-    driver_.servers().request(
-        &driver_.self(), job().cluster.request_timeout,
-        [this, next](Weights weights) {
-          driver_.current() = std::move(weights);
-          // With early stopping the next step waits for this evaluation's verdict, so a sync run stops
-          // at the same step whatever the timing.
-          if (job().training.patience > 0) return driver_.evaluate_then(iteration_, next);
-          driver_.evaluate(iteration_);
-          driver_.current() = Weights{};  // the servers step in place when nobody else holds their weights
-          next();
-        },
-        driver_.failure_handler(), weights_atom::value);
+    driver_.fetch_evaluated([this, next](Weights weights) {
+      driver_.current() = std::move(weights);
+      // With early stopping the next step waits for this evaluation's verdict, so a sync run stops
+      // at the same step whatever the timing.
+      if (job().training.patience > 0) return driver_.evaluate_then(iteration_, next);
+      driver_.evaluate(iteration_);
+      driver_.current() = Weights{};  // the servers step in place when nobody else holds their weights
+      next();
+    });
   }
 
   void go_on() {

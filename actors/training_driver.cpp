@@ -327,6 +327,13 @@ class TrainingDriver : public DriverBase {
       if (checkpoints_enabled()) take_checkpoint(evaluate_final);
       else evaluate_final();
     };
+    // with_averages: the final evaluation and model are the optimizer's averages (always fp32).
+    if (job_.training.with_averages)
+      return fetch_evaluated([this, checkpoint_then_evaluate](Weights averages) {
+        current_ = std::move(averages);
+        summary_.final_weights = current_;
+        checkpoint_then_evaluate();
+      });
     // wire: workers got encoded (bf16) weights; the final evaluation and model are the fp32 master's.
     if (weights_encoding(job_.cluster.wire) == WireEncoding::fp32) return checkpoint_then_evaluate();
     servers_.request(

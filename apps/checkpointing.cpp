@@ -98,6 +98,22 @@ Status same_seed_and_mode(const std::string& path, const TrainingCheckpoint& che
   return success();
 }
 
+namespace {
+
+// A checkpoint written while the optimizer kept no averages (optimizer.use_averages false, the default
+// before it became Thinc's true) resumed by one that keeps them: the averages start from its weights.
+void start_missing_averages(TrainingCheckpoint& checkpoint, const TrainingJob& job, const ParameterLayout& layout) {
+  auto optimizer = build_optimizer(job, layout);
+  if (!optimizer || !(*optimizer)->averages()) return;
+  const std::size_t expected = (*optimizer)->state().buffers.size();
+  const std::size_t weights = layout.total_size();
+  if (checkpoint.weights.size() != weights || checkpoint.optimizer.buffers.size() + weights != expected) return;
+  checkpoint.optimizer.buffers.insert(checkpoint.optimizer.buffers.end(), checkpoint.weights.begin(),
+                                      checkpoint.weights.end());
+}
+
+}  // namespace
+
 Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, const PreparedRun& run,
                                                       const std::optional<ResumingModel>& model) {
   if (path.empty()) return std::optional<TrainingCheckpoint>{};
@@ -110,6 +126,7 @@ Result<std::optional<TrainingCheckpoint>> load_resume(const std::string& path, c
     dense.train_examples = run.data.train->count;
     if (!run.data.train_fingerprint.empty()) dense.train = run.data.train_fingerprint;
   }
+  start_missing_averages(*checkpoint, run.job(), model ? *model->layout : run.layout);
   // Every field is checked here, before any of it reaches the server, a shard or a worker process.
   if (auto fits = check_resume(*checkpoint, run.job(), model ? *model : dense); !fits)
     return Error{fmt::format("{}: {}", path, fits.error())};

@@ -320,6 +320,13 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
                           fmt::format("sync with the pipeline takes every worker's gradient in each step, but "
                                       "cluster.backup_workers is {}",
                                       config.cluster.backup_workers));
+  const bool keeps_averages =
+      config.optimizer.settings.count("use_averages") > 0 && get_boolean(config.optimizer.settings, "use_averages");
+  if (config.training.with_averages && !keeps_averages)
+    return validator.fail("training.with_averages",
+                          fmt::format("needs the optimizer's weight averages, but {} has use_averages = false: set "
+                                      "it true (Thinc's default) or leave with_averages false",
+                                      config.optimizer.name));
   const auto steps = run_steps(config, validator);
   if (!steps) return Error{steps.error()};
   if (auto driven = check_schedule_over_run(config, *steps, validator); !driven) return Error{driven.error()};

@@ -23,6 +23,9 @@ const SectionTable<TrainingSection>& training_table() {
       key("save_best", &S::save_best,
           "Keep the weights of the best dev evaluation (for --save, --save-weights and the summary) instead of the "
           "last ones."),
+      key("with_averages", &S::with_averages,
+          "Evaluate, keep and save the optimizer's weight averages (optimizer.use_averages) instead of the "
+          "weights, as spaCy does with Thinc's model.use_params(optimizer.averages); training steps the weights."),
   }};
   return table;
 }

@@ -28,16 +28,15 @@ double scheduler_threads(const Config& config) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// Buffers the optimizer keeps per parameter: Adam's two moments (and the average when asked for),
-// none for SGD; an optimizer registered elsewhere is assumed to keep as many as Adam with averages.
+// Buffers the optimizer keeps per parameter: Adam's and RAdam's two moments, none for SGD, and the
+// average when asked for; an optimizer registered elsewhere is assumed to keep as many as Adam with averages.
 double optimizer_copies(const Config& config) {
-  if (config.optimizer.name == "SGD.v1") return 0;
-  if (config.optimizer.name == "Adam.v1") {
-    const auto averages = config.optimizer.settings.find("use_averages");
-    const bool with_averages = averages != config.optimizer.settings.end() &&
-                               std::holds_alternative<bool>(averages->second) && std::get<bool>(averages->second);
-    return with_averages ? 3 : 2;
-  }
+  const auto averages = config.optimizer.settings.find("use_averages");
+  const bool with_averages = averages != config.optimizer.settings.end() &&
+                             std::holds_alternative<bool>(averages->second) && std::get<bool>(averages->second);
+  const double average = with_averages ? 1 : 0;
+  if (config.optimizer.name == "SGD.v1") return average;
+  if (config.optimizer.name == "Adam.v1" || config.optimizer.name == "RAdam.v1") return 2 + average;
   return 3;
 }
 

@@ -60,6 +60,9 @@ struct TrainingSection {
   // for each evaluation before its next step, so where it stops does not depend on timing.
   std::uint64_t patience = 0;
   bool save_best = false;  // keep the best evaluated weights instead of the last
+  // Evaluate, keep and save the optimizer's weight averages instead of the weights, as spaCy evaluates
+  // and saves with Thinc's `model.use_params(optimizer.averages)`. Training itself steps the weights.
+  bool with_averages = false;
 };
 
 struct EvaluationSection {

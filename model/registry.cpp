@@ -103,8 +103,9 @@ AdamSettings adam_settings_of(const Settings& settings, bool rectified) {
 }
 
 SettingSpec use_averages_spec() {
-  return {"use_averages", SettingKind::boolean, SettingValue{false},
-          "Keep Thinc's exponential moving average of the weights (Thinc's default is true)."};
+  return {"use_averages", SettingKind::boolean, SettingValue{true},
+          "Keep Thinc's exponential moving average of the weights (as Thinc's default does); training.with_averages "
+          "evaluates and saves them."};
 }
 
 OptimizerEntry adam() {

@@ -50,6 +50,11 @@ std::vector<RunFeature> make_run_features() {
               "each table shard keeps the best evaluation's rows (a copy of its rows); in sync mode each "
               "evaluation's step waits until it is scored, in async and ssp the rows are those the shards hold "
               "when it is scored"),
+      not_with_tables("training.with_averages",
+                      "evaluate, keep and save the optimizer's weight averages instead of the weights",
+                      [](const TrainingJob& job) { return job.training.with_averages; },
+                      "table rows step by lazy row optimizers, which touch a row only when a batch uses it and "
+                      "keep no averages"),
       offered("work --retry", "a worker reconnects when its server goes away",
               "a table shard process ends with its server: start one again beside the resumed server"),
       offered("training.checkpoint_path, --resume", "checkpoints, and runs continued from them",

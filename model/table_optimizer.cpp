@@ -34,8 +34,7 @@ Result<LazyAdamSettings> lazy_adam_settings(const OptimizerSection& optimizer) {
   for (const auto& spec : entry->settings)
     if (auto expected = check_setting(spec, settings.at(spec.name)))
       return Error{fmt::format("optimizer 'Adam.v1': {}: expected {}", spec.name, *expected)};
-  if (get_boolean(settings, "use_averages"))
-    return Error{"embedding tables' lazy Adam keeps no weight averages: set optimizer.use_averages = false"};
+  // use_averages is the dense part's: rows step lazily and keep none (training.with_averages is refused).
   LazyAdamSettings adam;
   adam.learn_rate = get_number(settings, "learn_rate");
   adam.beta1 = get_number(settings, "beta1");

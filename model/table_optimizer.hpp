@@ -24,8 +24,8 @@ struct TableOptimizerChoice {
 TableOptimizerChoice table_optimizer_choice(const TablesSection& tables);
 
 // Lazy Adam's settings from the run's optimizer section: Adam.v1's learn_rate, beta1, beta2, eps, grad_clip
-// and decoupled L2. An error names what lazy Adam cannot follow: another optimizer, coupled L2, weight
-// averages or a learning-rate schedule.
+// and decoupled L2. An error names what lazy Adam cannot follow: another optimizer, coupled L2 or a
+// learning-rate schedule. Rows keep no weight averages; use_averages keeps the dense part's.
 Result<LazyAdamSettings> lazy_adam_settings(const OptimizerSection& optimizer);
 
 // The grad_clip the tables' optimizer clips to (0: none), or why it cannot be built.

@@ -39,6 +39,7 @@ using listen_atom = caf::atom_constant<caf::atom("listen")>;
 using applied_atom = caf::atom_constant<caf::atom("applied")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using master_atom = caf::atom_constant<caf::atom("master")>;
+using averages_atom = caf::atom_constant<caf::atom("averages")>;
 using clock_atom = caf::atom_constant<caf::atom("clock")>;
 using barrier_atom = caf::atom_constant<caf::atom("barrier")>;
 using until_atom = caf::atom_constant<caf::atom("until")>;

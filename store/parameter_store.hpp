@@ -34,6 +34,8 @@ class ParameterStore {
   // The current weights, shared with the caller (size() floats).
   const std::shared_ptr<float>& weights() const { return current_; }
   OptimizerState optimizer_state() const { return optimizer_->state(); }
+  // The optimizer's weight averages of the floats held (size() of them), or null when it keeps none.
+  const float* averages() const { return optimizer_->averages(); }
   // The ranges of gradients held elsewhere whose sums of squares each step needs (foreign_squares).
   std::vector<GradientRange> foreign_norm_ranges() const { return optimizer_->foreign_norm_ranges(); }
   // From now on each step's passes may be split in two, the second half run by `runner`.

@@ -16,6 +16,7 @@ ParameterServerActor::behavior_type stub_server(Push push) {
           [](barrier_atom, std::vector<std::uint32_t>& members, std::uint32_t) { return members; },
           [](weights_atom) { return Weights{}; },
           [](master_atom) { return Weights{}; },
+          [](averages_atom) { return Weights{}; },
           [](state_atom) { return ServerState{}; },
           [](plan_atom) { return ShardPlan{}; },
           [](peers_atom, std::uint32_t, std::vector<ShardPeer>&, std::vector<ShardPlan>&) { return true; },

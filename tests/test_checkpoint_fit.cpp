@@ -110,7 +110,8 @@ TEST_CASE("train --resume refuses a re-signed checkpoint that does not fit, in o
   const Forgery forgeries[] = {
       {"workers[1].cursor", [](TrainingCheckpoint& c) { c.workers[1].data.cursor = std::uint64_t{1} << 62; }},
       {"workers[0].epoch_rng", [](TrainingCheckpoint& c) { c.workers[0].data.epoch_rng = {0, 0, 0, 0}; }},
-      {"optimizer.buffers", [](TrainingCheckpoint& c) { c.optimizer.buffers.back() = -1.0f; }},
+      // Adam's buffers are both moments, then the averages: the last weight's second moment below 0.
+      {"optimizer.buffers", [](TrainingCheckpoint& c) { c.optimizer.buffers[2 * c.weights.size() - 1] = -1.0f; }},
   };
   for (const auto& forgery : forgeries) {
     auto forged = *checkpoint;

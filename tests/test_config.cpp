@@ -87,7 +87,7 @@ void check_tutorial_experiment(const Config& config, const std::string& data_nam
   CHECK(get_number(config.optimizer.settings, "L2") == 0.0);
   CHECK(get_number(config.optimizer.settings, "grad_clip") == 1.0);
   CHECK(get_boolean(config.optimizer.settings, "L2_is_weight_decay") == true);
-  CHECK(get_boolean(config.optimizer.settings, "use_averages") == false);
+  CHECK(get_boolean(config.optimizer.settings, "use_averages") == true);  // Thinc's default, written out
   CHECK(config.data.name == data_name);
   CHECK(config.data.path.empty());
   CHECK(config.cluster.num_workers == 2);
@@ -129,7 +129,7 @@ TEST_CASE("config uses the struct defaults and the default architecture and opti
   CHECK(config.optimizer.name == "Adam.v1");
   CHECK(get_number(config.optimizer.settings, "learn_rate") == 0.001);
   CHECK(get_number(config.optimizer.settings, "grad_clip") == 1.0);
-  CHECK(get_boolean(config.optimizer.settings, "use_averages") == false);
+  CHECK(get_boolean(config.optimizer.settings, "use_averages") == true);  // Thinc's default
 }
 
 TEST_CASE("config fills the chosen architecture's defaults for keys the section leaves out") {
@@ -571,7 +571,7 @@ TEST_CASE("config --set of another architecture or optimizer drops the old choic
   for (const char* key : {"beta1", "beta2", "eps"}) CHECK(contains(notes, std::string("optimizer.") + key + " = "));
   // SGD.v1 has use_averages too, as Thinc's does: kept.
   CHECK_FALSE(contains(notes, "optimizer.use_averages"));
-  CHECK(get_boolean(config->optimizer.settings, "use_averages") == false);
+  CHECK(get_boolean(config->optimizer.settings, "use_averages") == true);
   // Without --set choosing it, the same stray key is still an error.
   const auto message = parse_error("[model]\n\"@layers\" = \"mlp.v1\"\nhidden_width = 128\n");
   CHECK(contains(message, "model.hidden_width: unknown key"));

@@ -86,6 +86,7 @@ ParameterServerActor::behavior_type relay(ParameterServerActor::pointer self, Pa
       },
       [=](weights_atom) -> caf::result<Weights> { return self->delegate(shard, weights_atom::value); },
       [=](master_atom) -> caf::result<Weights> { return self->delegate(shard, master_atom::value); },
+      [=](averages_atom) -> caf::result<Weights> { return self->delegate(shard, averages_atom::value); },
       [=](state_atom) -> caf::result<ServerState> { return self->delegate(shard, state_atom::value); },
       [=](plan_atom) -> caf::result<ShardPlan> { return self->delegate(shard, plan_atom::value); },
       [=](peers_atom, std::uint32_t index, const std::vector<ShardPeer>& peers,
