@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "model/row_gradient_sum.hpp"
+#include "model/run_limits.hpp"
 
 namespace psgrad {
 
@@ -20,6 +21,16 @@ bool takes_worker(const std::optional<std::vector<std::uint32_t>>& takes, std::u
 }
 
 }  // namespace
+
+bool SyncRowSteps::admit(std::uint32_t worker) {
+  if (worker < workers_) return true;
+  if (!told_workers_ || worker >= static_cast<std::uint32_t>(max_workers)) return false;
+  workers_ = worker + 1;
+  lost_.resize(workers_, false);
+  for (auto& [version, step] : pending_)
+    if (!step.summed) step.pushes.resize(workers_);
+  return true;
+}
 
 void SyncRowSteps::drop_worker(std::uint32_t worker) {
   if (worker < workers_) lost_[worker] = true;
@@ -42,13 +53,13 @@ SyncRowSteps::Pending& SyncRowSteps::pending(std::uint64_t version) {
 }
 
 std::optional<std::string> SyncRowSteps::add_push(RowPush push, std::uint64_t version) {
+  const bool known = admit(push.worker);
   // A backup worker's late push: dropped, as the dense server dropped its gradient.
-  if (told_workers_ && push.version < version && push.worker < workers_) return std::nullopt;
+  if (told_workers_ && push.version < version && known) return std::nullopt;
   if (push.version < version)
     return fmt::format("worker {} pushed for the step from version {}, which this shard has taken (it is at {})",
                        push.worker, push.version, version);
-  if (push.worker >= workers_)
-    return fmt::format("a push from worker {}, but the run has {} workers", push.worker, workers_);
+  if (!known) return fmt::format("a push from worker {}, but the run has {} workers", push.worker, workers_);
   if (lost_[push.worker])
     return fmt::format("worker {} pushed for the step from version {}, but the run went on without it", push.worker,
                        push.version);
@@ -65,9 +76,9 @@ std::optional<std::string> SyncRowSteps::set_step_workers(std::uint64_t version,
   if (!told_workers_) return std::string("this shard's steps take every worker's pushes");
   std::sort(workers.begin(), workers.end());
   for (const auto worker : workers)
-    if (worker >= workers_)
-      return fmt::format("the step from version {} takes worker {}, but the run has {} workers", version, worker,
-                         workers_);
+    if (!admit(worker))
+      return fmt::format("the step from version {} takes worker {}, but a run has at most {} workers", version,
+                         worker, max_workers);
   auto& step = pending(version);
   if (step.takes) return fmt::format("told twice which workers the step from version {} takes", version);
   // Pushes already kept from workers the step does not take are dropped now.

@@ -20,8 +20,9 @@ namespace psgrad {
 class SyncRowSteps {
  public:
   // `exchange`: several shards and a clipping optimizer, so each step waits for the other shards' squares.
-  // `told_workers` (backup workers): each step sums the pushes of the workers the dense server names for it
-  // (set_step_workers), and waits for those alone; the others' pushes for it are dropped.
+  // `told_workers` (backup workers, elastic joins): each step sums the pushes of the workers the dense
+  // server names for it (set_step_workers), and waits for those alone; the others' pushes for it are
+  // dropped. A worker past the first `workers` (one that joined) is taken, up to the run's limit.
   SyncRowSteps(std::uint32_t workers, std::uint32_t shard, std::uint32_t shards, std::size_t tables, bool exchange,
                bool told_workers = false);
 
@@ -65,6 +66,8 @@ class SyncRowSteps {
     std::size_t peers_heard = 0;
   };
   Pending& pending(std::uint64_t version);
+  // Whether pushes of `worker` can be kept: one of the first workers, or with told_workers one that joined.
+  bool admit(std::uint32_t worker);
   bool all_in(const Pending& step) const;
 
   std::uint32_t workers_;

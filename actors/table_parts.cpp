@@ -16,6 +16,10 @@
 
 namespace psgrad {
 
+bool told_step_workers(const TrainingJob& job) {
+  return job.cluster.mode == TrainingMode::sync && (job.cluster.backup_workers > 0 || job.cluster.elastic);
+}
+
 Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
                                                 SparseModel& model, const TrainingCheckpoint* resume,
                                                 std::shared_ptr<const std::vector<EmbeddingShardActor>> shards) {
@@ -35,9 +39,9 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
   state->mode = job.cluster.mode;
   state->wire = job.cluster.wire;
   state->ordered_answers = job.cluster.ordered_answers;
-  // Backup workers: a step takes the first gradients to arrive, and the table shards must sum the same
-  // workers' rows.
-  if (shards && job.cluster.mode == TrainingMode::sync && job.cluster.backup_workers > 0)
+  // Backup workers: a step takes the first gradients to arrive; elastic: a step takes the workers that
+  // joined by then. The table shards must sum the same workers' rows.
+  if (shards && told_step_workers(job))
     state->on_step_workers = [shards](std::uint64_t version, const std::vector<std::uint32_t>& workers) {
       for (const auto& shard : *shards) caf::anon_send(shard, step_workers_atom::value, version, workers);
     };
@@ -69,7 +73,7 @@ EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseMo
   setup.mode = job.cluster.mode;
   setup.workers = static_cast<std::uint32_t>(job.cluster.num_workers);
   setup.keeps_best = job.training.save_best;
-  setup.told_step_workers = job.cluster.mode == TrainingMode::sync && job.cluster.backup_workers > 0;
+  setup.told_step_workers = told_step_workers(job);
   // A version is the run's iteration plus the steps a resumed checkpoint had taken beyond its iterations.
   const std::uint64_t offset = resumed_version ? *resumed_version - std::min(*resumed_version, start_iteration) : 0;
   setup.version = resumed_version.value_or(0);

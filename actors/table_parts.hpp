@@ -22,9 +22,13 @@
 
 namespace psgrad {
 
+// Sync with backup workers or elastic joins: each step's workers are not the run's first ones, so the
+// dense server tells the table shards which workers each step took.
+bool told_step_workers(const TrainingJob& job);
+
 // The dense part's server: the model's dense weights, initialized from the run's seed, and its optimizer;
-// or a checkpoint's weights, optimizer state and version (resume: a sparse checkpoint's dense part). With
-// backup workers it tells `shards` (filled before training starts) which workers each step took.
+// or a checkpoint's weights, optimizer state and version (resume: a sparse checkpoint's dense part). When
+// told_step_workers it tells `shards` (filled before training starts) which workers each step took.
 Result<ParameterServerActor> spawn_dense_server(
     caf::actor_system& system, const TrainingJob& job, SparseModel& model, const TrainingCheckpoint* resume = nullptr,
     std::shared_ptr<const std::vector<EmbeddingShardActor>> shards = nullptr);

@@ -40,11 +40,9 @@ std::vector<RunFeature> make_run_features() {
       offered("cluster.backup_workers", "a sync step uses the first gradients to arrive and drops the rest",
               "the dense server tells the table shards which workers each step took; they sum those workers' "
               "rows and drop the rest"),
-      // An async or ssp table shard applies each push as it comes, from any worker that reaches it.
-      RunFeature{"cluster.elastic", "workers may join while training runs",
-                 [](const TrainingJob& job) { return job.cluster.elastic && job.cluster.mode == TrainingMode::sync; },
-                 "in sync mode, where a table shard sums each step's pushes of the workers the run started with",
-                 "in async and ssp mode: a joining worker dials every table shard"},
+      offered("cluster.elastic", "workers may join while training runs",
+              "a joining worker dials every table shard; in sync mode the dense server tells the table shards "
+              "which workers each step took, so they sum the joined worker's rows from the step it joins"),
       offered("training.patience", "stop after this many evaluations without a better dev accuracy"),
       offered("training.save_best", "keep the best evaluated weights instead of the last",
               "each table shard keeps the best evaluation's rows (a copy of its rows); in sync mode each "

@@ -176,7 +176,7 @@ TEST_CASE("eval refuses a label the model never saw, naming the file, the line a
 TEST_CASE("sparse runs refuse in one line, before training, what they do not offer and tables too big") {
   ColourRun run;
   const std::pair<std::string, std::string> refusals[] = {
-      {"--processes --set cluster.elastic=true", "cluster.elastic is not offered"},
+      {"--set training.with_averages=true", "training.with_averages is not offered"},
       {"--set cluster.pipeline=true", "cluster.pipeline is not offered"},
       {"--set model.embedding_rows=[4294967296,50] --set model.embedding_widths=[1024,4]",
        "the embedding tables can grow to"},

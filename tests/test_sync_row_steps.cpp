@@ -70,8 +70,36 @@ TEST_CASE("with backup workers a sync step sums the rows of the workers the dens
 
   // The slow worker's push for a step already taken is dropped, as the dense server dropped its gradient.
   CHECK_FALSE(steps.add_push(push_of(2, 0, 16.0f), 2));
-  // A worker beyond the run is refused, naming it.
-  const auto refused = steps.set_step_workers(2, {0, 3});
+  // A worker beyond any run's limit is refused, naming it.
+  const auto refused = steps.set_step_workers(2, {0, 5000});
   REQUIRE(refused);
-  CHECK(refused->find("worker 3") != std::string::npos);
+  CHECK(refused->find("worker 5000") != std::string::npos);
+}
+
+TEST_CASE("a worker that joined a sync run has its rows summed from the step the dense server says it joined") {
+  SyncRowSteps steps(1, 0, 1, 1, false, true);
+  // The joined worker's push may come before the dense server tells of the step it takes part in.
+  REQUIRE_FALSE(steps.add_push(push_of(0, 0, 1.0f), 0));
+  REQUIRE_FALSE(steps.set_step_workers(0, {0}));
+  REQUIRE(steps.gathered(0));
+  steps.sum(0);
+  CHECK(steps.take(0).gradients[0].values == std::vector<float>{1.0f, 1.0f});
+  REQUIRE_FALSE(steps.add_push(push_of(1, 1, 2.0f), 1));
+  REQUIRE_FALSE(steps.add_push(push_of(0, 1, 1.0f), 1));
+  REQUIRE_FALSE(steps.set_step_workers(1, {0, 1}));
+  REQUIRE(steps.gathered(1));
+  steps.sum(1);
+  CHECK(steps.take(1).gradients[0].values == std::vector<float>{3.0f, 3.0f});
+  // Told first, the step waits for the joined worker too.
+  REQUIRE_FALSE(steps.set_step_workers(2, {0, 1}));
+  REQUIRE_FALSE(steps.add_push(push_of(0, 2, 1.0f), 2));
+  CHECK_FALSE(steps.gathered(2));
+  REQUIRE_FALSE(steps.add_push(push_of(1, 2, 4.0f), 2));
+  REQUIRE(steps.gathered(2));
+
+  // Without being told each step's workers, the shard knows only the run's first ones.
+  SyncRowSteps fixed(1, 0, 1, 1, false);
+  const auto refused = fixed.add_push(push_of(1, 0, 2.0f), 0);
+  REQUIRE(refused);
+  CHECK(refused->find("worker 1") != std::string::npos);
 }
