@@ -38,6 +38,9 @@ struct TableStep {
   WorkerRows::StepHandle prefetched;  // async: the next batch, its rows pulled ahead
   Weights weights;                    // the current step's
   std::int64_t received = 0;
+  // Sync: the step its push feeds. Pipelined, a push starts from the weights before that step, a
+  // version behind, and its rows go to the step it feeds, as its gradient does on the dense server.
+  std::uint64_t feeds = 0;
 };
 
 class DataWorker : public DataWorkerBase {
@@ -263,6 +266,8 @@ class DataWorker : public DataWorkerBase {
     step.current = step.prefetched ? std::move(step.prefetched) : gradients_.pull_next(*rows_, weights.version);
     step.prefetched.reset();
     step.received = steady_now_ns();
+    // fed_ counts this push already: it makes version fed_.
+    step.feeds = fed_ - 1;
     step.weights = std::move(weights);
     rows_->start(step.current);
   }
@@ -278,7 +283,8 @@ class DataWorker : public DataWorkerBase {
     const bool sync = setup_->job.cluster.mode == TrainingMode::sync;
     const auto version = gradients->version;
     // Rows first: a sync step's rows are pulled only after the servers' answer, which this push waits for.
-    rows_->push(version, row_gradients, !sync);
+    const bool pipelined = sync && setup_->job.cluster.pipeline;
+    rows_->push(pipelined ? table_step_.feeds : version, row_gradients, !sync);
     push(std::move(*gradients));
     // Sync steps pull the rows of the version they compute with, known only with their weights. Async
     // rows are as they are: pulled after this push (a shard answers its messages in order), they hold it.

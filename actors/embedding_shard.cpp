@@ -1,5 +1,6 @@
 #include "actors/embedding_shard.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,6 +37,9 @@ class EmbeddingShard : public EmbeddingShardActor::base {
           // dropped as late, so the rows it computes with need not be that step's: it gets the current ones.
           if (pull.version < version_ && setup_.told_step_workers && !pull.evaluation)
             return tables_.rows(pull, version_);
+          // Pipelined: a worker's next step starts from the weights before the step just taken.
+          if (setup_.pipelined && !pull.evaluation && pull.version + 1 == version_ && rows_before_step_)
+            return rows_before_step(pull);
           if (pull.version < version_)
             return refuse(fmt::format("pull of the rows of version {}, but this shard has taken the steps up to "
                                       "version {} and keeps no older rows",
@@ -171,6 +175,7 @@ class EmbeddingShard : public EmbeddingShardActor::base {
       if (setup_.holds.at(version_) && !evaluation_done(version_)) return;
       if (setup_.checkpoint_holds.at(version_) && checkpointed_ != version_) return;
       const auto step = steps_.take(version_);
+      if (setup_.pipelined) keep_rows_before(step);
       for (std::size_t t = 0; t < step.gradients.size(); ++t) {
         if (step.gradients[t].keys.empty()) continue;  // no worker touched the table's keys here
         const auto status = tables_.apply(static_cast<std::uint32_t>(t), step.gradients[t], step.squares[t]);
@@ -181,6 +186,36 @@ class EmbeddingShard : public EmbeddingShardActor::base {
       ++version_;
       answer_waiting();
     }
+  }
+
+  // Pipelined sync: the rows the step is about to change, as they are before it.
+  void keep_rows_before(const SyncRowSteps::Step& step) {
+    RowPull touched;
+    for (std::size_t t = 0; t < step.gradients.size(); ++t)
+      if (!step.gradients[t].keys.empty())
+        touched.tables.push_back(TableKeys{static_cast<std::uint32_t>(t), step.gradients[t].keys});
+    rows_before_step_ = tables_.rows(touched, version_);
+  }
+
+  // Pipelined sync: a pull of the version before this shard's, answered with the rows of that version:
+  // the current ones, but those the last step changed as they were before it.
+  PulledRows rows_before_step(const RowPull& pull) const {
+    auto rows = tables_.rows(pull, version_);
+    rows.version = pull.version;
+    for (auto& answer : rows.tables) {
+      const auto before = std::find_if(rows_before_step_->tables.begin(), rows_before_step_->tables.end(),
+                                       [&](const TableRows& kept) { return kept.table == answer.table; });
+      if (before == rows_before_step_->tables.end()) continue;
+      // Both key lists are sorted: one pass finds the keys the step changed.
+      const auto& kept = before->rows;
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < answer.rows.keys.size(); ++i) {
+        while (k < kept.keys.size() && kept.keys[k] < answer.rows.keys[i]) ++k;
+        if (k < kept.keys.size() && kept.keys[k] == answer.rows.keys[i])
+          std::copy(kept.row(k), kept.row(k) + kept.width, answer.rows.row(i));
+      }
+    }
+    return rows;
   }
 
   // Sync: whether an evaluation point's step may go: its rows are pulled, and with save_best it is scored.
@@ -240,6 +275,7 @@ class EmbeddingShard : public EmbeddingShardActor::base {
   std::set<std::uint64_t> evaluated_;  // sync: versions the evaluator has pulled
   std::set<std::uint64_t> scored_;     // sync, save_best: versions the evaluator has scored
   std::optional<PulledRows> best_rows_;  // save_best: every row as it was at the best evaluation so far
+  std::optional<PulledRows> rows_before_step_;  // pipelined sync: the last step's rows as they were before it
   std::vector<std::pair<RowPull, caf::typed_response_promise<PulledRows>>> waiting_pulls_;
   std::vector<std::pair<std::uint64_t, caf::typed_response_promise<PulledRows>>> waiting_dumps_;
   std::vector<std::pair<std::uint64_t, caf::typed_response_promise<ShardTablesState>>> waiting_states_;

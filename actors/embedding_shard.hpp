@@ -58,6 +58,9 @@ struct EmbeddingShardSetup {
   // Sync with backup workers: each step sums the rows of the workers whose gradients the dense server's
   // step took ("stepworkers"); the others' pushes for it are dropped, as their gradients were.
   bool told_step_workers = false;
+  // Sync with cluster.pipeline: a worker computes a step from the weights a version before it, so a pull
+  // one version behind is answered with the rows as they were before the last step.
+  bool pipelined = false;
   // A resumed run's rows and row state: this shard's keys of each table, in field order; empty: none.
   std::vector<TableState> restore;
 };

@@ -23,11 +23,18 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
     const TrainingJob& job, std::size_t input_width, std::size_t output_width, const TrainingCheckpoint* resume) {
   auto model = build_initialized_model(job, input_width, output_width);
   if (!model) return Error{model.error()};
-  auto optimizer = build_optimizer(job, model->layout());
+  return dense_server_state(job, model->layout(), std::vector<float>(model->weights().begin(), model->weights().end()),
+                            resume);
+}
+
+Result<std::shared_ptr<ParameterServerState>> dense_server_state(const TrainingJob& job, ParameterLayout layout,
+                                                                 std::vector<float> weights,
+                                                                 const TrainingCheckpoint* resume) {
+  auto optimizer = build_optimizer(job, layout);
   if (!optimizer) return Error{optimizer.error()};
   auto state = std::make_shared<ParameterServerState>();
-  state->layout = model->layout();
-  state->weights.assign(model->weights().begin(), model->weights().end());
+  state->layout = std::move(layout);
+  state->weights = std::move(weights);
   state->optimizer = std::move(optimizer).value();
   state->mode = job.cluster.mode;
   state->wire = job.cluster.wire;

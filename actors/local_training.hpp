@@ -28,6 +28,12 @@ Result<std::shared_ptr<ParameterServerState>> initial_server_state(
     const TrainingJob& job, std::size_t input_width, std::size_t output_width,
     const TrainingCheckpoint* resume = nullptr);
 
+// The same for any model's dense arrays, from their layout and initial weights: the job's optimizer,
+// mode, wire and pipeline (a model with tables takes its dense part's server from here too).
+Result<std::shared_ptr<ParameterServerState>> dense_server_state(const TrainingJob& job, ParameterLayout layout,
+                                                                 std::vector<float> weights,
+                                                                 const TrainingCheckpoint* resume);
+
 // Where `count` shards split the layout's floats: about total / count each, cut inside arrays where
 // every shard's optimizer allows, else on array boundaries. An error says how many shards could be.
 Result<std::vector<std::size_t>> server_shard_cuts(const TrainingJob& job, const ParameterLayout& layout,

@@ -24,21 +24,11 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
                                                 SparseModel& model, const TrainingCheckpoint* resume,
                                                 std::shared_ptr<const std::vector<EmbeddingShardActor>> shards) {
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
-  auto state = std::make_shared<ParameterServerState>();
-  state->layout = model.dense().layout();
-  state->weights.assign(model.dense().weights().begin(), model.dense().weights().end());
-  auto optimizer = build_optimizer(job, state->layout);
-  if (!optimizer) return Error{optimizer.error()};
-  state->optimizer = std::move(optimizer).value();
-  if (resume) {
-    if (!state->optimizer->set_state(resume->optimizer))
-      return Error{fmt::format("checkpoint's optimizer state does not fit {}", job.optimizer.name)};
-    state->weights = resume->weights;
-    state->version = resume->version;
-  }
-  state->mode = job.cluster.mode;
-  state->wire = job.cluster.wire;
-  state->ordered_answers = job.cluster.ordered_answers;
+  auto made = dense_server_state(
+      job, model.dense().layout(),
+      std::vector<float>(model.dense().weights().begin(), model.dense().weights().end()), resume);
+  if (!made) return Error{made.error()};
+  auto state = std::move(made).value();
   // Backup workers: a step takes the first gradients to arrive; elastic: a step takes the workers that
   // joined by then. The table shards must sum the same workers' rows.
   if (shards && told_step_workers(job))
@@ -74,6 +64,7 @@ EmbeddingShardSetup embedding_shard_setup(const TrainingJob& job, const SparseMo
   setup.workers = static_cast<std::uint32_t>(job.cluster.num_workers);
   setup.keeps_best = job.training.save_best;
   setup.told_step_workers = told_step_workers(job);
+  setup.pipelined = job.cluster.mode == TrainingMode::sync && job.cluster.pipeline;
   // A version is the run's iteration plus the steps a resumed checkpoint had taken beyond its iterations.
   const std::uint64_t offset = resumed_version ? *resumed_version - std::min(*resumed_version, start_iteration) : 0;
   setup.version = resumed_version.value_or(0);

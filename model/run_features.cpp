@@ -32,11 +32,9 @@ std::vector<RunFeature> make_run_features() {
                       "the dense part is held by the server alone, the tables by `psgrad shard --tables` processes"),
       offered("cluster.wire", "fp32, bf16 or topk encoding of weights and gradients",
               "applies to the dense part; table rows travel as fp32"),
-      // The worker's loop is one for both kinds; a sync table shard steps only on pushes from the step's own weights.
-      RunFeature{"cluster.pipeline", "a worker computes its next gradient while one is out",
-                 [](const TrainingJob& job) { return job.cluster.pipeline && job.cluster.mode == TrainingMode::sync; },
-                 "in sync mode, where a table shard takes a step's rows only from pushes computed from that step's weights",
-                 "in async and ssp mode"},
+      offered("cluster.pipeline", "a worker computes its next gradient while one is out",
+              "in sync mode a worker's rows, like its gradient, feed the step after the one its weights are from, "
+              "and a table shard answers a pull a version behind with the rows as they were before its last step"),
       offered("cluster.backup_workers", "a sync step uses the first gradients to arrive and drops the rest",
               "the dense server tells the table shards which workers each step took; they sum those workers' "
               "rows and drop the rest"),

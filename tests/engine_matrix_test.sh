@@ -2,9 +2,10 @@
 # One engine for both kinds of model: {dense MLP, model with embedding tables} x {sync, async, ssp} x
 # {one process, --processes}, each run stopped at a checkpoint and resumed. The resumed run makes exactly
 # the remaining steps and ends at the uninterrupted run's version; sync ends with its weights, bit for bit.
-# async_pipeline is async with cluster.pipeline (two pushes out per worker).
-# Usage: engine_matrix_test.sh PSGRAD_BINARY SOURCE_DIR MODEL(dense|tables) MODE(sync|async|ssp|async_pipeline)
-#        PLACE(one|processes)
+# async_pipeline and sync_pipeline are those modes with cluster.pipeline (two pushes out per worker); a
+# pipelined sync run's uninterrupted twin stops at the same checkpoint, where the pipeline drains.
+# Usage: engine_matrix_test.sh PSGRAD_BINARY SOURCE_DIR MODEL(dense|tables)
+#        MODE(sync|async|ssp|async_pipeline|sync_pipeline) PLACE(one|processes)
 set -uo pipefail
 psgrad=$(realpath "$1")
 source_dir=$2
@@ -35,9 +36,11 @@ esac
 
 place_args=()
 [ "$place" = processes ] && place_args=(--processes)
-if [ "$mode" = async_pipeline ]; then
-  mode=async
+full_args=()
+if [ "$mode" = async_pipeline ] || [ "$mode" = sync_pipeline ]; then
+  mode=${mode%_pipeline}
   place_args+=(--set cluster.pipeline=true)
+  [ "$mode" = sync ] && full_args=(--set training.checkpoint_every=20 --set training.checkpoint_path="\"$work_dir/full.ckpt\"")
 fi
 common=(--config "$config" --set cluster.mode="\"$mode\"" --set cluster.num_workers=2 --set evaluation.frequency=1000
         "${place_args[@]}")
@@ -53,7 +56,7 @@ final_line() { grep '^final weights: ' "$work_dir/$1.out"; }
 per=1
 [ "$mode" = sync ] || per=2
 ckpt="$work_dir/run.ckpt"
-run full --set training.iterations=30 --no-metrics
+run full --set training.iterations=30 --no-metrics "${full_args[@]}"
 run first --set training.iterations=20 --set training.checkpoint_path="\"$ckpt\"" --metrics "$work_dir/first.jsonl"
 grep -q "checkpoint at iteration $((20 * per)) written" "$work_dir/first.log" || fail "no checkpoint at version $((20 * per))"
 run resumed --set training.iterations=30 --set training.checkpoint_path="\"$ckpt\"" --resume "$ckpt" \

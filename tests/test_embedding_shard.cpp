@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <variant>
 
 #include "caf/all.hpp"
 #include "actors/actor_config.hpp"
@@ -19,7 +20,7 @@ struct ShardFixture {
   EmbeddingShardActor shard;
 
   // Shard 1 of 2 over two tables of width 2 (keys below rows, 0: any), Adagrad without clipping, two workers.
-  explicit ShardFixture(TrainingMode mode, std::uint64_t rows = 0) {
+  explicit ShardFixture(TrainingMode mode, std::uint64_t rows = 0, bool pipelined = false) {
     EmbeddingShardSetup setup;
     setup.index = 1;
     setup.count = 2;
@@ -33,9 +34,19 @@ struct ShardFixture {
     setup.optimizer.kind = TableOptimizerKind::adagrad;
     setup.mode = mode;
     setup.workers = 2;
+    setup.pipelined = pipelined;
     shard = spawn_embedding_shard(system, setup).value();
   }
   ~ShardFixture() { caf::anon_send_exit(shard, caf::exit_reason::user_shutdown); }
+
+  // The pull's answer, or the shard's reason for refusing it.
+  std::variant<PulledRows, std::string> pull(const RowPull& pull) {
+    std::variant<PulledRows, std::string> outcome = std::string("no answer");
+    self->request(shard, std::chrono::seconds(10), pull_atom::value, pull)
+        .receive([&](PulledRows& rows) { outcome = std::move(rows); },
+                 [&](caf::error& error) { outcome = error_text(system, error); });
+    return outcome;
+  }
 
   // The push's outcome: empty when taken, else the shard's reason.
   std::string push(RowPush push) {
@@ -117,4 +128,43 @@ TEST_CASE("a sync table shard answers a pull for the next version only once ever
       .receive([&](PulledRows& rows) { tables = std::move(rows); }, [](caf::error&) { FAIL("tables refused"); });
   CHECK(tables.tables[0].rows.keys == std::vector<std::uint64_t>{3});
   CHECK(tables.tables[1].rows.keys.empty());
+}
+
+TEST_CASE("a pipelined sync table shard answers a pull a version behind with the rows of that version") {
+  ShardFixture fixture(TrainingMode::sync, 0, true);
+  const RowPull at_zero{0, false, {TableKeys{0, {3, 7}}}};
+  const auto before = fixture.pull(at_zero);
+  REQUIRE(std::holds_alternative<PulledRows>(before));
+  // Step 0 changes key 3's row (key 7's stays as made).
+  REQUIRE(fixture.push(push_of(0, 0, {3})).empty());
+  REQUIRE(fixture.push(push_of(0, 1, {})).empty());
+  RowPull at_one = at_zero;
+  at_one.version = 1;
+  const auto after = fixture.pull(at_one);
+  REQUIRE(std::holds_alternative<PulledRows>(after));
+  const auto& stepped = std::get<PulledRows>(after).tables[0].rows;
+  const auto& made = std::get<PulledRows>(before).tables[0].rows;
+  REQUIRE(stepped.row(0)[0] != made.row(0)[0]);
+  // A worker's pipelined step from the weights of version 0 gets version 0's rows, not the stepped ones.
+  const auto behind = fixture.pull(at_zero);
+  REQUIRE(std::holds_alternative<PulledRows>(behind));
+  const auto& old_rows = std::get<PulledRows>(behind);
+  CHECK(old_rows.version == 0);
+  CHECK(old_rows.tables[0].rows.values == made.values);
+  // Its push feeds step 1; once step 1 is taken, version 0 is two behind and its rows are gone.
+  REQUIRE(fixture.push(push_of(1, 0, {7})).empty());
+  REQUIRE(fixture.push(push_of(1, 1, {})).empty());
+  const auto gone = fixture.pull(at_zero);
+  REQUIRE(std::holds_alternative<std::string>(gone));
+  CHECK(contains(std::get<std::string>(gone), "keeps no older rows"));
+  const auto at_two = fixture.pull(RowPull{2, false, {TableKeys{0, {3, 7}}}});
+  REQUIRE(std::holds_alternative<PulledRows>(at_two));
+  CHECK(std::get<PulledRows>(at_two).tables[0].rows.row(1)[0] != made.row(1)[0]);  // key 7 stepped at 1
+  // Without the pipeline a pull a version behind is refused.
+  ShardFixture plain(TrainingMode::sync);
+  REQUIRE(plain.push(push_of(0, 0, {3})).empty());
+  REQUIRE(plain.push(push_of(0, 1, {})).empty());
+  const auto refused = plain.pull(at_zero);
+  REQUIRE(std::holds_alternative<std::string>(refused));
+  CHECK(contains(std::get<std::string>(refused), "keeps no older rows"));
 }

@@ -177,7 +177,6 @@ TEST_CASE("sparse runs refuse in one line, before training, what they do not off
   ColourRun run;
   const std::pair<std::string, std::string> refusals[] = {
       {"--set training.with_averages=true", "training.with_averages is not offered"},
-      {"--set cluster.pipeline=true", "cluster.pipeline is not offered"},
       {"--set model.embedding_rows=[4294967296,50] --set model.embedding_widths=[1024,4]",
        "the embedding tables can grow to"},
   };

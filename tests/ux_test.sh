@@ -564,8 +564,7 @@ case "$scenario" in
     # both, in the same line, from the one feature table.
     tables="$source_dir/configs/debian-packages.toml"
     "$psgrad" config check "$tables" >ok.out 2>ok.err || fail "config check refused $tables: $(cat ok.err)"
-    # (cluster.pipeline is offered for tables in async and ssp; the config is sync.)
-    for setting in cluster.pipeline=true training.with_averages=true; do
+    for setting in training.with_averages=true; do
       "$psgrad" config check "$tables" --set "$setting" >check.out 2>check.err
       code=$?
       [ "$code" -eq 2 ] || fail "config check exited $code for $setting on a model with tables, expected 2"
