@@ -33,29 +33,24 @@ constexpr float kMishThreshold = 20.0f;
 
 }  // namespace activation_math
 
-// Zero W and b, as Thinc's Sigmoid and Softmax default to.
-inline void zero_weights(float* w, float* b, std::size_t output_width, std::size_t input_width) {
-  std::fill(w, w + output_width * input_width, 0.0f);
-  std::fill(b, b + output_width, 0.0f);
+// d(pre-activation) = d(output) x the activation's derivative at each value (f(d, x)), into scratch.
+template <class Derivative>
+ConstMatrixMap elementwise_backward(const ConstMatrixMap& x, const ConstMatrixMap& d_output, MatrixMap scratch,
+                                    Derivative derivative) {
+  scratch = d_output.binaryExpr(x, derivative);
+  return ConstMatrixMap(scratch.data(), scratch.rows(), scratch.cols());
 }
 
-struct LinearActivation {
+struct LinearActivation : GlorotUniformInit {
   static constexpr const char* kind = "linear";
   static constexpr bool needs_pre_activation = false;
-  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
-    glorot_uniform(w, output_width, input_width, rng);
-    std::fill(b, b + output_width, 0.0f);
-  }
   static void forward(MatrixMap&) {}
   static ConstMatrixMap backward(const ConstMatrixMap&, const ConstMatrixMap& d_output, MatrixMap) { return d_output; }
 };
 
-struct SigmoidActivation {
+struct SigmoidActivation : ZeroInit {
   static constexpr const char* kind = "sigmoid";
   static constexpr bool needs_pre_activation = false;
-  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random&) {
-    zero_weights(w, b, output_width, input_width);
-  }
   static void forward(MatrixMap& y) { y = y.unaryExpr([](float x) { return activation_math::sigmoid(x); }); }
   static ConstMatrixMap backward(const ConstMatrixMap& y, const ConstMatrixMap& d_output, MatrixMap scratch) {
     scratch = d_output.array() * y.array() * (1.0f - y.array());
@@ -63,82 +58,62 @@ struct SigmoidActivation {
   }
 };
 
-struct MishActivation {
+struct MishActivation : GlorotUniformInit {
   static constexpr const char* kind = "mish";
   static constexpr bool needs_pre_activation = true;
-  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
-    glorot_uniform(w, output_width, input_width, rng);
-    std::fill(b, b + output_width, 0.0f);
-  }
   static void forward(MatrixMap& y) {
     y = y.unaryExpr([](float x) {
       return x < activation_math::kMishThreshold ? x * std::tanh(std::log1p(std::exp(x))) : x;
     });
   }
   static ConstMatrixMap backward(const ConstMatrixMap& x, const ConstMatrixMap& d_output, MatrixMap scratch) {
-    scratch = d_output.binaryExpr(x, [](float d, float v) {
+    return elementwise_backward(x, d_output, scratch, [](float d, float v) {
       if (v >= activation_math::kMishThreshold) return d;
       const double e = std::exp(static_cast<double>(v));
       const double omega = 4.0 * (v + 1.0) + 4.0 * e * e + e * e * e + e * (4.0 * v + 6.0);
       const double delta = 2.0 * e + e * e + 2.0;
       return static_cast<float>(d * e * omega / (delta * delta));
     });
-    return ConstMatrixMap(scratch.data(), scratch.rows(), scratch.cols());
   }
 };
 
-struct SwishActivation {
+struct SwishActivation : HeNormalInit {
   static constexpr const char* kind = "swish";
   static constexpr bool needs_pre_activation = true;
-  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
-    he_normal(w, output_width, input_width, rng);
-    std::fill(b, b + output_width, 0.0f);
-  }
   static void forward(MatrixMap& y) { y = y.unaryExpr([](float x) { return x * activation_math::sigmoid(x); }); }
   // Thinc's backprop_swish: dX = dY * (Y + sigmoid(X) * (1 - Y)).
   static ConstMatrixMap backward(const ConstMatrixMap& x, const ConstMatrixMap& d_output, MatrixMap scratch) {
-    scratch = d_output.binaryExpr(x, [](float d, float v) {
+    return elementwise_backward(x, d_output, scratch, [](float d, float v) {
       const float s = activation_math::sigmoid(v);
       const float y = v * s;
       return d * (y + s * (1.0f - y));
     });
-    return ConstMatrixMap(scratch.data(), scratch.rows(), scratch.cols());
   }
 };
 
-struct GeluActivation {
+struct GeluActivation : HeNormalInit {
   static constexpr const char* kind = "gelu";
   static constexpr bool needs_pre_activation = true;
-  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
-    he_normal(w, output_width, input_width, rng);
-    std::fill(b, b + output_width, 0.0f);
-  }
   static void forward(MatrixMap& y) { y = y.unaryExpr([](float x) { return x * activation_math::gaussian_cdf(x); }); }
   static ConstMatrixMap backward(const ConstMatrixMap& x, const ConstMatrixMap& d_output, MatrixMap scratch) {
-    scratch = d_output.binaryExpr(x, [](float d, float v) {
+    return elementwise_backward(x, d_output, scratch, [](float d, float v) {
       return d * (activation_math::gaussian_cdf(v) + v * activation_math::gaussian_pdf(v));
     });
-    return ConstMatrixMap(scratch.data(), scratch.rows(), scratch.cols());
   }
 };
 
-struct HardSwishActivation {
+struct HardSwishActivation : HeNormalInit {
   static constexpr const char* kind = "hardswish";
   static constexpr bool needs_pre_activation = true;
-  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
-    he_normal(w, output_width, input_width, rng);
-    std::fill(b, b + output_width, 0.0f);
-  }
   // x * hard_sigmoid(x), hard_sigmoid = clip(0.2 x + 0.5, 0, 1).
   static void forward(MatrixMap& y) {
     y = y.unaryExpr([](float x) { return x * std::clamp(0.2f * x + 0.5f, 0.0f, 1.0f); });
   }
   static ConstMatrixMap backward(const ConstMatrixMap& x, const ConstMatrixMap& d_output, MatrixMap scratch) {
-    scratch = d_output.binaryExpr(x, [](float d, float v) {
+    return elementwise_backward(x, d_output, scratch, [](float d, float v) {
       const float slope = v > 2.5f ? 1.0f : (v < -2.5f ? 0.0f : 0.4f * v + 0.5f);
       return d * slope;
     });
-    return ConstMatrixMap(scratch.data(), scratch.rows(), scratch.cols());
   }
 };
 

@@ -13,32 +13,29 @@ class Bias final : public Layer {
   std::size_t input_width() const override { return width_; }
   std::size_t output_width() const override { return width_; }
   void declare_parameters(const std::string& layer_name, ParameterLayout& layout) override {
-    b_index_ = layout.add(layer_name, "b", 1, width_);
+    b_.declare(layout, layer_name, "b", 1, width_);
   }
   void bind(float* weights, float* gradients, const ParameterLayout& layout) override {
-    b_ = weights + layout[b_index_].offset;
-    d_b_ = gradients + layout[b_index_].offset;
+    b_.bind(weights, gradients, layout);
   }
-  void initialize(Random&) override { std::fill(b_, b_ + width_, 0.0f); }
+  void initialize(Random&) override { std::fill(b_.values, b_.values + width_, 0.0f); }
   void reserve(std::size_t max_batch) override {
     output_.resize(static_cast<Eigen::Index>(max_batch), static_cast<Eigen::Index>(width_));
   }
   ConstMatrixMap forward(const ConstMatrixMap& input, bool, Random&) override {
     MatrixMap y(output_.data(), input.rows(), input.cols());
     y = input;
-    y.rowwise() += ConstRowVectorMap(b_, width_);
+    y.rowwise() += ConstRowVectorMap(b_.values, width_);
     return ConstMatrixMap(output_.data(), input.rows(), input.cols());
   }
   ConstMatrixMap backward(const ConstMatrixMap& d_output, bool) override {
-    RowVectorMap(d_b_, width_) = d_output.colwise().sum();
+    RowVectorMap(b_.gradients, width_) = d_output.colwise().sum();
     return d_output;
   }
 
  private:
   std::size_t width_;
-  std::size_t b_index_ = 0;
-  float* b_ = nullptr;
-  float* d_b_ = nullptr;
+  BoundArray b_;
   Matrix output_;
 };
 

@@ -69,15 +69,15 @@ void check_same_widths(const LayerList& children, const char* combinator) {
 
 }  // namespace
 
-Residual::Residual(std::unique_ptr<Layer> child) : Combinator(one_layer(std::move(child))) {
-  if (children_.front()->input_width() != children_.front()->output_width())
-    throw std::invalid_argument("residual: its layer must give as many features as it takes");
-}
-
-void Residual::reserve(std::size_t max_batch) {
+void SummingCombinator::reserve(std::size_t max_batch) {
   Combinator::reserve(max_batch);
   output_.resize(static_cast<Eigen::Index>(max_batch), static_cast<Eigen::Index>(output_width()));
-  d_input_.resize(output_.rows(), output_.cols());
+  d_input_.resize(output_.rows(), static_cast<Eigen::Index>(input_width()));
+}
+
+Residual::Residual(std::unique_ptr<Layer> child) : SummingCombinator(one_layer(std::move(child))) {
+  if (children_.front()->input_width() != children_.front()->output_width())
+    throw std::invalid_argument("residual: its layer must give as many features as it takes");
 }
 
 ConstMatrixMap Residual::forward(const ConstMatrixMap& input, bool is_train, Random& rng) {
@@ -96,13 +96,7 @@ ConstMatrixMap Residual::backward(const ConstMatrixMap& d_output, bool need_inpu
   return ConstMatrixMap(d_input_.data(), d_output.rows(), d_output.cols());
 }
 
-Add::Add(LayerList children) : Combinator(std::move(children)) { check_same_widths(children_, "add"); }
-
-void Add::reserve(std::size_t max_batch) {
-  Combinator::reserve(max_batch);
-  output_.resize(static_cast<Eigen::Index>(max_batch), static_cast<Eigen::Index>(output_width()));
-  d_input_.resize(output_.rows(), static_cast<Eigen::Index>(input_width()));
-}
+Add::Add(LayerList children) : SummingCombinator(std::move(children)) { check_same_widths(children_, "add"); }
 
 ConstMatrixMap Add::forward(const ConstMatrixMap& input, bool is_train, Random& rng) {
   const auto n = input.rows();

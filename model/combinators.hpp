@@ -37,32 +37,33 @@ class Chain final : public Combinator {
   ConstMatrixMap backward(const ConstMatrixMap& d_output, bool need_input_gradient) override;
 };
 
-class Residual final : public Combinator {
+// A combinator whose output is a sum of outputs as wide as its input (residual, add): the first
+// layer's widths, and buffers for the sum and its input gradient.
+class SummingCombinator : public Combinator {
  public:
-  explicit Residual(std::unique_ptr<Layer> child);
-  std::string kind() const override { return "residual"; }
   std::size_t input_width() const override { return children_.front()->input_width(); }
   std::size_t output_width() const override { return children_.front()->output_width(); }
   void reserve(std::size_t max_batch) override;
-  ConstMatrixMap forward(const ConstMatrixMap& input, bool is_train, Random& rng) override;
-  ConstMatrixMap backward(const ConstMatrixMap& d_output, bool need_input_gradient) override;
 
- private:
+ protected:
+  explicit SummingCombinator(LayerList children) : Combinator(std::move(children)) {}
   Matrix output_, d_input_;
 };
 
-class Add final : public Combinator {
+class Residual final : public SummingCombinator {
+ public:
+  explicit Residual(std::unique_ptr<Layer> child);
+  std::string kind() const override { return "residual"; }
+  ConstMatrixMap forward(const ConstMatrixMap& input, bool is_train, Random& rng) override;
+  ConstMatrixMap backward(const ConstMatrixMap& d_output, bool need_input_gradient) override;
+};
+
+class Add final : public SummingCombinator {
  public:
   explicit Add(LayerList children);
   std::string kind() const override { return "add"; }
-  std::size_t input_width() const override { return children_.front()->input_width(); }
-  std::size_t output_width() const override { return children_.front()->output_width(); }
-  void reserve(std::size_t max_batch) override;
   ConstMatrixMap forward(const ConstMatrixMap& input, bool is_train, Random& rng) override;
   ConstMatrixMap backward(const ConstMatrixMap& d_output, bool need_input_gradient) override;
-
- private:
-  Matrix output_, d_input_;
 };
 
 class Concatenate final : public Combinator {

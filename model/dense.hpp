@@ -24,18 +24,18 @@ class Dense final : public Layer {
   std::size_t output_width() const override { return output_width_; }
 
   void declare_parameters(const std::string& layer_name, ParameterLayout& layout) override {
-    w_index_ = layout.add(layer_name, "W", output_width_, input_width_);
-    b_index_ = layout.add(layer_name, "b", 1, output_width_);
+    w_.declare(layout, layer_name, "W", output_width_, input_width_);
+    b_.declare(layout, layer_name, "b", 1, output_width_);
   }
 
   void bind(float* weights, float* gradients, const ParameterLayout& layout) override {
-    w_ = weights + layout[w_index_].offset;
-    b_ = weights + layout[b_index_].offset;
-    d_w_ = gradients + layout[w_index_].offset;
-    d_b_ = gradients + layout[b_index_].offset;
+    w_.bind(weights, gradients, layout);
+    b_.bind(weights, gradients, layout);
   }
 
-  void initialize(Random& rng) override { Activation::initialize(w_, b_, output_width_, input_width_, rng); }
+  void initialize(Random& rng) override {
+    Activation::initialize(w_.values, b_.values, output_width_, input_width_, rng);
+  }
 
   void reserve(std::size_t max_batch) override {
     output_.resize(static_cast<Eigen::Index>(max_batch), static_cast<Eigen::Index>(output_width_));
@@ -48,8 +48,8 @@ class Dense final : public Layer {
     const auto n = input.rows();
     if (n > output_.rows() || input.cols() != static_cast<Eigen::Index>(input_width_))
       throw std::logic_error(std::string(Activation::kind) + " forward: batch larger than reserved or wrong input width");
-    const ConstMatrixMap w(w_, output_width_, input_width_);
-    const ConstRowVectorMap b(b_, output_width_);
+    const ConstMatrixMap w(w_.values, output_width_, input_width_);
+    const ConstRowVectorMap b(b_.values, output_width_);
     MatrixMap y(output_.data(), n, output_width_);
     y.noalias() = input * w.transpose();
     y.rowwise() += b;
@@ -66,10 +66,10 @@ class Dense final : public Layer {
     const auto n = static_cast<Eigen::Index>(rows_);
     const ConstMatrixMap y(output_.data(), n, output_width_);
     const ConstMatrixMap x(input_, n, input_width_);
-    const ConstMatrixMap w(w_, output_width_, input_width_);
+    const ConstMatrixMap w(w_.values, output_width_, input_width_);
     const ConstMatrixMap d_pre = backward_activation(y, d_output, MatrixMap(d_pre_activation_.data(), n, output_width_));
-    MatrixMap(d_w_, output_width_, input_width_).noalias() = d_pre.transpose() * x;
-    RowVectorMap(d_b_, output_width_) = d_pre.colwise().sum();
+    MatrixMap(w_.gradients, output_width_, input_width_).noalias() = d_pre.transpose() * x;
+    RowVectorMap(b_.gradients, output_width_) = d_pre.colwise().sum();
     if (!need_input_gradient) return ConstMatrixMap(d_input_.data(), 0, input_width_);
     MatrixMap d_x(d_input_.data(), n, input_width_);
     d_x.noalias() = d_pre * w;
@@ -87,11 +87,7 @@ class Dense final : public Layer {
   }
 
   std::size_t output_width_, input_width_;
-  std::size_t w_index_ = 0, b_index_ = 0;
-  float* w_ = nullptr;
-  float* b_ = nullptr;
-  float* d_w_ = nullptr;
-  float* d_b_ = nullptr;
+  BoundArray w_, b_;
   const float* input_ = nullptr;
   std::size_t rows_ = 0;
   Matrix output_, d_pre_activation_, d_input_, pre_activation_;

@@ -1,6 +1,7 @@
 // Weight initializers with Thinc's definitions.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -24,5 +25,29 @@ inline void he_normal(float* w, std::size_t output_width, std::size_t input_widt
     w[i] = static_cast<float>(std::sqrt(-2.0 * std::log(u)) * std::cos(two_pi * rng.uniform()) * scale);
   }
 }
+
+// A dense layer's initial W and b, as Thinc's layers default to; an activation takes on one of these
+// as its `initialize`. The bias starts at zero in each.
+struct GlorotUniformInit {
+  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
+    glorot_uniform(w, output_width, input_width, rng);
+    std::fill(b, b + output_width, 0.0f);
+  }
+};
+
+struct HeNormalInit {
+  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
+    he_normal(w, output_width, input_width, rng);
+    std::fill(b, b + output_width, 0.0f);
+  }
+};
+
+// Thinc's Sigmoid and Softmax: W zero too.
+struct ZeroInit {
+  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random&) {
+    std::fill(w, w + output_width * input_width, 0.0f);
+    std::fill(b, b + output_width, 0.0f);
+  }
+};
 
 }  // namespace psgrad

@@ -11,6 +11,23 @@
 
 namespace psgrad {
 
+// One parameter array of a layer: its place in the model's layout once declared, and where its
+// weights and gradients are once bound.
+struct BoundArray {
+  std::size_t index = 0;
+  float* values = nullptr;
+  float* gradients = nullptr;
+
+  void declare(ParameterLayout& layout, const std::string& layer_name, const std::string& name, std::size_t rows,
+               std::size_t cols) {
+    index = layout.add(layer_name, name, rows, cols);
+  }
+  void bind(float* weights, float* gradient_buffer, const ParameterLayout& layout) {
+    values = weights + layout[index].offset;
+    gradients = gradient_buffer + layout[index].offset;
+  }
+};
+
 class Layer {
  public:
   virtual ~Layer() = default;

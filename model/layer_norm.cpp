@@ -7,20 +7,18 @@
 namespace psgrad {
 
 void LayerNorm::declare_parameters(const std::string& layer_name, ParameterLayout& layout) {
-  g_index_ = layout.add(layer_name, "G", 1, width_);
-  b_index_ = layout.add(layer_name, "b", 1, width_);
+  g_.declare(layout, layer_name, "G", 1, width_);
+  b_.declare(layout, layer_name, "b", 1, width_);
 }
 
 void LayerNorm::bind(float* weights, float* gradients, const ParameterLayout& layout) {
-  g_ = weights + layout[g_index_].offset;
-  b_ = weights + layout[b_index_].offset;
-  d_g_ = gradients + layout[g_index_].offset;
-  d_b_ = gradients + layout[b_index_].offset;
+  g_.bind(weights, gradients, layout);
+  b_.bind(weights, gradients, layout);
 }
 
 void LayerNorm::initialize(Random& /*rng*/) {
-  std::fill(g_, g_ + width_, 1.0f);
-  std::fill(b_, b_ + width_, 0.0f);
+  std::fill(g_.values, g_.values + width_, 1.0f);
+  std::fill(b_.values, b_.values + width_, 0.0f);
 }
 
 void LayerNorm::reserve(std::size_t max_batch) {
@@ -36,8 +34,8 @@ ConstMatrixMap LayerNorm::forward(const ConstMatrixMap& input, bool /*is_train*/
   const auto n = input.rows();
   if (n > output_.rows() || input.cols() != static_cast<Eigen::Index>(width_))
     throw std::logic_error("layernorm forward: batch larger than reserved or wrong input width");
-  const ConstRowVectorMap g(g_, width_);
-  const ConstRowVectorMap b(b_, width_);
+  const ConstRowVectorMap g(g_.values, width_);
+  const ConstRowVectorMap b(b_.values, width_);
   for (Eigen::Index row = 0; row < n; ++row) {
     const auto x = input.row(row);
     const float mean = x.mean();
@@ -56,10 +54,10 @@ ConstMatrixMap LayerNorm::forward(const ConstMatrixMap& input, bool /*is_train*/
 ConstMatrixMap LayerNorm::backward(const ConstMatrixMap& d_output, bool need_input_gradient) {
   const auto n = static_cast<Eigen::Index>(rows_);
   const ConstMatrixMap x_hat(normalized_.data(), n, width_);
-  RowVectorMap(d_b_, width_) = d_output.colwise().sum();
-  RowVectorMap(d_g_, width_) = d_output.cwiseProduct(x_hat).colwise().sum();
+  RowVectorMap(b_.gradients, width_) = d_output.colwise().sum();
+  RowVectorMap(g_.gradients, width_) = d_output.cwiseProduct(x_hat).colwise().sum();
   if (!need_input_gradient) return ConstMatrixMap(d_input_.data(), 0, width_);
-  const ConstRowVectorMap g(g_, width_);
+  const ConstRowVectorMap g(g_.values, width_);
   const ConstMatrixMap x(input_, n, width_);
   const auto count = static_cast<float>(width_);
   for (Eigen::Index row = 0; row < n; ++row) {

@@ -24,11 +24,7 @@ class LayerNorm final : public Layer {
 
  private:
   std::size_t width_;
-  std::size_t g_index_ = 0, b_index_ = 0;
-  float* g_ = nullptr;
-  float* b_ = nullptr;
-  float* d_g_ = nullptr;
-  float* d_b_ = nullptr;
+  BoundArray g_, b_;
   const float* input_ = nullptr;
   std::size_t rows_ = 0;
   Matrix normalized_, output_, d_input_;

@@ -11,23 +11,21 @@ Maxout::Maxout(std::size_t output_width, std::size_t input_width, std::size_t pi
 }
 
 void Maxout::declare_parameters(const std::string& layer_name, ParameterLayout& layout) {
-  w_index_ = layout.add(layer_name, "W", output_width_ * pieces_, input_width_);
-  b_index_ = layout.add(layer_name, "b", output_width_, pieces_);
+  w_.declare(layout, layer_name, "W", output_width_ * pieces_, input_width_);
+  b_.declare(layout, layer_name, "b", output_width_, pieces_);
 }
 
 void Maxout::bind(float* weights, float* gradients, const ParameterLayout& layout) {
-  w_ = weights + layout[w_index_].offset;
-  b_ = weights + layout[b_index_].offset;
-  d_w_ = gradients + layout[w_index_].offset;
-  d_b_ = gradients + layout[b_index_].offset;
+  w_.bind(weights, gradients, layout);
+  b_.bind(weights, gradients, layout);
 }
 
 void Maxout::initialize(Random& rng) {
   // Thinc's glorot_uniform_init takes shape[0] + shape[1] of (nO, nP, nI).
   const double scale = std::sqrt(6.0 / static_cast<double>(output_width_ + pieces_));
   for (std::size_t i = 0; i < output_width_ * pieces_ * input_width_; ++i)
-    w_[i] = static_cast<float>((2.0 * rng.uniform() - 1.0) * scale);
-  std::fill(b_, b_ + output_width_ * pieces_, 0.0f);
+    w_.values[i] = static_cast<float>((2.0 * rng.uniform() - 1.0) * scale);
+  std::fill(b_.values, b_.values + output_width_ * pieces_, 0.0f);
 }
 
 void Maxout::reserve(std::size_t max_batch) {
@@ -45,8 +43,8 @@ ConstMatrixMap Maxout::forward(const ConstMatrixMap& input, bool /*is_train*/, R
     throw std::logic_error("maxout forward: batch larger than reserved or wrong input width");
   const auto width = static_cast<Eigen::Index>(output_width_ * pieces_);
   MatrixMap z(pieces_out_.data(), n, width);
-  z.noalias() = input * ConstMatrixMap(w_, width, input_width_).transpose();
-  z.rowwise() += ConstRowVectorMap(b_, width);
+  z.noalias() = input * ConstMatrixMap(w_.values, width, input_width_).transpose();
+  z.rowwise() += ConstRowVectorMap(b_.values, width);
   MatrixMap y(output_.data(), n, output_width_);
   for (Eigen::Index row = 0; row < n; ++row) {
     const float* pieces = z.data() + row * width;
@@ -73,11 +71,11 @@ ConstMatrixMap Maxout::backward(const ConstMatrixMap& d_output, bool need_input_
       d_z(row, static_cast<Eigen::Index>(o * pieces_ + which_[static_cast<std::size_t>(row) * output_width_ + o])) =
           d_output(row, static_cast<Eigen::Index>(o));
   const ConstMatrixMap x(input_, n, input_width_);
-  MatrixMap(d_w_, width, input_width_).noalias() = d_z.transpose() * x;
-  RowVectorMap(d_b_, width) = d_z.colwise().sum();
+  MatrixMap(w_.gradients, width, input_width_).noalias() = d_z.transpose() * x;
+  RowVectorMap(b_.gradients, width) = d_z.colwise().sum();
   if (!need_input_gradient) return ConstMatrixMap(d_input_.data(), 0, input_width_);
   MatrixMap d_x(d_input_.data(), n, input_width_);
-  d_x.noalias() = d_z * ConstMatrixMap(w_, width, input_width_);
+  d_x.noalias() = d_z * ConstMatrixMap(w_.values, width, input_width_);
   return ConstMatrixMap(d_input_.data(), n, input_width_);
 }
 

@@ -25,11 +25,7 @@ class Maxout final : public Layer {
 
  private:
   std::size_t output_width_, input_width_, pieces_;
-  std::size_t w_index_ = 0, b_index_ = 0;
-  float* w_ = nullptr;
-  float* b_ = nullptr;
-  float* d_w_ = nullptr;
-  float* d_b_ = nullptr;
+  BoundArray w_, b_;
   const float* input_ = nullptr;
   std::size_t rows_ = 0;
   Matrix pieces_out_, output_, d_pieces_, d_input_;

@@ -8,13 +8,9 @@
 
 namespace psgrad {
 
-struct ReluActivation {
+struct ReluActivation : GlorotUniformInit {
   static constexpr const char* kind = "relu";
   static constexpr bool needs_pre_activation = false;
-  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random& rng) {
-    glorot_uniform(w, output_width, input_width, rng);
-    std::fill(b, b + output_width, 0.0f);
-  }
   static void forward(MatrixMap& y) { y = y.cwiseMax(0.0f); }
   // d(pre-activation) = d(output) where the unit was active, else 0.
   static ConstMatrixMap backward(const ConstMatrixMap& y, const ConstMatrixMap& d_output, MatrixMap scratch) {

@@ -5,16 +5,13 @@
 #include <algorithm>
 
 #include "model/dense.hpp"
+#include "model/initializers.hpp"
 
 namespace psgrad {
 
-struct SoftmaxActivation {
+struct SoftmaxActivation : ZeroInit {
   static constexpr const char* kind = "softmax";
   static constexpr bool needs_pre_activation = false;
-  static void initialize(float* w, float* b, std::size_t output_width, std::size_t input_width, Random&) {
-    std::fill(w, w + output_width * input_width, 0.0f);
-    std::fill(b, b + output_width, 0.0f);
-  }
   static void forward(MatrixMap& y) {
     for (Eigen::Index row = 0; row < y.rows(); ++row) {
       auto logits = y.row(row);
