@@ -84,8 +84,7 @@ Stats measure_parallel_peers(BenchContext& context, Report& report, const PeerDa
         auto& measured = series[peer.key];
         for (double rate : run.result.at("rates")) measured.rates.push_back(rate);
         measured.other_cores.push_back(run.other_cores);
-        measured.note = fmt::format("torch {}, BLAS: {}", run.result.value("torch_version", "?"),
-                                    run.result.value("blas_kind", "?"));
+        measured.note = torch_note(run.result);
         details[peer.key]["runs"].push_back(run.result);
       }
     }

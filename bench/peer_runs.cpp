@@ -38,8 +38,7 @@ void measure_single_process_peer(BenchContext& context, Report& report, const Pe
   details["status"] = "measured";
   details["result"] = run.result;
   const auto& runs = run.result.at("runs");
-  const auto note = fmt::format("{} x {} s, torch {}, BLAS: {}", effort.repeats, effort.seconds_per_sample,
-                                run.result.value("torch_version", "?"), run.result.value("blas_kind", "?"));
+  const auto note = fmt::format("{} x {} s, {}", effort.repeats, effort.seconds_per_sample, torch_note(run.result));
   for (const auto& [threads, rates] : runs.items())
     report.add({fmt::format("peer.torch.t{}.samples_per_second", threads), kSection,
                 fmt::format("PyTorch, one process, {} thread{}: samples/s", threads, threads == "1" ? "" : "s"),

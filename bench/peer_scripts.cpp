@@ -82,4 +82,10 @@ PeerScriptRun run_peer_script(const BenchContext& context, const std::string& sc
 
 bool on_reference_blas(const nlohmann::json& result) { return result.value("blas_kind", "") == "reference"; }
 
+std::string torch_note(const nlohmann::json& result) {
+  const auto core = result.value("blas_core", std::string());
+  return fmt::format("torch {}, BLAS: {}{}", result.value("torch_version", "?"), result.value("blas_kind", "?"),
+                     core.empty() ? "" : " (" + core + ")");
+}
+
 }  // namespace psgrad::bench

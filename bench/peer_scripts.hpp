@@ -30,6 +30,9 @@ PeerScriptRun run_peer_script(const BenchContext& context, const std::string& sc
 // True when the script reported torch computing on the reference BLAS: its figures say more about
 // that choice than about psgrad, so the section reports no ratio then.
 bool on_reference_blas(const nlohmann::json& result);
+// "torch 1.13.0, BLAS: OpenBLAS (SkylakeX)": the peer's torch, its BLAS and the kernel that BLAS chose for
+// this CPU, for a row's note.
+std::string torch_note(const nlohmann::json& result);
 
 // The interpreter to use: $PSGRAD_PYTHON if set, else Debian's /usr/bin/python3 (the one
 // python3-torch installs into; a pyenv or venv python3 earlier on PATH does not see it), else python3.

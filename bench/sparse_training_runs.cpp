@@ -177,8 +177,7 @@ void measure_torch(const BenchContext& context, const SparseEffort& effort, cons
   }
   report.details("sparse")["torch"] = run.result;
   const auto& runs = run.result.at("runs");
-  const auto note = fmt::format("torch {}, BLAS: {}", run.result.value("torch_version", "?"),
-                                run.result.value("blas_kind", "?"));
+  const auto note = torch_note(run.result);
   for (const auto& [threads, samples] : runs.items())
     report.add({fmt::format("sparse.torch_samples_per_s.t{}", threads), kSection,
                 fmt::format("PyTorch EmbeddingBag + MLP, {} thread{}: samples/s", threads, threads == "1" ? "" : "s"),

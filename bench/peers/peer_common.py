@@ -187,10 +187,26 @@ def blas_kind(paths):
     return paths
 
 
+def blas_core(paths):
+    """The kernel OpenBLAS chose for this CPU (its DYNAMIC_ARCH core, e.g. "Haswell", "SkylakeX", "Zen"):
+    the same library runs other code on another host kind. Empty for any other BLAS."""
+    for path in paths.split(", "):
+        if "openblas" not in path.lower():
+            continue
+        try:
+            import ctypes
+            library = ctypes.CDLL(path)
+            library.openblas_get_corename.restype = ctypes.c_char_p
+            return library.openblas_get_corename().decode()
+        except (OSError, AttributeError):
+            return ""
+    return ""
+
+
 def describe_torch(torch):
     blas = loaded_blas()
     return {"torch_version": torch.__version__, "blas": blas, "blas_kind": blas_kind(blas),
-            "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
+            "blas_core": blas_core(blas), "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
 
 
 # -- processes ----------------------------------------------------------------------------------------
