@@ -128,6 +128,18 @@ SparseRows rows_of(const EmbeddingTable& table) {
   return rows;
 }
 
+// The run ended with the plain loop's dense weights and every table's rows, bit for bit.
+void check_same_as_plain(const TrainedRun& summary, const PlainRun& plain) {
+  CHECK(same_bits(floats_of(summary.run.final_weights.values), plain.dense));
+  REQUIRE(summary.tables.size() == plain.tables.size());
+  for (std::size_t f = 0; f < plain.tables.size(); ++f) {
+    CAPTURE(f);
+    const auto expected = rows_of(plain.tables[f]);
+    CHECK(summary.tables[f].keys == expected.keys);
+    CHECK(same_bits(summary.tables[f].values, expected.values));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("sync sparse runs are one plain loop's steps, bit for bit, on 1, 2 and 4 shards and 1 and 2 threads") {
@@ -145,14 +157,7 @@ TEST_CASE("sync sparse runs are one plain loop's steps, bit for bit, on 1, 2 and
       job.cluster.servers = shards;
       const auto summary = train_sparse(job, data, data, threads);
       CHECK(summary.run.final_weights.version == 12);
-      CHECK(same_bits(floats_of(summary.run.final_weights.values), plain.dense));
-      REQUIRE(summary.tables.size() == plain.tables.size());
-      for (std::size_t f = 0; f < plain.tables.size(); ++f) {
-        CAPTURE(f);
-        const auto expected = rows_of(plain.tables[f]);
-        CHECK(summary.tables[f].keys == expected.keys);
-        CHECK(same_bits(summary.tables[f].values, expected.values));
-      }
+      check_same_as_plain(summary, plain);
     }
   }
 }
@@ -437,13 +442,6 @@ TEST_CASE("pipelined sync runs of a model with tables are the plain loop's one-s
     const auto summary = train_sparse(job, data, data, 2);
     CHECK(summary.run.final_weights.version == 12);
     CHECK(summary.run.staleness_max == 1.0);
-    CHECK(same_bits(floats_of(summary.run.final_weights.values), plain.dense));
-    REQUIRE(summary.tables.size() == plain.tables.size());
-    for (std::size_t f = 0; f < plain.tables.size(); ++f) {
-      CAPTURE(f);
-      const auto expected = rows_of(plain.tables[f]);
-      CHECK(summary.tables[f].keys == expected.keys);
-      CHECK(same_bits(summary.tables[f].values, expected.values));
-    }
+    check_same_as_plain(summary, plain);
   }
 }
