@@ -38,9 +38,7 @@ struct TableStep {
   WorkerRows::StepHandle prefetched;  // async: the next batch, its rows pulled ahead
   Weights weights;                    // the current step's
   std::int64_t received = 0;
-  // Sync: the step its push feeds. Pipelined, a push starts from the weights before that step, a
-  // version behind, and its rows go to the step it feeds, as its gradient does on the dense server.
-  std::uint64_t feeds = 0;
+  std::uint64_t feeds = 0;  // sync: the step its push feeds (pipelined: its weights' version + 1)
 };
 
 class DataWorker : public DataWorkerBase {
@@ -266,8 +264,7 @@ class DataWorker : public DataWorkerBase {
     step.current = step.prefetched ? std::move(step.prefetched) : gradients_.pull_next(*rows_, weights.version);
     step.prefetched.reset();
     step.received = steady_now_ns();
-    // fed_ counts this push already: it makes version fed_.
-    step.feeds = fed_ - 1;
+    step.feeds = fed_ - 1;  // fed_ counts this push already: it makes version fed_
     step.weights = std::move(weights);
     rows_->start(step.current);
   }
@@ -283,8 +280,8 @@ class DataWorker : public DataWorkerBase {
     const bool sync = setup_->job.cluster.mode == TrainingMode::sync;
     const auto version = gradients->version;
     // Rows first: a sync step's rows are pulled only after the servers' answer, which this push waits for.
-    const bool pipelined = sync && setup_->job.cluster.pipeline;
-    rows_->push(pipelined ? table_step_.feeds : version, row_gradients, !sync);
+    // Pipelined sync, the rows go to the step the push feeds, as the gradient does on the dense server.
+    rows_->push(sync && setup_->job.cluster.pipeline ? table_step_.feeds : version, row_gradients, !sync);
     push(std::move(*gradients));
     // Sync steps pull the rows of the version they compute with, known only with their weights. Async
     // rows are as they are: pulled after this push (a shard answers its messages in order), they hold it.

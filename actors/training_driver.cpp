@@ -327,23 +327,16 @@ class TrainingDriver : public DriverBase {
       if (checkpoints_enabled()) take_checkpoint(evaluate_final);
       else evaluate_final();
     };
-    // with_averages: the final evaluation and model are the optimizer's averages (always fp32).
-    if (job_.training.with_averages)
-      return fetch_evaluated([this, checkpoint_then_evaluate](Weights averages) {
-        current_ = std::move(averages);
-        summary_.final_weights = current_;
-        checkpoint_then_evaluate();
-      });
-    // wire: workers got encoded (bf16) weights; the final evaluation and model are the fp32 master's.
+    // The final evaluation and model are the optimizer's averages with with_averages, else the fp32
+    // master weights (wire: the workers got encoded ones).
+    const auto replace_final = [this, checkpoint_then_evaluate](Weights final_weights) {
+      current_ = std::move(final_weights);
+      summary_.final_weights = current_;
+      checkpoint_then_evaluate();
+    };
+    if (job_.training.with_averages) return fetch_evaluated(replace_final);
     if (weights_encoding(job_.cluster.wire) == WireEncoding::fp32) return checkpoint_then_evaluate();
-    servers_.request(
-        this, job_.cluster.request_timeout,
-        [this, checkpoint_then_evaluate](Weights master) {
-          current_ = std::move(master);
-          summary_.final_weights = current_;
-          checkpoint_then_evaluate();
-        },
-        failure_handler(), master_atom::value);
+    servers_.request(this, job_.cluster.request_timeout, replace_final, failure_handler(), master_atom::value);
   }
 
   void fail(const std::string& who, const caf::error& error) override {
