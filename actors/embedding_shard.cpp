@@ -33,13 +33,13 @@ class EmbeddingShard : public EmbeddingShardActor::base {
           if (fault_) return refuse(*fault_);
           if (auto problem = tables_.check(pull)) return refuse("pull: " + *problem);
           if (!sync()) return tables_.rows(pull, version_);
+          // Pipelined: a worker's next step starts from the weights before the step just taken.
+          if (setup_.pipelined && !pull.evaluation && pull.version + 1 == version_ && rows_before_step_)
+            return rows_before_step(pull);
           // Backup workers: a straggler's pull for a step the others already took. Its gradient will be
           // dropped as late, so the rows it computes with need not be that step's: it gets the current ones.
           if (pull.version < version_ && setup_.told_step_workers && !pull.evaluation)
             return tables_.rows(pull, version_);
-          // Pipelined: a worker's next step starts from the weights before the step just taken.
-          if (setup_.pipelined && !pull.evaluation && pull.version + 1 == version_ && rows_before_step_)
-            return rows_before_step(pull);
           if (pull.version < version_)
             return refuse(fmt::format("pull of the rows of version {}, but this shard has taken the steps up to "
                                       "version {} and keeps no older rows",
