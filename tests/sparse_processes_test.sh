@@ -171,17 +171,19 @@ case "$scenario" in
     [ "$(final_line "$work_dir/processes.out")" = "$(final_line "$work_dir/one.out")" ] ||
       fail "an early-stopped run across processes ended with other weights than in one process"
     ;;
-  elastic-join|elastic-join-sync)
+  elastic-join|elastic-join-sync|elastic-join-sync-pipeline)
     # cluster.elastic for a model with tables: a worker that comes after training started dials every
     # table shard and takes part from the next step; both workers finish. In sync mode the dense server
     # tells the table shards each step's workers, so they sum the late worker's rows too (a shard that
     # did not know it would refuse its push and end the run). One worker alone would take 6 s (5 ms a
     # step): room for the late one to join on a loaded machine.
-    mode=async; [ "$scenario" = elastic-join-sync ] && mode=sync
+    # Pipelined, the joined worker's rows go to the steps its pushes feed, a version past its weights'.
+    mode=async; [ "$scenario" != elastic-join ] && mode=sync
+    pipeline=false; [ "$scenario" = elastic-join-sync-pipeline ] && pipeline=true
     write_config "$work_dir/run.toml" 512 1200
     sed -i 's/^frequency = 1000000/frequency = 20/' "$work_dir/run.toml"
     start_server "$work_dir/run.toml" --workers 1 --mode $mode --set cluster.elastic=true --set cluster.worker_delay_ms=5 \
-      --no-metrics
+      --set cluster.pipeline=$pipeline --no-metrics
     start_two_table_shards
     "$psgrad" work --connect "127.0.0.1:$port" 2>"$work_dir/work0.log" & w0=$!
     for _ in $(seq 200); do grep -qP "^20\taccuracy" "$work_dir/serve.out" && break; sleep 0.05; done
