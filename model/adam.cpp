@@ -1,6 +1,7 @@
 #include "model/adam.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -15,13 +16,19 @@ namespace psgrad {
 
 namespace {
 
+// A moment that decayed below the smallest normal float is zero from then on. Its part of any step
+// is below 1e-30 of the weight it moves, and on some CPUs every subnormal operand costs a microcode
+// assist: measured on an Intel Xeon, Adam's pass took 11x as long once the first moments of rarely
+// active inputs had decayed that far (beta1 0.9 takes a moment of 1e-7 there in about 680 steps).
+inline float without_subnormal(float moment) { return std::fabs(moment) < FLT_MIN ? 0.0f : moment; }
+
 // One weight's moment updates, step and (Decay) decoupled weight decay, with the arithmetic of a
 // separate decay pass after the step.
 template <bool Decay>
 inline float adam_weight(float w, float g, float& m, float& v, float b1, float b2, float eps, float lr_t,
                          float decay) {
-  m = b1 * m + (1.0f - b1) * g;
-  v = b2 * v + (1.0f - b2) * g * g;
+  m = without_subnormal(b1 * m + (1.0f - b1) * g);
+  v = without_subnormal(b2 * v + (1.0f - b2) * g * g);
   float x = w - lr_t * m / (std::sqrt(v) + eps);
   if (Decay) x -= decay * x;
   return x;
@@ -54,8 +61,8 @@ std::uint32_t momentum_update(const float* __restrict source, float* __restrict 
   for (std::size_t i = 0; i < size; ++i) {
     const float w = InPlace ? target[i] : source[i];
     const float gradient = g[i] * scale;
-    m[i] = b1 * m[i] + (1.0f - b1) * gradient;
-    v[i] = b2 * v[i] + (1.0f - b2) * gradient * gradient;
+    m[i] = without_subnormal(b1 * m[i] + (1.0f - b1) * gradient);
+    v[i] = without_subnormal(b2 * v[i] + (1.0f - b2) * gradient * gradient);
     float x = w - lr_t * m[i];
     if (Decay) x -= decay * x;
     target[i] = x;

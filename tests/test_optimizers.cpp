@@ -281,3 +281,29 @@ TEST_CASE("adam steps split in two halves give the same weights bit for bit") {
   CHECK(split.state().buffers == whole.state().buffers);
   CHECK_FALSE(split_weights == weights);
 }
+
+TEST_CASE("Adam's moments that decay below the smallest normal float become zero instead of subnormal") {
+  ParameterLayout layout;
+  layout.add("a", "W", 1, 2);
+  AdamSettings settings;
+  settings.grad_clip = 0.0;
+  Adam adam(settings, layout);
+  std::vector<float> weights{0.5f, 0.5f};
+  // Weight 0 is active once, with a tiny gradient, then never again (a rarely active input); weight 1
+  // always. Its first moment, 1e-31, decays by beta1 each step: below FLT_MIN after about 150 steps.
+  std::vector<float> gradient{1e-30f, 1e-3f};
+  adam.apply_gradients(weights.data(), gradient.data());
+  gradient[0] = 0.0f;
+  const auto first_moment = [&] { return adam.state().buffers[0]; };
+  for (int step = 2; step <= 40; ++step) adam.apply_gradients(weights.data(), gradient.data());
+  CHECK(std::fpclassify(first_moment()) == FP_NORMAL);  // 1e-31 x 0.9^39: still normal
+  bool any_subnormal = false;
+  for (int step = 41; step <= 300; ++step) {
+    adam.apply_gradients(weights.data(), gradient.data());
+    for (float value : adam.state().buffers) any_subnormal = any_subnormal || std::fpclassify(value) == FP_SUBNORMAL;
+  }
+  CHECK_FALSE(any_subnormal);
+  CHECK(first_moment() == 0.0f);
+  CHECK(adam.state().buffers[1] != 0.0f);  // the active weight's moment is untouched
+  CHECK(std::isfinite(weights[0]));
+}
