@@ -125,6 +125,8 @@ Result<std::vector<std::shared_ptr<ParameterServerState>>> shard_server_state(
     shard->weights.assign(whole.weights.begin() + static_cast<std::ptrdiff_t>(shard->begin),
                           whole.weights.begin() + static_cast<std::ptrdiff_t>(shard->end));
     shard->optimizer = std::move((*optimizers)[i]);
+    // The first shard chooses each step's workers (backup workers), so it tells whoever else must know.
+    if (i == 0) shard->on_step_workers = whole.on_step_workers;
     shards.push_back(std::move(shard));
   }
   return shards;
@@ -242,7 +244,7 @@ Result<TrainedRun> train_in_process(caf::actor_system& system, const TrainingJob
     auto spawned = spawn_local_tables(system, job, *run.tables, hooks.start_iteration, periodic_checkpoints, resume);
     if (!spawned) return Error{spawned.error()};
     tables = std::move(spawned).value();
-    servers = {tables->dense_server};
+    servers = tables->dense_servers;
     for (const auto& shard : tables->shards) actors.stop_on_exit(shard);
   } else {
     auto spawned = spawn_dense_servers(system, job, run);
@@ -271,10 +273,8 @@ Result<TrainedRun> train_in_process(caf::actor_system& system, const TrainingJob
   if (!evaluator) return Error{evaluator.error()};
   actors.stop_on_exit(*evaluator);
   // The driver steps the dense arrays' servers; the tables' shards are the workers' and the evaluator's business.
-  TrainingJob driven = job;
   std::optional<SparseCheckpointCollector> collector;
   if (tables) {
-    driven.cluster.servers = 1;
     if (hooks.on_checkpoint) {
       collector.emplace(system, SparseCheckpointSetup{tables->shards, job.cluster.request_timeout, job.cluster.mode,
                                                       tables->row_optimizer,
@@ -284,7 +284,7 @@ Result<TrainedRun> train_in_process(caf::actor_system& system, const TrainingJob
     }
     hooks.on_worker_lost = tell_shards_of_lost_workers(tables->shards);
   }
-  auto driver = spawn_training_driver(system, driven, servers, workers, *evaluator, std::move(hooks));
+  auto driver = spawn_training_driver(system, job, servers, workers, *evaluator, std::move(hooks));
   auto summary = run_driver(system, driver);
   // Every checkpoint taken is written before the shards go.
   const auto collected = collector ? collector->wait() : success();

@@ -40,6 +40,10 @@ class ShardAgreement {
   // it hears from this shard, so what it told is set aside until then.
   bool narrow();
   const std::vector<std::uint32_t>& workers() const { return workers_; }
+  // The workers `peer` told its sum of the step under way holds, once it has told them.
+  const std::vector<std::uint32_t>* workers_told_by(std::size_t peer) const {
+    return peer < told_.size() && told_[peer] ? &peer_workers_[peer] : nullptr;
+  }
   // Once narrow() no longer shrinks them: every peer told squares of the very gradients this shard sums.
   bool agreed() const { return received_ == expected_; }
   // The foreign chunks' sums of squares for the step, in the order the optimizer takes them.

@@ -42,6 +42,13 @@ class SyncGather {
 
   // Enough gradients are in for a step.
   bool ready() const { return needed_ != 0 && gathered() >= needed_; }
+  // Backup workers: a step takes fewer gradients than there are members, the first to arrive.
+  bool takes_first_arrivals() const { return needed_ != 0 && needed_ < members_.size(); }
+  // Every one of `workers` has a gradient waiting.
+  bool holds_all(const std::vector<std::uint32_t>& workers) const {
+    return std::all_of(workers.begin(), workers.end(),
+                       [&](std::uint32_t k) { return k < pending_.size() && pending_[k].waiting; });
+  }
   std::size_t gathered() const {
     std::size_t count = 0;
     for (const auto& slot : pending_) count += slot.waiting ? 1 : 0;

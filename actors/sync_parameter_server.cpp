@@ -69,7 +69,7 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
           const auto from = told.shard;
           if (auto refused = agreement_.receive(std::move(told), store_.version(), pipelined_))
             return refuse_squares(from, *refused);
-          if (agreement_.open_step()) take_step_if_ready();
+          if (agreement_.open_step() || follows_first_shard()) take_step_if_ready();
         },
         [this](received_atom, std::uint32_t worker, std::uint64_t version) { pacer_.received(worker, version); },
         [this](receipt_timer_atom) { pacer_.receipt_wait_ran_out(); },
@@ -85,6 +85,7 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
     ServerActor::on_exit();
     peers_.clear();
     gather_ = SyncGather{};
+    held_late_.clear();
     pacer_.forget();
   }
 
@@ -100,7 +101,11 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
       return hold(gather_.early(worker), std::move(gradients));
     // From weights a step ago (a backup worker's late gradient): dropped. So is one that comes while
     // the shards exchange the squares of a sum that does not hold it (a worker that just joined).
-    if (!fits_step(gradients.version) || slot.waiting || agreeing) return drop(gradients);
+    if (!fits_step(gradients.version) || slot.waiting) return drop(gradients);
+    // It comes while the shards exchange the squares of a sum that does not hold it (a backup worker's
+    // late gradient, or a worker that just joined): answered with the weights of that step once taken, as
+    // the other shards answer it, so that no worker computes from slices of two versions.
+    if (agreeing) return hold_until_step(std::move(gradients));
     auto promise = hold(slot, std::move(gradients));
     take_step_if_ready();
     return promise;
@@ -154,7 +159,11 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
   void take_step_if_ready() {
     if (broken_) return;
     if (!agreement_.open_step()) {
-      if (!gather_.ready()) return;
+      if (follows_first_shard()) {
+        if (!take_first_shards_workers()) return;
+      } else if (!gather_.ready()) {
+        return;
+      }
       if (store_.sharded()) {
         if (!agreement_.known())
           return fail_step(caf::make_error(
@@ -170,7 +179,7 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
     const auto& foreign_squares = agreement_.foreign_squares();
     agreement_.close();
     // The shards agreed on no gradient at all (each dropped its own): no step; they gather again.
-    if (gradients.empty()) return;
+    if (gradients.empty()) return answer_held_late();
     const auto started = steady_now_ns();
     // A plain sync step: every worker now waits for it, so a core is free for its halves.
     if (!pipelined_ && step_helper_) step_helper_->wake();
@@ -179,6 +188,7 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
     if (on_step_workers_) on_step_workers_(store_.version(), gather_.waiting_workers());
     const auto error = step(gradients.data(), gradients.size(), foreign_squares.data(), gather_.step_loss(), into_slot);
     answer_step(error, static_cast<std::uint32_t>(gradients.size()), started);
+    answer_held_late();
     pacer_.send_next();
     if (!pipelined_) return;
     if (error) return answer_every_one(gather_.early(), error);
@@ -219,6 +229,37 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
     }
   }
 
+  // Backup workers on several shards: the first gradients to reach one shard need not be the first to
+  // reach another, so shard 0 chooses each step's workers and the others sum the ones it told them.
+  bool follows_first_shard() const {
+    return store_.sharded() && agreement_.known() && agreement_.index() != 0 && gather_.takes_first_arrivals();
+  }
+
+  // Once shard 0 told its step's workers and each of their gradients is here, the others are dropped as
+  // late: true when the step can open.
+  bool take_first_shards_workers() {
+    const auto* chosen = agreement_.workers_told_by(0);
+    if (!chosen || !gather_.holds_all(*chosen)) return false;
+    for (std::size_t k = 0; k < gather_.pending().size(); ++k)
+      if (gather_.pending()[k].waiting &&
+          !std::binary_search(chosen->begin(), chosen->end(), static_cast<std::uint32_t>(k))) {
+        held_late_.push_back(std::move(gather_.pending()[k]));
+        gather_.pending()[k] = Pending{};
+      }
+    return true;
+  }
+
+  caf::typed_response_promise<Weights> hold_until_step(Gradients gradients) {
+    held_late_.emplace_back();
+    return hold(held_late_.back(), std::move(gradients));
+  }
+
+  // The gradients a step did not take, answered with its weights.
+  void answer_held_late() {
+    for (auto& slot : held_late_) answer_dropped(slot);
+    held_late_.clear();
+  }
+
   // This shard's squares of the gathered gradients' sum, and the workers they came from, to every peer.
   void tell_squares(std::vector<std::uint32_t> workers) {
     const auto& gradients = gather_.waiting_gradients();
@@ -255,6 +296,8 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
     pacer_.send_every_answer();
     answer_every_one(gather_.pending(), error);
     answer_every_one(gather_.early(), error);
+    answer_every_one(held_late_, error);
+    held_late_.clear();
     agreement_.forget_told_ahead();
   }
 
@@ -263,6 +306,7 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
   std::shared_ptr<StepHelper> step_helper_;
   std::function<void(std::uint64_t, const std::vector<std::uint32_t>&)> on_step_workers_;
   SyncGather gather_;
+  std::vector<Pending> held_late_;  // gradients a step under way does not sum, answered once it is taken
   ShardAgreement agreement_;
   AnswerPacer pacer_;
   std::vector<ShardPeer> peers_;  // every shard in order (sync on several shards)

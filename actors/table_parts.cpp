@@ -20,9 +20,17 @@ bool told_step_workers(const TrainingJob& job) {
   return job.cluster.mode == TrainingMode::sync && (job.cluster.backup_workers > 0 || job.cluster.elastic);
 }
 
-Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const TrainingJob& job,
-                                                SparseModel& model, const TrainingCheckpoint* resume,
-                                                std::shared_ptr<const std::vector<EmbeddingShardActor>> shards) {
+std::size_t dense_part_shards(const TrainingJob& job, const ParameterLayout& layout) {
+  // Every shard holds keys of the tables, so one may hold none of a small dense part (as ps-lite's slicer
+  // leaves a server an empty range): the dense part takes as many of the shards as it can be cut into.
+  for (auto count = job.cluster.servers; count > 1; --count)
+    if (server_shard_cuts(job, layout, count)) return count;
+  return 1;
+}
+
+Result<std::vector<ParameterServerActor>> spawn_dense_part_servers(
+    caf::actor_system& system, const TrainingJob& job, SparseModel& model, const TrainingCheckpoint* resume,
+    std::shared_ptr<const std::vector<EmbeddingShardActor>> shards) {
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   auto made = dense_server_state(
       job, model.dense().layout(),
@@ -35,7 +43,9 @@ Result<ParameterServerActor> spawn_dense_server(caf::actor_system& system, const
     state->on_step_workers = [shards](std::uint64_t version, const std::vector<std::uint32_t>& workers) {
       for (const auto& shard : *shards) caf::anon_send(shard, step_workers_atom::value, version, workers);
     };
-  return spawn_parameter_server(system, std::move(state));
+  TrainingJob sharded = job;
+  sharded.cluster.servers = dense_part_shards(job, model.dense().layout());
+  return spawn_parameter_servers(system, sharded, std::move(state));
 }
 
 std::vector<EmbeddingTableSettings> seeded_table_settings(const TrainingJob& job, const SparseModel& model) {
@@ -166,10 +176,11 @@ Result<LocalTables> spawn_local_tables(caf::actor_system& system, const Training
       return Error{fits.error()};
   // Filled once the shards are spawned, before any step: the dense server tells them each step's workers.
   auto shard_list = std::make_shared<std::vector<EmbeddingShardActor>>();
-  auto server = spawn_dense_server(system, job, *local.model, resume ? &*resume : nullptr, shard_list);
-  if (!server) return Error{server.error()};
-  local.dense_server = std::move(server).value();
-  std::vector<caf::actor> spawned{caf::actor_cast<caf::actor>(local.dense_server)};
+  auto servers = spawn_dense_part_servers(system, job, *local.model, resume ? &*resume : nullptr, shard_list);
+  if (!servers) return Error{servers.error()};
+  local.dense_servers = std::move(servers).value();
+  std::vector<caf::actor> spawned;
+  for (const auto& server : local.dense_servers) spawned.push_back(caf::actor_cast<caf::actor>(server));
   auto setup = embedding_shard_setup(job, *local.model, tables.optimizer, start_iteration, checkpoints,
                                      resume ? std::optional<std::uint64_t>(resume->version) : std::nullopt);
   for (std::uint32_t i = 0; i < setup.count; ++i) {

@@ -26,10 +26,15 @@ namespace psgrad {
 // dense server tells the table shards which workers each step took.
 bool told_step_workers(const TrainingJob& job);
 
-// The dense part's server: the model's dense weights, initialized from the run's seed, and its optimizer;
-// or a checkpoint's weights, optimizer state and version (resume: a sparse checkpoint's dense part). When
-// told_step_workers it tells `shards` (filled before training starts) which workers each step took.
-Result<ParameterServerActor> spawn_dense_server(
+// How many of the cluster.servers shards hold part of the dense arrays: all of them, or as many as the
+// arrays can be cut into (the others hold only table keys).
+std::size_t dense_part_shards(const TrainingJob& job, const ParameterLayout& layout);
+
+// The dense part's servers, one or dense_part_shards shards as for any model of dense arrays: the model's
+// dense weights, initialized from the run's seed, and its optimizer; or a checkpoint's weights, optimizer
+// state and version (resume: a sparse checkpoint's dense part). When told_step_workers the first (which
+// chooses each step's workers) tells `shards` (filled before training starts) which workers each step took.
+Result<std::vector<ParameterServerActor>> spawn_dense_part_servers(
     caf::actor_system& system, const TrainingJob& job, SparseModel& model, const TrainingCheckpoint* resume = nullptr,
     std::shared_ptr<const std::vector<EmbeddingShardActor>> shards = nullptr);
 
@@ -67,12 +72,12 @@ struct RunTables {
 // The actors holding a model's tables in this process, and what the rest of the run needs of them.
 struct LocalTables {
   std::shared_ptr<SparseModel> model;  // built for the training data
-  ParameterServerActor dense_server;   // the dense part's one server
+  std::vector<ParameterServerActor> dense_servers;  // the dense part's, one or cluster.servers shards
   std::vector<EmbeddingShardActor> shards;
   std::string row_optimizer;  // its RowOptimizer::name(), for checkpoints
 };
 
-// Checks the tables' data (and a resume checkpoint against the model) and spawns the dense part's server
+// Checks the tables' data (and a resume checkpoint against the model) and spawns the dense part's servers
 // and cluster.servers table shards, introduced to each other; the shards hold sync steps for evaluations
 // from start_iteration on, and for checkpoints when `checkpoints`. An error has spawned nothing.
 Result<LocalTables> spawn_local_tables(caf::actor_system& system, const TrainingJob& job, const RunTables& tables,

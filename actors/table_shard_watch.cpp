@@ -15,9 +15,9 @@ std::string table_shard_loss_line(caf::actor_system& system, std::size_t index, 
 }
 
 caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<EmbeddingShardActor> shards,
-                                   ParameterServerActor dense_server, EvaluatorActor evaluator,
+                                   std::vector<ParameterServerActor> dense_servers, EvaluatorActor evaluator,
                                    std::vector<DataWorkerActor> workers, std::shared_ptr<TableShardLoss> loss) {
-  return system.spawn([shards, dense_server, evaluator, workers, loss](caf::event_based_actor* self) -> caf::behavior {
+  return system.spawn([shards, dense_servers, evaluator, workers, loss](caf::event_based_actor* self) -> caf::behavior {
     for (const auto& shard : shards) self->monitor(shard);
     self->set_down_handler([=](caf::scheduled_actor* watch, caf::down_msg& down) {
       for (std::size_t i = 0; i < shards.size(); ++i) {
@@ -25,7 +25,7 @@ caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<Embedd
         const auto line = table_shard_loss_line(watch->system(), i, down.reason);
         loss->note(line);
         const auto reason = caf::make_error(caf::sec::runtime_error, line);
-        watch->send_exit(dense_server, reason);
+        for (const auto& server : dense_servers) watch->send_exit(server, reason);
         watch->send_exit(evaluator, reason);
         for (const auto& worker : workers) watch->send_exit(worker, reason);
         watch->quit();

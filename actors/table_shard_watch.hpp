@@ -1,5 +1,5 @@
 // Watches a sparse run's table shards held by other processes. A shard that goes away ends the run: the
-// watch stops the dense part's server with the loss as the reason, which the training driver treats as
+// watch stops the dense part's servers with the loss as the reason, which the training driver treats as
 // every lost server (it fails the run), and the evaluator and the workers with it: a worker waiting for
 // rows the lost shard would have sent (or another shard holds back for it) would otherwise answer the
 // driver only after cluster.request_timeout_ms. It keeps the loss's one line for the run's own error.
@@ -38,7 +38,7 @@ std::string table_shard_loss_line(caf::actor_system& system, std::size_t index, 
 
 // Stop it (an exit message) before the run ends its shards, or their ends count as losses.
 caf::actor spawn_table_shard_watch(caf::actor_system& system, std::vector<EmbeddingShardActor> shards,
-                                   ParameterServerActor dense_server, EvaluatorActor evaluator,
+                                   std::vector<ParameterServerActor> dense_servers, EvaluatorActor evaluator,
                                    std::vector<DataWorkerActor> workers, std::shared_ptr<TableShardLoss> loss);
 
 }  // namespace psgrad

@@ -307,14 +307,6 @@ Result<Config> validate(const toml::table& document, const Validator& validator)
     return validator.fail("cluster.backup_workers",
                           fmt::format("expected fewer than cluster.num_workers ({}), got {}",
                                       config.cluster.num_workers, config.cluster.backup_workers));
-  // Shards each take a sync step's first gradients to arrive, which need not be the same ones. A model with
-  // tables has one dense server, which tells its table shards (cluster.servers) which workers each step took.
-  if (config.cluster.mode == TrainingMode::sync && config.cluster.backup_workers > 0 && config.cluster.servers > 1 &&
-      !model_has_tables(config.model))
-    return validator.fail("cluster.backup_workers",
-                          fmt::format("sync backup workers need one server, but cluster.servers is {}: each shard "
-                                      "would sum the first gradients to reach it",
-                                      config.cluster.servers));
   if (config.cluster.mode == TrainingMode::sync && config.cluster.pipeline && config.cluster.backup_workers > 0)
     return validator.fail("cluster.pipeline",
                           fmt::format("sync with the pipeline takes every worker's gradient in each step, but "

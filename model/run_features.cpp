@@ -27,19 +27,22 @@ std::vector<RunFeature> make_run_features() {
       offered("launch --slurm", "every role of a run started inside a Slurm allocation",
               "tasks 1..cluster.servers hold the table shards, the rest work"),
       offered("cluster.servers", "how many shards hold the parameters",
-              "the number of table shards; the dense part is held by the server alone"),
+              "the tables' keys are split over that many table shards, and the dense part is cut into that many "
+              "server shards as for any model (into fewer when it is too small to cut further: those shards hold "
+              "only keys)"),
       not_with_tables("serve --remote-shards", "dense parameter shards in `psgrad shard --index i` processes", nullptr,
-                      "the dense part is held by the server alone, the tables by `psgrad shard --tables` processes"),
+                      "the dense part's shards are held by the server process, the tables by `psgrad shard --tables` "
+                      "processes"),
       offered("cluster.wire", "fp32, bf16 or topk encoding of weights and gradients",
               "applies to the dense part; table rows travel as fp32"),
       offered("cluster.pipeline", "a worker computes its next gradient while one is out",
               "in sync mode a worker's rows, like its gradient, feed the step after the one its weights are from, "
               "and a table shard answers a pull a version behind with the rows as they were before its last step"),
       offered("cluster.backup_workers", "a sync step uses the first gradients to arrive and drops the rest",
-              "the dense server tells the table shards which workers each step took; they sum those workers' "
-              "rows and drop the rest"),
+              "the dense part's first shard chooses each step's workers and tells the other shards, dense and "
+              "table; they sum those workers' gradients and rows and drop the rest"),
       offered("cluster.elastic", "workers may join while training runs",
-              "a joining worker dials every table shard; in sync mode the dense server tells the table shards "
+              "a joining worker dials every table shard; in sync mode the dense part's first shard tells the table shards "
               "which workers each step took, so they sum the joined worker's rows from the step it joins"),
       offered("training.patience", "stop after this many evaluations without a better dev accuracy"),
       offered("training.save_best", "keep the best evaluated weights instead of the last",

@@ -48,6 +48,23 @@ TEST_CASE("with a backup worker a straggler's late gradients are dropped and the
   CHECK(summary.gradients_per_worker[2] < summary.gradients_per_worker[1]);
 }
 
+TEST_CASE("with a backup worker on 2 server shards every step sums num_workers - 1 gradients and drops the straggler's") {
+  // Each shard would otherwise take the first gradients to reach it, which need not be the same ones.
+  const auto data = synthetic_data(320, 12, 4, 24);
+  auto job = small_job(TrainingMode::sync, 3, 40);
+  job.cluster.servers = 2;
+  job.cluster.backup_workers = 1;
+  job.cluster.worker_delay = std::chrono::milliseconds{2};
+  job.cluster.straggler_delay = std::chrono::milliseconds{28};
+  const auto summary = train(job, data);
+  CHECK(summary.steps == 40);
+  CHECK(summary.final_weights.version == 40);
+  CHECK(total(summary.gradients_per_worker) == 40 * 2);
+  REQUIRE(summary.workers.dropped.size() == 3);
+  CHECK(summary.workers.dropped[2] > 0);
+  CHECK(summary.lost.empty());
+}
+
 TEST_CASE("without backup workers a sync step waits for the straggler and drops nothing") {
   const auto data = synthetic_data(320, 12, 4, 23);
   auto job = small_job(TrainingMode::sync, 3, 6);
@@ -78,5 +95,29 @@ TEST_CASE("with a backup worker a model with tables sums the rows of the gradien
   CHECK(summary.workers.dropped[2] > 0);
   CHECK(summary.lost.empty());
   // Every example's tokens carry its colour: the rows and dense part learned the rule together.
+  CHECK(summary.final_accuracy >= 0.9);
+}
+
+TEST_CASE("with a backup worker a model whose dense part is cut over 2 server shards takes every step with the same workers") {
+  // The dense part's first shard chooses each step's workers; the other dense shard and both table shards
+  // sum those. Had the dense shards summed different workers, they would disagree and drop gradients.
+  const auto train_data = colour_task(600, 33);
+  const auto dev = colour_task(300, 34);
+  auto job = sparse_job(TrainingMode::sync, 3, 2, 60);
+  job.model.settings["hidden_width"] = std::int64_t{2048};
+  job.cluster.backup_workers = 1;
+  job.cluster.worker_delay = std::chrono::milliseconds{2};
+  job.cluster.straggler_delay = std::chrono::milliseconds{28};
+  ActorConfig config(2);
+  prepare_local_run(config, job.cluster.num_workers);
+  caf::actor_system system{config};
+  const auto trained = train_in_process(system, job, run_on_columns(train_data, dev));
+  REQUIRE_MESSAGE(trained.ok(), (trained.ok() ? "" : trained.error()));
+  const auto& summary = trained->run;
+  CHECK(summary.steps == 60);
+  CHECK(total(summary.gradients_per_worker) == 60 * 2);
+  REQUIRE(summary.workers.dropped.size() == 3);
+  CHECK(summary.workers.dropped[2] > 0);
+  CHECK(summary.lost.empty());
   CHECK(summary.final_accuracy >= 0.9);
 }

@@ -590,6 +590,72 @@ TEST_CASE("sync shards step with the same workers' gradients when a worker is lo
   }
 }
 
+TEST_CASE("with a backup worker every sync shard sums the gradients shard 0 took, whichever reached it first") {
+  auto job = cut_job(TrainingMode::sync, 1);
+  job.cluster.num_workers = 3;
+  job.cluster.backup_workers = 1;
+  std::vector<std::vector<float>> values;
+  for (std::uint64_t k = 0; k < 3; ++k) values.push_back(random_values(118282, 21 + k));
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  const auto [whole, shards] = two_shards(job);
+  const auto& layout = whole->layout;
+  REQUIRE(layout.total_size() == values[0].size());
+  std::vector<ShardPlan> plans;
+  for (const auto& state : shards) plans.push_back(plan_of(*state));
+  auto part_of = [&](std::uint32_t worker, std::size_t shard) {
+    Gradients gradients;
+    gradients.layout_hash = layout.hash();
+    gradients.worker = worker;
+    gradients.samples = 8;
+    gradients.values =
+        FloatBuffer::copy_of(values[worker].data(), values[worker].size()).slice(plans[shard].begin, plans[shard].end);
+    return gradients;
+  };
+  caf::scoped_actor self{system};
+  // One server's store stepping with workers 0 and 1, the first two to reach shard 0.
+  ParameterStore one(layout, whole->weights, std::move(whole->optimizer));
+  const float* taken[] = {values[0].data(), values[1].data()};
+  REQUIRE_FALSE(one.apply_gradients(taken, 2, nullptr, 0.0f).has_value());
+  const std::vector<float> expected(one.weights().get(), one.weights().get() + one.size());
+
+  std::vector<ParameterServerActor> servers;
+  std::vector<ShardPeer> peers;
+  for (const auto& state : shards) {
+    servers.push_back(spawn_parameter_server(system, state));
+    peers.push_back(caf::actor_cast<ShardPeer>(servers.back()));
+  }
+  for (std::uint32_t i = 0; i < 2; ++i)
+    self->request(servers[i], caf::infinite, peers_atom::value, i, peers, plans)
+        .receive([](bool) {}, [&](caf::error& error) { FAIL(error_text(system, error)); });
+  for (const auto& server : servers)
+    self->request(server, caf::infinite, barrier_atom::value, std::vector<std::uint32_t>{0, 1, 2}, std::uint32_t{2})
+        .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
+  // Shard 1 has workers 2 and 0 (enough for a step of its own) before worker 1's part reaches it.
+  auto late_to_1 = self->request(servers[1], caf::infinite, apply_atom::value, part_of(2, 1));
+  auto first_to_1 = self->request(servers[1], caf::infinite, apply_atom::value, part_of(0, 1));
+  auto first_to_0 = self->request(servers[0], caf::infinite, apply_atom::value, part_of(0, 0));
+  auto second_to_0 = self->request(servers[0], caf::infinite, apply_atom::value, part_of(1, 0));
+  auto second_to_1 = self->request(servers[1], caf::infinite, apply_atom::value, part_of(1, 1));
+  for (auto* answer : {&first_to_0, &second_to_0, &first_to_1, &second_to_1})
+    answer->receive([](Weights& weights) { CHECK(weights.version == 1); },
+                    [&](caf::error& error) { FAIL(error_text(system, error)); });
+  // The step did not take worker 2: dropped, and answered with the step's weights, as shard 0 would.
+  late_to_1.receive([](Weights& weights) { CHECK(weights.version == 1); },
+                    [&](caf::error& error) { FAIL(error_text(system, error)); });
+  std::vector<float> stepped;
+  for (const auto& server : servers)
+    self->request(server, caf::infinite, master_atom::value)
+        .receive([&](Weights& weights) {
+                   CHECK(weights.version == 1);
+                   stepped.insert(stepped.end(), weights.values.data(), weights.values.data() + weights.values.size());
+                 },
+                 [](caf::error&) { FAIL("no master"); });
+  REQUIRE(stepped.size() == expected.size());
+  CHECK(std::memcmp(stepped.data(), expected.data(), stepped.size() * sizeof(float)) == 0);
+  for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+}
+
 TEST_CASE("a sync shard takes a peer's second word only for fewer workers, in ascending order") {
   auto job = cut_job(TrainingMode::sync, 1);
   job.cluster.num_workers = 2;

@@ -11,6 +11,7 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "actors/row_router.hpp"
+#include "actors/table_parts.hpp"
 #include "model/aligned_floats.hpp"
 #include "model/embedding_table.hpp"
 #include "model/row_gradient_sum.hpp"
@@ -160,6 +161,38 @@ TEST_CASE("sync sparse runs are one plain loop's steps, bit for bit, on 1, 2 and
       check_same_as_plain(summary, plain);
     }
   }
+}
+
+TEST_CASE("a model with tables cuts its dense part over cluster.servers server shards, and sync stays the plain loop's steps, bit for bit") {
+  const auto data = colour_task(200, 13);
+  auto job = sparse_job(TrainingMode::sync, 2, 1, 10);
+  // A dense part of about 30k floats, enough for 3 shards of the balanced slicer; every step clips, so
+  // an array cut between shards needs their sums of squares.
+  job.model.settings["hidden_width"] = std::int64_t{2048};
+  job.optimizer.settings["grad_clip"] = 0.01;
+  job.evaluation.frequency = 5;
+  const auto model = SparseModel::build_for_data(job.model, *data, "data");
+  REQUIRE(model.ok());
+  const auto plain = plain_sync_loop(job, data);
+  for (std::size_t shards : {2, 3}) {
+    CAPTURE(shards);
+    job.cluster.servers = shards;
+    CHECK(dense_part_shards(job, model->dense().layout()) == shards);
+    const auto summary = train_sparse(job, data, data, 2);
+    CHECK(summary.run.final_weights.version == 10);
+    check_same_as_plain(summary, plain);
+  }
+  // The small model's dense part cannot be cut in 16: it takes as many shards as it can be cut into, and
+  // the shards beyond those hold only table keys.
+  auto small = sparse_job(TrainingMode::sync, 2, 16, 10);
+  const auto small_model = SparseModel::build_for_data(small.model, *data, "data");
+  REQUIRE(small_model.ok());
+  const auto& layout = small_model->dense().layout();
+  CHECK_FALSE(server_shard_cuts(small, layout, 16).ok());
+  const auto taken = dense_part_shards(small, layout);
+  CHECK(taken > 1);
+  CHECK(taken < 16);
+  CHECK(server_shard_cuts(small, layout, taken).ok());
 }
 
 TEST_CASE("sync sparse runs with number columns are one plain loop's steps, bit for bit, on 1, 2 and 4 shards") {

@@ -38,7 +38,7 @@ TEST_CASE("a table shard that goes away ends the evaluator with the loss as the 
   const auto shard = spawn_table_shards(system, job, model_for(job, *train), 1).front();
   auto evaluator = system.spawn<EvaluatorStandIn>();
   auto loss = std::make_shared<TableShardLoss>();
-  auto watch = spawn_table_shard_watch(system, {shard}, ParameterServerActor{}, evaluator, {}, loss);
+  auto watch = spawn_table_shard_watch(system, {shard}, {}, evaluator, {}, loss);
   self->monitor(evaluator);
   self->send_exit(shard, caf::exit_reason::user_shutdown);
   std::string reason;

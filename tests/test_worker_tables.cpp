@@ -34,9 +34,10 @@ struct WorkerAhead {
   Weights weights;
 
   explicit WorkerAhead(TrainingJob run) : job(std::move(run)), model(model_for(job, *train)) {
-    auto spawned_server = spawn_dense_server(system, job, model);
-    REQUIRE(spawned_server.ok());
-    server = *spawned_server;
+    auto spawned_servers = spawn_dense_part_servers(system, job, model);
+    REQUIRE(spawned_servers.ok());
+    REQUIRE(spawned_servers->size() == 1);
+    server = spawned_servers->front();
     shard = spawn_table_shards(system, job, model, 1).front();
     DataWorkerSetup setup{job, 0, nullptr};
     setup.tables = WorkerTables{train, {shard}, {}};

@@ -95,7 +95,7 @@ struct TablesPart {
   std::shared_ptr<SparseModel> model;  // built for the dev data, whose layout the training data's was checked against
   TableLayout layout;                  // what every worker and table shard process must have built
   std::string row_optimizer;           // its RowOptimizer::name(), for checkpoints
-  ParameterServerActor dense_server;   // the dense part's one server
+  std::vector<ParameterServerActor> dense_servers;  // the dense part's, one or cluster.servers shards
   TableShardRegistryActor registry;
   std::shared_ptr<TableShardLoss> lost_before_run = std::make_shared<TableShardLoss>();
   std::shared_ptr<TableShardLoss> lost = std::make_shared<TableShardLoss>();  // while training
@@ -120,10 +120,10 @@ Result<TablesPart> make_tables_part(caf::actor_system& system, const ServeSetup&
   auto row_optimizer = build_row_optimizer(tables.optimizer, job.optimizer, 1);
   if (!row_optimizer) return Error{row_optimizer.error()};
   part.row_optimizer = (*row_optimizer)->name();
-  auto server = spawn_dense_server(system, job, *part.model, setup.resume.get(), part.shard_list);
-  if (!server) return Error{server.error()};
-  part.dense_server = std::move(server).value();
-  cleanup.stop_on_exit(part.dense_server);
+  auto servers = spawn_dense_part_servers(system, job, *part.model, setup.resume.get(), part.shard_list);
+  if (!servers) return Error{servers.error()};
+  part.dense_servers = std::move(servers).value();
+  for (const auto& server : part.dense_servers) cleanup.stop_on_exit(server);
 
   const auto* resume = setup.resume.get();
   TableShardRegistrySetup registry{static_cast<std::uint32_t>(job.cluster.servers),
@@ -269,7 +269,7 @@ Result<TrainedRun> serve_training(caf::actor_system& system, const ServeSetup& s
       cleanup.run_failed(gathered.error());
       return Error{gathered.error()};
     }
-    servers = {tables->dense_server};
+    servers = tables->dense_servers;
   } else {
     auto made = shards_elsewhere ? gather_shards(system, coordinator, job, *state)
                                  : spawn_parameter_servers(system, job, std::move(state));
@@ -298,12 +298,10 @@ Result<TrainedRun> serve_training(caf::actor_system& system, const ServeSetup& s
   hooks.stop_early = setup.stop_early;
   if (resume) continue_from(hooks, *resume);
   // The driver steps the dense part's servers; the tables' shards are the workers' and the evaluator's business.
-  TrainingJob driven = job;
   std::optional<SparseCheckpointCollector> collector;
   if (tables) {
-    driven.cluster.servers = 1;
     cleanup.watched_by(
-        spawn_table_shard_watch(system, tables->shards, tables->dense_server, *evaluator, workers, tables->lost));
+        spawn_table_shard_watch(system, tables->shards, tables->dense_servers, *evaluator, workers, tables->lost));
     hooks.on_worker_lost = tell_shards_of_lost_workers(tables->shards);
     if (setup.on_checkpoint) {
       collector.emplace(system, SparseCheckpointSetup{tables->shards, job.cluster.request_timeout, job.cluster.mode,
@@ -312,7 +310,7 @@ Result<TrainedRun> serve_training(caf::actor_system& system, const ServeSetup& s
       hooks.on_checkpoint = collector->hook();
     }
   }
-  auto driver = spawn_training_driver(system, driven, servers, workers, *evaluator, std::move(hooks));
+  auto driver = spawn_training_driver(system, job, servers, workers, *evaluator, std::move(hooks));
   caf::anon_send(coordinator, driver_atom::value, driver);
   auto run = run_driver(system, driver);  // the driver stops the workers before it answers
   // Every checkpoint taken is written before the shard processes are stopped.
