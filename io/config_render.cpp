@@ -124,6 +124,12 @@ void render_layer_graph(std::ostringstream& out, const Spelling& spelling, const
     out << "\n";
     render_layer_graph(out, spelling, layer, header + "." + spelling.key(key));
   }
+  for (const auto& [key, initializer] : spec.initializers) {
+    out << "\n[" << header << "." << spelling.key(key) << "]\n"
+        << spelling.key("@initializers") << " = " << spelling.value(SettingValue{initializer.name}) << "\n";
+    for (const auto& [name, value] : initializer.arguments)
+      out << spelling.key(name) << " = " << spelling.value(value) << "\n";
+  }
 }
 
 void render_model(std::ostringstream& out, const Spelling& spelling, const ModelSection& model) {

@@ -6,6 +6,7 @@
 
 #include "io/toml_text.hpp"
 #include "model/layer_registry.hpp"
+#include "model/weight_initializer.hpp"
 #include "model/registry.hpp"
 
 namespace psgrad {
@@ -13,6 +14,7 @@ namespace psgrad {
 namespace {
 
 constexpr const char* kLayersKey = "@layers";
+constexpr const char* kInitializersKey = "@initializers";
 constexpr const char* kPositionalKey = "*";
 
 std::string sub_path(const std::string& path, const std::string& key) { return path + "." + key; }
@@ -37,6 +39,26 @@ std::vector<std::pair<std::string, const toml::table*>> written_order(const toml
   std::vector<std::pair<std::string, const toml::table*>> ordered;
   for (auto& entry : placed) ordered.emplace_back(std::move(entry.key), entry.table);
   return ordered;
+}
+
+// [x.init_W]: a registered initializer and its arguments, those written kept (the defaults are its own).
+Result<InitializerSpec> read_initializer(const toml::table* section, const std::string& path,
+                                        const Validator& validator) {
+  const auto names = fmt::format("{}", fmt::join(initializer_names(), ", "));
+  const auto* name = section ? section->get_as<std::string>(kInitializersKey) : nullptr;
+  if (!name)
+    return validator.fail(path, fmt::format("expected \"{}\" naming an initializer; psgrad has: {}", kInitializersKey,
+                                            names));
+  const auto* entry = find_initializer(name->get());
+  if (!entry)
+    return validator.fail(sub_path(path, kInitializersKey),
+                          fmt::format("unknown initializer \"{}\"; psgrad has: {}", name->get(), names));
+  auto settings = validator.read_settings(section, path, entry->arguments, {kInitializersKey}, entry->name);
+  if (!settings) return Error{settings.error()};
+  InitializerSpec spec{entry->name, {}};
+  for (auto& [key, value] : *settings)
+    if (section->contains(key)) spec.arguments.emplace(key, std::move(value));
+  return spec;
 }
 
 std::string known_names() {
@@ -89,9 +111,19 @@ Result<LayerSpec> read_layer_graph(const toml::table& section, const std::string
       spec.named.emplace_back(key, std::move(*read));
       continue;
     }
-    if (node.is_table())
+    const auto& initializers = entry->initializer_arguments;
+    if (std::find(initializers.begin(), initializers.end(), key) != initializers.end()) {
+      auto read = read_initializer(node.as_table(), key_path, validator);
+      if (!read) return Error{read.error()};
+      spec.initializers.emplace_back(key, std::move(*read));
+      continue;
+    }
+    if (node.is_table()) {
+      std::vector<std::string> sections(layers.begin(), layers.end());
+      sections.insert(sections.end(), initializers.begin(), initializers.end());
       return validator.fail(key_path, fmt::format("{} takes no section '{}'{}", spec.name, key,
-                                                  layers.empty() ? "" : fmt::format(" (its layers: {})", fmt::join(layers, ", "))));
+                                                  sections.empty() ? "" : fmt::format(" (its sections: {})", fmt::join(sections, ", "))));
+    }
     arguments.insert(key, node);
   }
   auto settings = validator.read_settings(&arguments, path, entry->arguments, {}, spec.name);

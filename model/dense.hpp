@@ -9,13 +9,16 @@
 
 #include "model/gemm_blocking.hpp"
 #include "model/layer.hpp"
+#include "model/weight_initializer.hpp"
 
 namespace psgrad {
 
 template <class Activation>
 class Dense final : public Layer {
  public:
-  Dense(std::size_t output_width, std::size_t input_width) : output_width_(output_width), input_width_(input_width) {
+  // `chosen`: a config's init_W and init_b, each in place of the activation's own.
+  Dense(std::size_t output_width, std::size_t input_width, ArrayInitializers chosen = {})
+      : output_width_(output_width), input_width_(input_width), chosen_(std::move(chosen)) {
     pin_gemm_blocking();
   }
 
@@ -35,6 +38,8 @@ class Dense final : public Layer {
 
   void initialize(Random& rng) override {
     Activation::initialize(w_.values, b_.values, output_width_, input_width_, rng);
+    if (chosen_.weights) chosen_.weights->fill(w_.values, {output_width_, input_width_}, rng);
+    if (chosen_.bias) chosen_.bias->fill(b_.values, {output_width_}, rng);
   }
 
   void reserve(std::size_t max_batch) override {
@@ -87,6 +92,7 @@ class Dense final : public Layer {
   }
 
   std::size_t output_width_, input_width_;
+  ArrayInitializers chosen_;
   BoundArray w_, b_;
   const float* input_ = nullptr;
   std::size_t rows_ = 0;

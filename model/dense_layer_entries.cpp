@@ -76,10 +76,13 @@ LayerEntry dense_entry(const char* name, const char* description, bool hidden) {
     entry.arguments.push_back(dropout_argument());
     entry.arguments.push_back(normalize_argument());
   }
+  entry.initializer_arguments = {"init_W", "init_b"};
   entry.build = [](const LayerSpec& spec, const Settings& arguments, std::size_t input_width,
-                   std::optional<std::size_t> output_width, const ChildBuilder&) {
+                   std::optional<std::size_t> output_width, const ChildBuilder&) -> Result<LayerList> {
+    auto chosen = array_initializers(spec, 2, 1);  // W (nO, nI), b (nO)
+    if (!chosen) return layer_error(spec, chosen.error());
     return hidden_layers(spec, arguments, input_width, output_width, [&](std::size_t width, const Settings&) {
-      return std::unique_ptr<Layer>(std::make_unique<DenseLayer>(width, input_width));
+      return std::unique_ptr<Layer>(std::make_unique<DenseLayer>(width, input_width, *chosen));
     });
   };
   return entry;
@@ -90,10 +93,12 @@ LayerEntry maxout_entry() {
   entry.arguments.insert(entry.arguments.begin() + 2, SettingSpec{"nP", SettingKind::integer, SettingValue{std::int64_t{3}},
                                                                   "Pieces per output.", 1.0, 1 << 16});
   entry.build = [](const LayerSpec& spec, const Settings& arguments, std::size_t input_width,
-                   std::optional<std::size_t> output_width, const ChildBuilder&) {
+                   std::optional<std::size_t> output_width, const ChildBuilder&) -> Result<LayerList> {
+    auto chosen = array_initializers(spec, 3, 2);  // W (nO, nP, nI), b (nO, nP)
+    if (!chosen) return layer_error(spec, chosen.error());
     return hidden_layers(spec, arguments, input_width, output_width, [&](std::size_t width, const Settings& given) {
       const auto pieces = static_cast<std::size_t>(get_integer(given, "nP"));
-      return std::unique_ptr<Layer>(std::make_unique<Maxout>(width, input_width, pieces));
+      return std::unique_ptr<Layer>(std::make_unique<Maxout>(width, input_width, pieces, *chosen));
     });
   };
   return entry;

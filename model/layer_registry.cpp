@@ -1,4 +1,5 @@
 #include "model/layer_registry.hpp"
+#include "model/weight_initializer.hpp"
 
 #include <algorithm>
 
@@ -64,6 +65,14 @@ Status check_layer_spec(const LayerSpec& spec) {
   for (const auto& [key, layer] : spec.named)
     if (std::find(entry->layer_arguments.begin(), entry->layer_arguments.end(), key) == entry->layer_arguments.end())
       return layer_error(spec, fmt::format("takes no layer '{}'", key));
+  for (const auto& [key, initializer] : spec.initializers) {
+    const auto& known = entry->initializer_arguments;
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      return layer_error(spec, fmt::format("takes no initializer '{}'{}", key,
+                                           known.empty() ? "" : fmt::format(" (its initializers: {})", fmt::join(known, ", "))));
+    if (auto made = WeightInitializer::make(initializer, 2); !made)
+      return layer_error(spec, fmt::format("{}: {}", key, made.error()));
+  }
   for (const auto& wanted : entry->layer_arguments)
     if (std::none_of(spec.named.begin(), spec.named.end(), [&](const auto& named) { return named.first == wanted; }))
       return layer_error(spec, fmt::format("needs its layer '{}' ([{}.{}] with @layers)", wanted, layer_where(spec), wanted));

@@ -30,6 +30,7 @@ struct LayerEntry {
   bool takes_positional = false;       // [x.*.name] sections: chain's, add's and concatenate's layers
   std::size_t minimum_positional = 0;
   std::vector<std::string> layer_arguments;  // named layer sections: residual's "layer", clone's "orig"
+  std::vector<std::string> initializer_arguments;  // sections with @initializers: "init_W", "init_b"
   // Builds the layers it stands for, in order (Relu with dropout is relu then dropout, as Thinc's chain);
   // arguments have the defaults filled in.
   std::function<Result<LayerList>(const LayerSpec&, const Settings& arguments, std::size_t input_width,

@@ -5,8 +5,8 @@
 
 namespace psgrad {
 
-Maxout::Maxout(std::size_t output_width, std::size_t input_width, std::size_t pieces)
-    : output_width_(output_width), input_width_(input_width), pieces_(pieces) {
+Maxout::Maxout(std::size_t output_width, std::size_t input_width, std::size_t pieces, ArrayInitializers chosen)
+    : output_width_(output_width), input_width_(input_width), pieces_(pieces), chosen_(std::move(chosen)) {
   if (pieces == 0) throw std::invalid_argument("Maxout needs at least one piece");
 }
 
@@ -26,6 +26,8 @@ void Maxout::initialize(Random& rng) {
   for (std::size_t i = 0; i < output_width_ * pieces_ * input_width_; ++i)
     w_.values[i] = static_cast<float>((2.0 * rng.uniform() - 1.0) * scale);
   std::fill(b_.values, b_.values + output_width_ * pieces_, 0.0f);
+  if (chosen_.weights) chosen_.weights->fill(w_.values, {output_width_, pieces_, input_width_}, rng);
+  if (chosen_.bias) chosen_.bias->fill(b_.values, {output_width_, pieces_}, rng);
 }
 
 void Maxout::reserve(std::size_t max_batch) {

@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "model/layer.hpp"
+#include "model/weight_initializer.hpp"
 
 namespace psgrad {
 
 class Maxout final : public Layer {
  public:
-  Maxout(std::size_t output_width, std::size_t input_width, std::size_t pieces);
+  // `chosen`: a config's init_W and init_b, in place of Thinc's defaults.
+  Maxout(std::size_t output_width, std::size_t input_width, std::size_t pieces, ArrayInitializers chosen = {});
 
   std::string kind() const override { return "maxout"; }
   std::size_t input_width() const override { return input_width_; }
@@ -25,6 +27,7 @@ class Maxout final : public Layer {
 
  private:
   std::size_t output_width_, input_width_, pieces_;
+  ArrayInitializers chosen_;
   BoundArray w_, b_;
   const float* input_ = nullptr;
   std::size_t rows_ = 0;

@@ -23,7 +23,7 @@ LayerEntry table_front_entry(const char* name, const char* description, std::vec
 }
 
 LayerEntry embed_entry() {
-  return table_front_entry(
+  auto entry = table_front_entry(
       "Embed.v1", "An embedding table indexed by the id itself (ids must be below nV).",
       {{"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Width of each row (required).", 1.0, 1 << 20},
        {"nV", SettingKind::integer, SettingValue{std::int64_t{0}}, "Rows of the table (required).", 1.0, 4294967296.0},
@@ -31,6 +31,8 @@ LayerEntry embed_entry() {
         "Which id column it reads (the data's id columns in name order).", 0.0, 1 << 16},
        {"dropout", SettingKind::number, SettingValue{0.0}, "Not supported: put Dropout.v1 after the pooling.", 0.0,
         1.0, true}});
+  entry.initializer_arguments = {"initializer"};
+  return entry;
 }
 
 LayerEntry sparse_linear_entry(const char* name, const char* description) {
@@ -42,7 +44,7 @@ LayerEntry sparse_linear_entry(const char* name, const char* description) {
 }
 
 LayerEntry hashembed_entry() {
-  return table_front_entry(
+  auto entry = table_front_entry(
       "HashEmbed.v1", "An embedding table by the hashing trick: four hashed rows summed per id.",
       {{"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Width of each row (required).", 1.0, 1 << 20},
        {"nV", SettingKind::integer, SettingValue{std::int64_t{0}}, "Rows of the table (required).", 1.0, 4294967296.0},
@@ -52,6 +54,8 @@ LayerEntry hashembed_entry() {
         "Which id column it reads (the data's id columns in name order).", 0.0, 1 << 16},
        {"dropout", SettingKind::number, SettingValue{0.0}, "Not supported: put Dropout.v1 after the pooling.", 0.0,
         1.0, true}});
+  entry.initializer_arguments = {"initializer"};
+  return entry;
 }
 
 // On a matrix the whole array is one sequence, as Thinc's expand_window on a Floats2d; in a table front

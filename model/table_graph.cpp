@@ -101,6 +101,25 @@ Result<Column> read_column(const std::vector<const LayerSpec*>& layers, std::siz
   // must give every worker and shard the same keys, takes 8 + column (spaCy's MultiHashEmbed numbers from 8).
   column.field.seed = static_cast<std::uint32_t>(argument(*embed, "seed", 8 + static_cast<std::int64_t>(column.field.column)));
   if (embed->name == "Embed.v1") column.field.keys = RowKeying::embed;
+  // Rows are drawn one at a time where they are first touched, U(low, high): Thinc's uniform_init (its
+  // default, -0.1 to 0.1) or zero_init fit that; the fan-scaled ones would need the whole table's shape.
+  for (const auto& [key, initializer] : embed->initializers) {
+    if (initializer.name == "zero_init.v1") {
+      column.field.low = column.field.high = 0.0f;
+    } else if (initializer.name == "uniform_init.v1") {
+      const auto bound = [&](const char* name, double fallback) {
+        const auto found = initializer.arguments.find(name);
+        return static_cast<float>(found == initializer.arguments.end() ? fallback : std::get<double>(found->second));
+      };
+      column.field.low = bound("lo", -0.1);
+      column.field.high = bound("hi", 0.1);
+      if (column.field.high < column.field.low) return refused(*embed, "initializer: uniform_init.v1's lo is above its hi");
+    } else {
+      return refused(*embed, fmt::format("initializer: {} is not offered for table rows, which are drawn one at a "
+                                         "time where first touched; use uniform_init.v1 or zero_init.v1",
+                                         initializer.name));
+    }
+  }
   ++at;
   // The ids' own layers, until the pooling.
   for (; at < layers.size() && !reduce_of(layers[at]->name); ++at) {

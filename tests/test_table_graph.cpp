@@ -106,3 +106,31 @@ TEST_CASE("a graph with tables is not a matrix model, and a dense graph is not a
   REQUIRE_FALSE(as_tables.ok());
   CHECK(as_tables.error().find("no embedding tables") != std::string::npos);
 }
+
+TEST_CASE("a HashEmbed's initializer section sets the range its rows are first drawn from, uniform_init or zero_init") {
+  const auto with_initializer = [](const std::string& section) {
+    return "[model]\n@layers = \"chain.v1\"\n[model.*.columns]\n@layers = \"concatenate.v1\"\n" +
+           column("model.*.columns.*.a",
+                  "nO = 8\nnV = 100\n" +
+                      (section.empty() ? section : "[model.*.columns.*.a.*.embed.layer.initializer]\n" + section)) +
+           "[model.*.out]\n@layers = \"Softmax.v1\"\n";
+  };
+  auto split = split_table_graph(model_of(with_initializer("@initializers = \"uniform_init.v1\"\nlo = -1\nhi = 0.5\n")).graph);
+  REQUIRE_MESSAGE(split.ok(), split.error());
+  CHECK(split->front.fields[0].low == -1.0f);
+  CHECK(split->front.fields[0].high == 0.5f);
+  split = split_table_graph(model_of(with_initializer("@initializers = \"zero_init.v1\"\n")).graph);
+  REQUIRE(split.ok());
+  CHECK(split->front.fields[0].low == 0.0f);
+  CHECK(split->front.fields[0].high == 0.0f);
+  // Without it, Thinc's default: uniform_init, -0.1 to 0.1.
+  split = split_table_graph(model_of(with_initializer("")).graph);
+  REQUIRE(split.ok());
+  CHECK(split->front.fields[0].low == -0.1f);
+  CHECK(split->front.fields[0].high == 0.1f);
+  // Rows are drawn one at a time: a fan-scaled initializer is refused in one line naming it.
+  split = split_table_graph(model_of(with_initializer("@initializers = \"he_normal_init.v1\"\n")).graph);
+  REQUIRE_FALSE(split.ok());
+  CHECK(split.error().find("HashEmbed.v1: initializer: he_normal_init.v1 is not offered for table rows") !=
+        std::string::npos);
+}

@@ -68,6 +68,13 @@ CASES = {
                                ("model.*.sigmoid", layer("Sigmoid.v1", nO=2))),
     "clone.v1": sections(("model", layer("clone.v1", n=3)),
                          ("model.orig", layer("Relu.v1", nO=INPUTS))),
+    # init_W / init_b sections: Thinc and psgrad both accept them (the parameters are then drawn here).
+    "Relu.v1 init_W init_b": sections(("model", layer("Relu.v1", nO=4)),
+                                      ("model.init_W", ['@initializers = "he_normal_init.v1"']),
+                                      ("model.init_b", ['@initializers = "uniform_init.v1"', "lo = -0.5", "hi = 0.5"])),
+    "Maxout.v1 init_W init_b": sections(("model", layer("Maxout.v1", nO=4, nP=3)),
+                                        ("model.init_W", ['@initializers = "glorot_normal_init.v1"']),
+                                        ("model.init_b", ['@initializers = "lecun_uniform_init.v1"'])),
     # Written out of alphabetical order: positional layers go in the order they are written.
     "a whole model": sections(("model", layer("chain.v1")),
                               ("model.*.z_hidden", layer("Maxout.v1", nO=16, nP=3, normalize="true")),
