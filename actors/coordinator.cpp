@@ -53,6 +53,7 @@ class Coordinator : public CoordinatorActor::base {
           offer.host_identity = setup_.host_identity;
           offer.input_width = setup_.input_width;
           offer.num_classes = setup_.num_classes;
+          offer.number_names = setup_.number_names;
           if (setup_.resume_server) {
             offer.resume = true;
             offer.resume_server = *setup_.resume_server;
@@ -66,9 +67,10 @@ class Coordinator : public CoordinatorActor::base {
             return refuse_shard(shard, fmt::format("shard {} was not expected", shard));
           if (host.empty() || port == 0)
             return refuse_shard(shard, fmt::format("shard {} gave no address for workers to reach it", shard));
-          if (layout_hash != setup_.layout_hash)
+          const auto expected = setup_.shard_layout_hash != 0 ? setup_.shard_layout_hash : setup_.layout_hash;
+          if (layout_hash != expected)
             return refuse_shard(shard, fmt::format("model layout {:016x} differs from the server's {:016x}",
-                                                   layout_hash, setup_.layout_hash));
+                                                   layout_hash, expected));
           shards_[shard - 1] = server;
           monitor(server);
           addresses_.push_back(ShardAddress{shard, host, port, server, host_identity});

@@ -34,6 +34,10 @@ struct CoordinatorSetup {
   bool elastic = false;  // admit workers while training runs, handing them to the driver
   std::vector<WorkerStreamState> resume_streams;  // by worker index, when resuming a checkpoint
   std::uint32_t remote_shards = 0;  // server shards 1..remote_shards that run in their own processes
+  // A model with tables: its dense part's layout, which shard processes hold slices of (workers are checked
+  // against layout_hash, the tables' layout), and the number columns that part reads.
+  std::uint64_t shard_layout_hash = 0;  // 0: layout_hash
+  std::vector<std::string> number_names;
   std::shared_ptr<JoinTally> tally;  // null: nobody asks
   DataFingerprint data;  // the server's training set; empty: not checked
   std::optional<ServerState> resume_server;  // a resumed run's whole server state, for shard processes

@@ -28,8 +28,8 @@ std::size_t dense_part_shards(const TrainingJob& job, const ParameterLayout& lay
   return 1;
 }
 
-Result<std::vector<ParameterServerActor>> spawn_dense_part_servers(
-    caf::actor_system& system, const TrainingJob& job, SparseModel& model, const TrainingCheckpoint* resume,
+Result<std::shared_ptr<ParameterServerState>> dense_part_state(
+    const TrainingJob& job, SparseModel& model, const TrainingCheckpoint* resume,
     std::shared_ptr<const std::vector<EmbeddingShardActor>> shards) {
   model.dense().initialize(derive_seed(job.training.seed, RandomStream::initial_weights));
   auto made = dense_server_state(
@@ -43,9 +43,17 @@ Result<std::vector<ParameterServerActor>> spawn_dense_part_servers(
     state->on_step_workers = [shards](std::uint64_t version, const std::vector<std::uint32_t>& workers) {
       for (const auto& shard : *shards) caf::anon_send(shard, step_workers_atom::value, version, workers);
     };
+  return state;
+}
+
+Result<std::vector<ParameterServerActor>> spawn_dense_part_servers(
+    caf::actor_system& system, const TrainingJob& job, SparseModel& model, const TrainingCheckpoint* resume,
+    std::shared_ptr<const std::vector<EmbeddingShardActor>> shards) {
+  auto state = dense_part_state(job, model, resume, std::move(shards));
+  if (!state) return Error{state.error()};
   TrainingJob sharded = job;
   sharded.cluster.servers = dense_part_shards(job, model.dense().layout());
-  return spawn_parameter_servers(system, sharded, std::move(state));
+  return spawn_parameter_servers(system, sharded, std::move(state).value());
 }
 
 std::vector<EmbeddingTableSettings> seeded_table_settings(const TrainingJob& job, const SparseModel& model) {

@@ -12,6 +12,7 @@
 #include "caf/actor_system.hpp"
 #include "actors/embedding_shard.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/parameter_server.hpp"
 #include "actors/training_job.hpp"
 #include "model/result.hpp"
 #include "model/checkpoint_tables.hpp"
@@ -29,6 +30,13 @@ bool told_step_workers(const TrainingJob& job);
 // How many of the cluster.servers shards hold part of the dense arrays: all of them, or as many as the
 // arrays can be cut into (the others hold only table keys).
 std::size_t dense_part_shards(const TrainingJob& job, const ParameterLayout& layout);
+
+// The dense part's whole server state: its weights drawn from the run's seed (or a checkpoint's), its
+// optimizer. When told_step_workers the step's first shard tells `shards` (filled before training starts)
+// which workers each step took.
+Result<std::shared_ptr<ParameterServerState>> dense_part_state(
+    const TrainingJob& job, SparseModel& model, const TrainingCheckpoint* resume = nullptr,
+    std::shared_ptr<const std::vector<EmbeddingShardActor>> shards = nullptr);
 
 // The dense part's servers, one or dense_part_shards shards as for any model of dense arrays: the model's
 // dense weights, initialized from the run's seed, and its optimizer; or a checkpoint's weights, optimizer

@@ -127,9 +127,6 @@ Command add_serve_command(CLI::App& app) {
 int run_serve_command(const ServeOptions& given) {
   const ErrorExit error{"psgrad serve"};
   ServeOptions options = given;
-  // Refused before the run's data is read.
-  if (options.remote_shards && names_model_with_tables(options, options.resume))
-    if (auto offered = check_run_feature("serve --remote-shards", true); !offered) return error.refused(offered.error());
   if (options.resume_command.empty())
     options.resume_command = resume_command(options, options.remote_shards ? "serve --remote-shards" : "serve");
   if (options.launched) {

@@ -13,6 +13,8 @@
 #include "actors/actor_config.hpp"
 #include "actors/local_training.hpp"
 #include "actors/parameter_server.hpp"
+#include "actors/table_parts.hpp"
+#include "model/table_graph.hpp"
 #include "transport/remote_client.hpp"
 #include "payloads/float_buffer.hpp"
 #include "transport/shard_listener.hpp"
@@ -71,6 +73,27 @@ Result<ListenAddress> listen_address(const ShardOptions& options, const HostPort
   return ListenAddress{bind, *toward_server};
 }
 
+// The whole server state this process takes its slice of, and into how many shards it is cut: a dense
+// model's from its data shape; a model with tables' dense part from its config, classes and number
+// columns (this process loads no data), cut as the server cuts it.
+struct WholeServer {
+  std::shared_ptr<ParameterServerState> state;
+  std::size_t shards = 1;
+};
+
+Result<WholeServer> whole_server_state(const TrainingJob& job, const JoinOffer& offer, const TrainingCheckpoint* resume) {
+  if (!model_has_tables(job.model)) {
+    auto state = initial_server_state(job, offer.input_width, offer.num_classes, resume);
+    if (!state) return Error{state.error()};
+    return WholeServer{std::move(state).value(), job.cluster.servers};
+  }
+  auto model = SparseModel::build(job.model, offer.num_classes, offer.number_names);
+  if (!model) return Error{model.error()};
+  auto state = dense_part_state(job, *model, resume);
+  if (!state) return Error{state.error()};
+  return WholeServer{std::move(state).value(), dense_part_shards(job, model->dense().layout())};
+}
+
 }  // namespace
 
 int run_shard_command(const ShardOptions& given) {
@@ -98,7 +121,10 @@ int run_shard_command(const ShardOptions& given) {
   auto config = parse_config(offer.config, fmt::format("config from server {}", options.connect));
   if (!config) return error.failed(config.error());
   const DataShape shape{offer.input_width, offer.num_classes, 0, 0};
-  if (auto fits = check_fits_machine(*config, shape, ProcessRole::shard); !fits) return error.failed(fits.error());
+  // A model with tables: this process holds a slice of its dense part only, which is small beside the tables
+  // (their shards' processes check theirs); the estimate is of a dense model's whole run.
+  if (!model_has_tables(config->model))
+    if (auto fits = check_fits_machine(*config, shape, ProcessRole::shard); !fits) return error.failed(fits.error());
   const TrainingJob& job = *config;
   // Every process draws the same initial weights from the seed, so this shard's slice matches; a
   // resumed run sends the checkpoint's state, sliced here exactly as the server slices its own.
@@ -111,13 +137,13 @@ int run_shard_command(const ShardOptions& given) {
     resume->weights.assign(state.weights.values.data(), state.weights.values.data() + state.weights.values.size());
     resume->optimizer = state.optimizer;
   }
-  auto whole = initial_server_state(job, offer.input_width, offer.num_classes, resume ? &*resume : nullptr);
+  auto whole = whole_server_state(job, offer, resume ? &*resume : nullptr);
   if (!whole) return error.failed(whole.error());
-  limit_payload_floats(whole.value()->layout.total_size());
-  auto shards = shard_server_state(job, *whole.value(), job.cluster.servers);
+  limit_payload_floats(whole->state->layout.total_size());
+  auto shards = shard_server_state(job, *whole->state, whole->shards);
   if (!shards || shard >= shards->size())
-    return error.failed(shards ? fmt::format("the run has only {} shards", job.cluster.servers) : shards.error());
-  const auto layout_hash = whole.value()->layout.hash();
+    return error.failed(shards ? fmt::format("the run has only {} shards", whole->shards) : shards.error());
+  const auto layout_hash = whole->state->layout.hash();
   auto server = spawn_parameter_server(system, shards.value()[shard]);
   auto listener = ShardListener::open(system, server,
                                       ShardListenSetup{listen->bind.host, listen->advertised, listen->bind.port,
@@ -135,7 +161,7 @@ int run_shard_command(const ShardOptions& given) {
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
     return error.failed(joined.error());
   }
-  say(fmt::format("serving shard {} of {} for {}{}; workers reach it at {}:{}", shard, job.cluster.servers, options.connect,
+  say(fmt::format("serving shard {} of {} for {}{}; workers reach it at {}:{}", shard, whole->shards, options.connect,
                   resume ? fmt::format(", resumed at step {}", resume->version) : std::string(), listener->host(),
                   listener->port()));
   auto done = serve_until_stopped(self, connection->coordinator, server.address(), std::chrono::seconds(2));

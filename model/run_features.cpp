@@ -30,9 +30,9 @@ std::vector<RunFeature> make_run_features() {
               "the tables' keys are split over that many table shards, and the dense part is cut into that many "
               "server shards as for any model (into fewer when it is too small to cut further: those shards hold "
               "only keys)"),
-      not_with_tables("serve --remote-shards", "dense parameter shards in `psgrad shard --index i` processes", nullptr,
-                      "the dense part's shards are held by the server process, the tables by `psgrad shard --tables` "
-                      "processes"),
+      offered("serve --remote-shards", "dense parameter shards in `psgrad shard --index i` processes",
+              "the dense part's shards 1.. (as many as it can be cut into) in `psgrad shard --index i` processes, "
+              "beside the table shards' `psgrad shard --tables i` processes"),
       offered("cluster.wire", "fp32, bf16 or topk encoding of weights and gradients",
               "applies to the dense part; table rows travel as fp32"),
       offered("cluster.pipeline", "a worker computes its next gradient while one is out",

@@ -53,7 +53,7 @@ using pong_atom = caf::atom_constant<caf::atom("pong")>;
 
 // Bumped whenever a message or an actor's interface changes shape, so mismatched builds refuse each
 // other at "hello" (what changed when is in git's history of this line).
-constexpr std::uint32_t protocol_version = 17;
+constexpr std::uint32_t protocol_version = 18;
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Minibatcher::Position& x) {
@@ -207,12 +207,15 @@ struct JoinOffer {
   // Where the server's process runs (shared_memory_host_identity); a worker on the same host passes
   // its payloads through shared memory. Empty: never (cluster.shared_memory off).
   std::string host_identity;
+  // A model with tables: the number columns its dense part reads after the embeddings, in order, so that a
+  // shard process of its dense part, which loads no data, builds that part as the server did.
+  std::vector<std::string> number_names;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, JoinOffer& x) {
   return f(caf::meta::type_name("JoinOffer"), x.protocol, x.worker_index, x.num_workers, x.config, x.resume,
-           x.stream, x.input_width, x.num_classes, x.resume_server, x.host_identity);
+           x.stream, x.input_width, x.num_classes, x.resume_server, x.host_identity, x.number_names);
 }
 
 // Per worker (by index) so far: dropped gradients, mean compute and wait times; and how many applied

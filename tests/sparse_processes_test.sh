@@ -195,6 +195,25 @@ case "$scenario" in
     grep -q "joined .* as worker 1 of 2 .* 2 table shards)" "$work_dir/late.log" || fail "the late worker did not reach both table shards"
     grep -q "2 of 2 workers finished, 0 lost$" "$work_dir/serve.out" || fail "not both workers finished: $(grep summary "$work_dir/serve.out")"
     ;;
+  remote-dense-shards)
+    # serve --remote-shards for a model with tables: its dense part's shard 1 runs in a `psgrad shard --index 1`
+    # process beside the two table shard processes, which the workers dial as they dial the table shards;
+    # sync gives the weights of the same run in one process, bit for bit.
+    write_config "$work_dir/run.toml" 512 30
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics >"$work_dir/local.out" 2>"$work_dir/local.log" ||
+      fail "train in one process exited with $?"
+    start_server "$work_dir/run.toml" --no-metrics --remote-shards
+    start_two_table_shards
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/dense1.log" & d1=$!
+    start_two_workers
+    wait "$server_pid" || fail "the server exited with $?"
+    for pid in $s0 $s1 $d1 $w0 $w1; do wait "$pid" || fail "a shard or worker exited with $?"; done
+    grep -q "serving shard 1 of 2 for" "$work_dir/dense1.log" || fail "the dense shard process did not serve shard 1 of 2"
+    grep -q "server shard 1 joined" "$work_dir/serve.log" || fail "the server did not take the dense shard process"
+    local_final=$(final_line "$work_dir/local.out")
+    [ -n "$local_final" ] && [ "$(final_line "$work_dir/serve.out")" = "$local_final" ] ||
+      fail "across processes '$(final_line "$work_dir/serve.out")', in one process '$local_final'"
+    ;;
   backup-workers)
     # cluster.backup_workers for a model with tables across processes: the straggler's late gradients are
     # dropped, by the dense server and by every table shard process, and its pulls for steps already

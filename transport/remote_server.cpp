@@ -47,10 +47,11 @@ std::string gave_up_waiting(const ServeSetup& setup, const JoinTally& tally, std
   return text;
 }
 
-// Shard 0 in this process; the others as they joined from their own processes, in shard order.
+// Shard 0 of `count` in this process; the others as they joined from their own processes, in shard order.
 Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& system, const CoordinatorActor& coordinator,
-                                                        const TrainingJob& job, const ParameterServerState& whole) {
-  auto shards = shard_server_state(job, whole, job.cluster.servers);
+                                                        const TrainingJob& job, const ParameterServerState& whole,
+                                                        std::size_t count) {
+  auto shards = shard_server_state(job, whole, count);
   if (!shards) return Error{shards.error()};
   Result<std::vector<ParameterServerActor>> remote = Error{"no answer"};
   caf::scoped_actor self{system};
@@ -61,12 +62,20 @@ Result<std::vector<ParameterServerActor>> gather_shards(caf::actor_system& syste
                });
   if (!remote) return remote;
   const auto missing = std::count_if(remote->begin(), remote->end(), [](const auto& shard) { return !shard; });
-  if (remote->size() != job.cluster.servers - 1 || missing > 0)
-    return Error{fmt::format("expected {} shard processes, but {} joined", job.cluster.servers - 1,
+  if (remote->size() != count - 1 || missing > 0)
+    return Error{fmt::format("expected {} shard processes, but {} joined", count - 1,
                              remote->size() - static_cast<std::size_t>(missing))};
   std::vector<ParameterServerActor> all = {spawn_parameter_server(system, shards.value()[0])};
   all.insert(all.end(), remote->begin(), remote->end());
   return all;
+}
+
+// A resumed run hands shard processes the checkpoint's whole server state; each takes its slice as a
+// shard in this process would.
+ServerState whole_server_state_of(const TrainingCheckpoint& resume) {
+  return ServerState{Weights{resume.version, resume.layout_hash,
+                             FloatBuffer::copy_of(resume.weights.data(), resume.weights.size())},
+                     resume.optimizer};
 }
 
 // TLS: CAF's OpenSSL module publishes, and the TLS handshake (a certificate signed by the run's CA)
@@ -96,6 +105,10 @@ struct TablesPart {
   TableLayout layout;                  // what every worker and table shard process must have built
   std::string row_optimizer;           // its RowOptimizer::name(), for checkpoints
   std::vector<ParameterServerActor> dense_servers;  // the dense part's, one or cluster.servers shards
+  // With serve --remote-shards: the dense part's whole state, cut into dense_shards once shards 1.. joined
+  // from `psgrad shard --index i` processes (dense_servers is then empty until they have).
+  std::shared_ptr<ParameterServerState> dense_state;
+  std::size_t dense_shards = 1;
   TableShardRegistryActor registry;
   std::shared_ptr<TableShardLoss> lost_before_run = std::make_shared<TableShardLoss>();
   std::shared_ptr<TableShardLoss> lost = std::make_shared<TableShardLoss>();  // while training
@@ -120,10 +133,17 @@ Result<TablesPart> make_tables_part(caf::actor_system& system, const ServeSetup&
   auto row_optimizer = build_row_optimizer(tables.optimizer, job.optimizer, 1);
   if (!row_optimizer) return Error{row_optimizer.error()};
   part.row_optimizer = (*row_optimizer)->name();
-  auto servers = spawn_dense_part_servers(system, job, *part.model, setup.resume.get(), part.shard_list);
-  if (!servers) return Error{servers.error()};
-  part.dense_servers = std::move(servers).value();
-  for (const auto& server : part.dense_servers) cleanup.stop_on_exit(server);
+  part.dense_shards = dense_part_shards(job, part.model->dense().layout());
+  if (setup.remote_shards && part.dense_shards > 1) {
+    auto state = dense_part_state(job, *part.model, setup.resume.get(), part.shard_list);
+    if (!state) return Error{state.error()};
+    part.dense_state = std::move(state).value();
+  } else {
+    auto servers = spawn_dense_part_servers(system, job, *part.model, setup.resume.get(), part.shard_list);
+    if (!servers) return Error{servers.error()};
+    part.dense_servers = std::move(servers).value();
+    for (const auto& server : part.dense_servers) cleanup.stop_on_exit(server);
+  }
 
   const auto* resume = setup.resume.get();
   TableShardRegistrySetup registry{static_cast<std::uint32_t>(job.cluster.servers),
@@ -211,6 +231,13 @@ Result<TrainedRun> serve_training(caf::actor_system& system, const ServeSetup& s
     coordinator_setup.input_width = setup.tables->dev->id_fields.size();  // a worker's "inputs": its id fields
     coordinator_setup.num_classes = setup.tables->dev->num_classes();
     coordinator_setup.tables = tables->registry;
+    if (tables->dense_state) {
+      // The dense part's shards 1.. in `psgrad shard --index i` processes, as a dense model's.
+      coordinator_setup.remote_shards = static_cast<std::uint32_t>(tables->dense_shards - 1);
+      coordinator_setup.shard_layout_hash = tables->dense_state->layout.hash();
+      coordinator_setup.number_names = setup.tables->dev->number_names;
+      if (resume) coordinator_setup.resume_server = whole_server_state_of(*resume);
+    }
   } else {
     auto made = initial_server_state(job, setup.dev->width, setup.dev->num_classes, resume);
     if (!made) return Error{made.error()};
@@ -220,13 +247,7 @@ Result<TrainedRun> serve_training(caf::actor_system& system, const ServeSetup& s
     coordinator_setup.input_width = setup.dev->width;
     coordinator_setup.num_classes = setup.dev->num_classes;
     coordinator_setup.remote_shards = shards_elsewhere ? static_cast<std::uint32_t>(job.cluster.servers - 1) : 0u;
-    // A resumed run hands shard processes the checkpoint's whole server state; each takes its slice as
-    // a shard in this process would.
-    if (shards_elsewhere && resume)
-      coordinator_setup.resume_server =
-          ServerState{Weights{resume->version, resume->layout_hash,
-                              FloatBuffer::copy_of(resume->weights.data(), resume->weights.size())},
-                      resume->optimizer};
+    if (shards_elsewhere && resume) coordinator_setup.resume_server = whole_server_state_of(*resume);
     limit_payload_floats(state->layout.total_size());
   }
   // Workers and shard processes on this host pass their payloads through shared memory.
@@ -269,9 +290,16 @@ Result<TrainedRun> serve_training(caf::actor_system& system, const ServeSetup& s
       cleanup.run_failed(gathered.error());
       return Error{gathered.error()};
     }
+    if (tables->dense_state) {
+      auto made = gather_shards(system, coordinator, job, *tables->dense_state, tables->dense_shards);
+      if (!made) return Error{made.error()};
+      tables->dense_servers = std::move(made).value();
+      for (const auto& server : tables->dense_servers) cleanup.stop_on_exit(server);
+      cleanup.parameter_shard_processes({tables->dense_servers.begin() + 1, tables->dense_servers.end()});
+    }
     servers = tables->dense_servers;
   } else {
-    auto made = shards_elsewhere ? gather_shards(system, coordinator, job, *state)
+    auto made = shards_elsewhere ? gather_shards(system, coordinator, job, *state, job.cluster.servers)
                                  : spawn_parameter_servers(system, job, std::move(state));
     if (!made) return Error{made.error()};
     servers = std::move(made).value();

@@ -63,14 +63,13 @@ WorkerProcessEnd serve_worker_process(caf::scoped_actor& self, const ServerConne
     worker_setup.tables = std::move(reach->tables);
     table_shards_here = reach->on_this_host;
     table_layout_hash = reach->layout_hash;
-  } else {
-    // Shard processes, dialled before joining: the run starts only once every worker has, so no gradient
-    // of theirs detours through the server's process.
-    auto routes = dial_shards(system, connection.coordinator, setup.token, setup.tls, say);
-    if (!routes) return {Error{routes.error()}};
-    for (const auto& line : routes->lines) say(line);
-    dense_shards = std::move(routes->shards);
   }
+  // The dense arrays' shard processes (of any model), dialled before joining: the run starts only once
+  // every worker has, so no gradient of theirs detours through the server's process.
+  auto routes = dial_shards(system, connection.coordinator, setup.token, setup.tls, say);
+  if (!routes) return {Error{routes.error()}};
+  for (const auto& line : routes->lines) say(line);
+  dense_shards = std::move(routes->shards);
   worker_setup.shared_memory_nodes = shared_memory_peers(job, offer, connection.coordinator, dense_shards);
   const auto server_silence = std::make_shared<ServerSilence>();
   worker_setup.server_silence = server_silence;
