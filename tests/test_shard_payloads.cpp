@@ -512,6 +512,40 @@ TEST_CASE("a sync shard tells its peers its squares once per step, and refuses s
   caf::anon_send_exit(peer, caf::exit_reason::user_shutdown);
 }
 
+namespace {
+
+// Sync shards spawned from their states and told each other (as the driver does before the first step).
+std::vector<ParameterServerActor> introduced_shards(caf::actor_system& system, caf::scoped_actor& self,
+                                                    const std::vector<std::shared_ptr<ParameterServerState>>& states,
+                                                    const std::vector<ShardPlan>& plans) {
+  std::vector<ParameterServerActor> servers;
+  std::vector<ShardPeer> peers;
+  for (const auto& state : states) {
+    servers.push_back(spawn_parameter_server(system, state));
+    peers.push_back(caf::actor_cast<ShardPeer>(servers.back()));
+  }
+  for (std::uint32_t i = 0; i < servers.size(); ++i)
+    self->request(servers[i], caf::infinite, peers_atom::value, i, peers, plans)
+        .receive([](bool) {}, [&](caf::error& error) { FAIL(error_text(system, error)); });
+  return servers;
+}
+
+// Every shard's master weights, joined in shard order; each must be at `version`.
+std::vector<float> joined_masters(caf::scoped_actor& self, const std::vector<ParameterServerActor>& servers,
+                                  std::uint64_t version) {
+  std::vector<float> joined;
+  for (const auto& server : servers)
+    self->request(server, caf::infinite, master_atom::value)
+        .receive([&](Weights& weights) {
+                   CHECK(weights.version == version);
+                   joined.insert(joined.end(), weights.values.data(), weights.values.data() + weights.values.size());
+                 },
+                 [](caf::error&) { FAIL("no master"); });
+  return joined;
+}
+
+}  // namespace
+
 TEST_CASE("sync shards step with the same workers' gradients when a worker is lost after reaching only one shard") {
   auto job = cut_job(TrainingMode::sync, 1);
   job.cluster.num_workers = 2;
@@ -545,21 +579,13 @@ TEST_CASE("sync shards step with the same workers' gradients when a worker is lo
     CHECK(one.version() == 1);
     const std::vector<float> expected(one.weights().get(), one.weights().get() + one.size());
 
-    std::vector<ParameterServerActor> servers;
-    std::vector<ShardPeer> peers;
-    for (const auto& state : shards) {
-      servers.push_back(spawn_parameter_server(system, state));
-      peers.push_back(caf::actor_cast<ShardPeer>(servers.back()));
-    }
+    const auto servers = introduced_shards(system, self, shards, plans);
     auto barrier = [&](std::vector<std::uint32_t> members) {
       const auto needed = static_cast<std::uint32_t>(members.size());
       for (const auto& server : servers)
         self->request(server, caf::infinite, barrier_atom::value, members, needed)
             .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
     };
-    for (std::uint32_t i = 0; i < 2; ++i)
-      self->request(servers[i], caf::infinite, peers_atom::value, i, peers, plans)
-          .receive([](bool) {}, [&](caf::error& error) { FAIL(error_text(system, error)); });
     barrier({0, 1});
     auto kept_to_0 = self->request(servers[0], caf::infinite, apply_atom::value,
                                    gradients_of(kept, 0, plans[0].begin, plans[0].end));
@@ -574,15 +600,7 @@ TEST_CASE("sync shards step with the same workers' gradients when a worker is lo
     // The lost worker's gradient is dropped: answered with the weights it came from.
     lost_to_one.receive([](Weights& weights) { CHECK(weights.version == 0); },
                         [&](caf::error& error) { FAIL(error_text(system, error)); });
-    std::vector<float> stepped;
-    for (const auto& server : servers)
-      self->request(server, caf::infinite, master_atom::value)
-          .receive([&](Weights& weights) {
-                     CHECK(weights.version == 1);
-                     stepped.insert(stepped.end(), weights.values.data(),
-                                    weights.values.data() + weights.values.size());
-                   },
-                   [](caf::error&) { FAIL("no master"); });
+    const auto stepped = joined_masters(self, servers, 1);
     REQUIRE(stepped.size() == expected.size());
     CHECK(std::memcmp(stepped.data(), expected.data(), stepped.size() * sizeof(float)) == 0);
     for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
@@ -619,15 +637,7 @@ TEST_CASE("with a backup worker every sync shard sums the gradients shard 0 took
   REQUIRE_FALSE(one.apply_gradients(taken, 2, nullptr, 0.0f).has_value());
   const std::vector<float> expected(one.weights().get(), one.weights().get() + one.size());
 
-  std::vector<ParameterServerActor> servers;
-  std::vector<ShardPeer> peers;
-  for (const auto& state : shards) {
-    servers.push_back(spawn_parameter_server(system, state));
-    peers.push_back(caf::actor_cast<ShardPeer>(servers.back()));
-  }
-  for (std::uint32_t i = 0; i < 2; ++i)
-    self->request(servers[i], caf::infinite, peers_atom::value, i, peers, plans)
-        .receive([](bool) {}, [&](caf::error& error) { FAIL(error_text(system, error)); });
+  const auto servers = introduced_shards(system, self, shards, plans);
   for (const auto& server : servers)
     self->request(server, caf::infinite, barrier_atom::value, std::vector<std::uint32_t>{0, 1, 2}, std::uint32_t{2})
         .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
@@ -643,14 +653,7 @@ TEST_CASE("with a backup worker every sync shard sums the gradients shard 0 took
   // The step did not take worker 2: dropped, and answered with the step's weights, as shard 0 would.
   late_to_1.receive([](Weights& weights) { CHECK(weights.version == 1); },
                     [&](caf::error& error) { FAIL(error_text(system, error)); });
-  std::vector<float> stepped;
-  for (const auto& server : servers)
-    self->request(server, caf::infinite, master_atom::value)
-        .receive([&](Weights& weights) {
-                   CHECK(weights.version == 1);
-                   stepped.insert(stepped.end(), weights.values.data(), weights.values.data() + weights.values.size());
-                 },
-                 [](caf::error&) { FAIL("no master"); });
+  const auto stepped = joined_masters(self, servers, 1);
   REQUIRE(stepped.size() == expected.size());
   CHECK(std::memcmp(stepped.data(), expected.data(), stepped.size() * sizeof(float)) == 0);
   for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
