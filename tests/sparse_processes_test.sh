@@ -213,6 +213,20 @@ case "$scenario" in
     local_final=$(final_line "$work_dir/local.out")
     [ -n "$local_final" ] && [ "$(final_line "$work_dir/serve.out")" = "$local_final" ] ||
       fail "across processes '$(final_line "$work_dir/serve.out")', in one process '$local_final'"
+    # Resumed the same way from a checkpoint at step 15 taken in one process: the dense shard process
+    # takes its slice of the checkpoint's dense part, and the run ends as the uninterrupted one.
+    "$psgrad" train --config "$work_dir/run.toml" --no-metrics --set training.iterations=15 \
+      --set training.checkpoint_path="$work_dir/half.ckpt" >"$work_dir/half.out" 2>"$work_dir/half.log" ||
+      fail "the first half exited with $?"
+    start_server "$work_dir/run.toml" --no-metrics --remote-shards --resume "$work_dir/half.ckpt"
+    start_two_table_shards
+    "$psgrad" shard --index 1 --connect "127.0.0.1:$port" --listen 127.0.0.1 2>"$work_dir/dense1.log" & d1=$!
+    start_two_workers
+    for pid in $server_pid $s0 $s1 $d1 $w0 $w1; do wait "$pid" || fail "resumed: a process exited with $?"; done
+    grep -q "serving shard 1 of 2 for .*, resumed at step 15" "$work_dir/dense1.log" ||
+      fail "the dense shard process did not resume at step 15"
+    [ "$(final_line "$work_dir/serve.out")" = "$local_final" ] ||
+      fail "resumed across processes '$(final_line "$work_dir/serve.out")', uninterrupted '$local_final'"
     ;;
   backup-workers)
     # cluster.backup_workers for a model with tables across processes: the straggler's late gradients are
