@@ -48,13 +48,17 @@ class AsyncSchedule final : public RunSchedule {
     // The slowest may have been the lost one: workers waiting on it can go on (ssp).
     if (slots().alive_count() == 0) return;
     if (driver_.stopping() && !any_outstanding()) return driver_.finish();
+    take_waiting_checkpoint();
     grant_all();
   }
 
   // Only shard 0's notes drive the schedule; the others say how far each shard is.
   void noted(const StepNote& note) override {
     if (note.shard < shard_steps_.size()) ++shard_steps_[note.shard];
-    if (note.shard != 0) return driver_.trace_apply(note);
+    if (note.shard != 0) {
+      driver_.trace_apply(note);
+      return take_waiting_checkpoint();
+    }
     if (driver_.ended() || note.worker >= slots().size()) return;
     const std::size_t k = note.worker;
     auto& slot = slots()[k];
@@ -80,7 +84,11 @@ class AsyncSchedule final : public RunSchedule {
       if (!any_outstanding()) driver_.finish();
       return;
     }
-    if (driver_.checkpoint_due(summary().steps)) driver_.take_checkpoint([] {});
+    if (driver_.checkpoint_due(summary().steps) && !checkpoint_waiting_) {
+      if (shard_steps_.size() <= 1) driver_.take_checkpoint([] {});
+      else checkpoint_waiting_ = true;
+    }
+    take_waiting_checkpoint();
     // This worker first, then the others: the slowest may have moved (ssp), or one lost earlier left
     // its share to them.
     grant(k);
@@ -128,11 +136,12 @@ class AsyncSchedule final : public RunSchedule {
   // How many more gradients worker k may start now: up to the window, within the run's total, and
   // (ssp) only gradients whose index is within the bound of the slowest worker's clock.
   std::uint64_t credits_for(std::size_t k) {
-    if (driver_.stopping()) return 0;
+    if (driver_.stopping() || checkpoint_waiting_) return 0;
     const auto& slot = slots()[k];
     const auto limit = job().cluster.mode == TrainingMode::ssp ? slots().min_clock() + job().cluster.staleness + 1 : UINT64_MAX;
+    const auto cap = credit_cap();
     std::uint64_t credits = 0;
-    while (granted_ + credits < total_steps_ && slot.granted + credits - slot.clock < credit_window() &&
+    while (granted_ + credits < cap && slot.granted + credits - slot.clock < credit_window() &&
            slot.granted + credits < limit)
       ++credits;
     return credits;
@@ -177,6 +186,26 @@ class AsyncSchedule final : public RunSchedule {
     for (std::size_t k = 0; k < slots().size(); ++k) grant(k);
   }
 
+  // How many gradients may be granted in all: the run's total; with several shards and periodic
+  // checkpoints no more than the next checkpoint's step, so that the checkpoint lands on it.
+  std::uint64_t credit_cap() {
+    const auto every = job().training.checkpoint_every;
+    if (shard_steps_.size() <= 1 || every == 0) return total_steps_;
+    const auto next = (summary().steps / every + 1) * every;
+    return driver_.checkpoint_due(next) ? std::min(total_steps_, next) : total_steps_;
+  }
+
+  // Several shards each apply their part of a push on their own, so at any moment one may have applied
+  // a gradient another has not, and their states would not join into one checkpoint. A checkpoint
+  // due waits, with no credits handed out, until every shard has applied every gradient granted (no more
+  // than up to its step: credit_cap); then it is taken and the credits flow again. One server's state is
+  // always whole: it is taken at once.
+  void take_waiting_checkpoint() {
+    if (!checkpoint_waiting_ || any_outstanding() || shards_behind()) return;
+    checkpoint_waiting_ = false;
+    driver_.take_checkpoint([this] { grant_all(); });
+  }
+
   bool any_outstanding() {
     for (const auto& slot : slots())
       if (slot.alive && slot.granted > slot.clock) return true;
@@ -187,6 +216,7 @@ class AsyncSchedule final : public RunSchedule {
   const std::uint64_t total_steps_;
   std::uint64_t granted_ = 0;  // credits handed out in all, applied gradients included
   std::vector<std::uint64_t> shard_steps_;  // steps each shard has told of in this run
+  bool checkpoint_waiting_ = false;  // a checkpoint is due and waits for the shards to agree
 };
 
 }  // namespace

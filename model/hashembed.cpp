@@ -18,9 +18,14 @@ std::size_t keys_per_id(const HashEmbedSpec& spec) {
   switch (spec.keys) {
     case RowKeying::embed: return 1;
     case RowKeying::sparse_linear: return 2;
+    case RowKeying::sparse_linear_v1: return 2 * spec.outputs;
     case RowKeying::hash_embed: break;
   }
   return 4;
+}
+
+std::size_t vector_width(const HashEmbedSpec& spec) {
+  return spec.keys == RowKeying::sparse_linear_v1 ? spec.outputs : spec.width;
 }
 
 FieldLookup look_up(const HashEmbedSpec& spec, const RaggedIds& ids) {
@@ -38,6 +43,14 @@ FieldLookup look_up(const HashEmbedSpec& spec, const RaggedIds& ids) {
     } else if (spec.keys == RowKeying::sparse_linear) {
       id_keys.push_back(hash_id_32(id, 0) % spec.rows);
       id_keys.push_back(hash_id_32(id, 1) % spec.rows);
+    } else if (spec.keys == RowKeying::sparse_linear_v1) {
+      // Thinc's W[idx + class] with idx = hash & (length - 1): rows = length + nO - 1 cover every index.
+      const std::uint64_t mask = spec.rows - spec.outputs;  // length - 1
+      const std::uint64_t first = hash_id_32(id, 0) & mask, second = hash_id_32(id, 1) & mask;
+      for (std::uint64_t c = 0; c < spec.outputs; ++c) {
+        id_keys.push_back(first + c);
+        id_keys.push_back(second + c);
+      }
     } else {
       for (const auto key : hashembed_keys(id, spec.seed, spec.rows)) id_keys.push_back(key);
     }
@@ -60,6 +73,14 @@ void embed_ids(const HashEmbedSpec& spec, const FieldLookup& lookup, const Spars
                                             rows.size(), rows.width, lookup.keys.size(), spec.width));
   const std::size_t width = spec.width;
   const std::size_t per_id = lookup.per_id;
+  if (spec.keys == RowKeying::sparse_linear_v1) {
+    // Output c of an id: its weights at idx1 + c and idx2 + c, one a row, as Thinc's set_scoresC.
+    for (std::size_t t = 0; t < lookup.id_count(); ++t)
+      for (std::size_t c = 0; c < spec.outputs; ++c)
+        vectors[t * spec.outputs + c] = rows.row(lookup.positions[per_id * t + 2 * c])[0] +
+                                        rows.row(lookup.positions[per_id * t + 2 * c + 1])[0];
+    return;
+  }
   for (std::size_t t = 0; t < lookup.id_count(); ++t) {
     float* out = vectors + t * width;
     std::fill(out, out + width, 0.0f);
@@ -74,6 +95,14 @@ SparseRows embedding_gradient(const HashEmbedSpec& spec, const FieldLookup& look
   SparseRows gradient(lookup.keys, spec.width);
   const std::size_t width = spec.width;
   const std::size_t per_id = lookup.per_id;
+  if (spec.keys == RowKeying::sparse_linear_v1) {
+    // As Thinc's set_gradientC: each of an id's two weights of class c gets d(output c).
+    for (std::size_t t = 0; t < lookup.id_count(); ++t)
+      for (std::size_t c = 0; c < spec.outputs; ++c)
+        for (std::size_t k = 2 * c; k < 2 * c + 2; ++k)
+          gradient.row(lookup.positions[per_id * t + k])[0] += d_vectors[t * spec.outputs + c];
+    return gradient;
+  }
   for (std::size_t k = 0; k < per_id; ++k) {
     for (std::size_t t = 0; t < lookup.id_count(); ++t) {
       float* row = gradient.row(lookup.positions[per_id * t + k]);

@@ -15,11 +15,13 @@
 namespace psgrad {
 
 // How a table finds an id's rows: HashEmbed's four hashed keys, Embed's id itself, SparseLinear.v2's two
-// hashed keys (MurmurHash3_x86_32 with seeds 0 and 1, modulo its length).
-enum class RowKeying { hash_embed, embed, sparse_linear };
+// hashed keys (MurmurHash3_x86_32 with seeds 0 and 1, modulo its length). SparseLinear.v1 indexes Thinc's
+// flat W by hash & (length - 1) plus the class, so its windows of nO weights overlap: its table holds one
+// weight a row, keyed by its place in that W, and an id has 2 x nO of them.
+enum class RowKeying { hash_embed, embed, sparse_linear, sparse_linear_v1 };
 
 struct HashEmbedSpec {
-  std::size_t width = 0;   // nO: the width of each row and of each id's vector
+  std::size_t width = 0;   // nO: the width of each row and (but SparseLinear.v1's) of each id's vector
   std::uint64_t rows = 0;  // nV: keys are hash % rows, so at most 2^32 rows are reachable
   std::uint32_t seed = 0;  // Thinc defaults it to the layer's model id; here it is always given
   std::size_t column = 0;  // which field of a batch the layer reads, as Thinc's column of an ids array
@@ -27,10 +29,14 @@ struct HashEmbedSpec {
   // A row's first values: uniform(low, high), Thinc's uniform_init; SparseLinear's are zero.
   float low = -0.1f;
   float high = 0.1f;
+  std::size_t outputs = 0;  // SparseLinear.v1: its nO, the width of an id's vector (its rows have width 1)
 };
 
-// The keys one id has in the table: 4, 1 or 2.
+// The keys one id has in the table: 4, 1, 2 or SparseLinear.v1's 2 x nO.
 std::size_t keys_per_id(const HashEmbedSpec& spec);
+
+// The width of an id's vector: its rows' width, or SparseLinear.v1's nO.
+std::size_t vector_width(const HashEmbedSpec& spec);
 
 // The four table keys of one id, in the order of Thinc's keys[i, 0..3].
 std::array<std::uint64_t, 4> hashembed_keys(std::uint64_t id, std::uint32_t seed, std::uint64_t rows);

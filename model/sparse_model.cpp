@@ -23,7 +23,7 @@ std::size_t total_width(const EmbeddingFront& front, const std::vector<LayerList
   std::size_t width = 0;
   for (std::size_t f = 0; f < front.fields.size(); ++f)
     width += f < column_layers.size() && !column_layers[f].empty() ? column_layers[f].back()->output_width()
-                                                                     : front.fields[f].width;
+                                                                     : vector_width(front.fields[f]);
   return width;
 }
 
@@ -65,14 +65,14 @@ SparseModel::SparseModel(EmbeddingFront front, LayerChain dense_chain, std::stri
   for (std::size_t f = 0; f < front_.fields.size(); ++f) {
     const auto& layers = front_layers_->column(f);
     for (std::size_t i = 0; i < layers.size(); ++i)
-      if (layers[i]->input_width() != (i == 0 ? front_.fields[f].width : layers[i - 1]->output_width()))
+      if (layers[i]->input_width() != (i == 0 ? vector_width(front_.fields[f]) : layers[i - 1]->output_width()))
         throw std::invalid_argument("a field's column layers must take the width of what comes before them");
   }
 }
 
 std::size_t SparseModel::pooled_width(std::size_t f) const {
   const auto& layers = front_layers_->column(f);
-  return layers.empty() ? front_.fields[f].width : layers.back()->output_width();
+  return layers.empty() ? vector_width(front_.fields[f]) : layers.back()->output_width();
 }
 
 Result<SparseModel> SparseModel::build(const std::string& architecture, const Settings& settings,
@@ -100,7 +100,7 @@ Result<SparseModel> SparseModel::build(const ModelSection& model, std::size_t ou
   if (!split) return Error{split.error()};
   std::vector<LayerList> column_layers(split->front.fields.size());
   for (std::size_t f = 0; f < column_layers.size(); ++f) {
-    std::size_t width = split->front.fields[f].width;
+    std::size_t width = vector_width(split->front.fields[f]);
     for (const auto& token_layer : split->token_layers[f]) {
       if (token_layer.ragged) {  // expand_window on the column's Ragged: windows within each example
         const auto window = token_layer.layer.arguments.count("window_size")
@@ -205,7 +205,7 @@ ConstMatrixMap SparseModel::embed(const BatchLookup& lookup, const std::vector<S
     const auto& field_lookup = lookup.fields[f];
     const std::size_t ids = field_lookup.id_count();
     auto& vectors = id_vectors_[f];
-    vectors.resize(ids * field.width);
+    vectors.resize(ids * vector_width(field));
     embed_ids(field, field_lookup, rows[f], vectors.data());
     pooled_rows_[f] = vectors.data();
     auto& layers = front_layers_->column(f);
@@ -214,7 +214,7 @@ ConstMatrixMap SparseModel::embed(const BatchLookup& lookup, const std::vector<S
         for (auto& layer : layers) layer->reserve(ids);
         reserved_ids_[f] = ids;
       }
-      ConstMatrixMap activations(vectors.data(), static_cast<Eigen::Index>(ids), static_cast<Eigen::Index>(field.width));
+      ConstMatrixMap activations(vectors.data(), static_cast<Eigen::Index>(ids), static_cast<Eigen::Index>(vector_width(field)));
       for (auto& layer : layers) {
         if (auto* window = dynamic_cast<ExpandWindow*>(layer.get())) window->set_sequences(&field_lookup.offsets);
         new (&activations) ConstMatrixMap(layer->forward(activations, is_train, rng));

@@ -22,15 +22,19 @@ LayerEntry table_front_entry(const char* name, const char* description, std::vec
   return entry;
 }
 
-LayerEntry embed_entry() {
-  auto entry = table_front_entry(
-      "Embed.v1", "An embedding table indexed by the id itself (ids must be below nV).",
-      {{"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Width of each row (required).", 1.0, 1 << 20},
-       {"nV", SettingKind::integer, SettingValue{std::int64_t{0}}, "Rows of the table (required).", 1.0, 4294967296.0},
-       {"column", SettingKind::integer, SettingValue{std::int64_t{0}},
-        "Which id column it reads (the data's id columns in name order).", 0.0, 1 << 16},
-       {"dropout", SettingKind::number, SettingValue{0.0}, "Not supported: put Dropout.v1 after the pooling.", 0.0,
-        1.0, true}});
+// An embedding table's arguments: nO, nV, (HashEmbed's seed,) column and dropout; its rows' initializer.
+LayerEntry embedding_entry(const char* name, const char* description, bool hashed) {
+  std::vector<SettingSpec> arguments = {
+      {"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Width of each row (required).", 1.0, 1 << 20},
+      {"nV", SettingKind::integer, SettingValue{std::int64_t{0}}, "Rows of the table (required).", 1.0, 4294967296.0}};
+  if (hashed)
+    arguments.push_back({"seed", SettingKind::integer, SettingValue{std::int64_t{8}},
+                         "Hash seed; not set: 8 + column (Thinc draws it from the layer's id).", 0.0, 4294967295.0});
+  arguments.push_back({"column", SettingKind::integer, SettingValue{std::int64_t{0}},
+                       "Which id column it reads (the data's id columns in name order).", 0.0, 1 << 16});
+  arguments.push_back({"dropout", SettingKind::number, SettingValue{0.0},
+                       "Not supported: put Dropout.v1 after the pooling.", 0.0, 1.0, true});
+  auto entry = table_front_entry(name, description, std::move(arguments));
   entry.initializer_arguments = {"initializer"};
   return entry;
 }
@@ -41,21 +45,6 @@ LayerEntry sparse_linear_entry(const char* name, const char* description) {
       {{"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Outputs (not set: the classes).", 1.0, 1 << 16},
        {"length", SettingKind::integer, SettingValue{std::int64_t{1} << 18}, "Rows of its weight table.", 1.0,
         4294967296.0}});
-}
-
-LayerEntry hashembed_entry() {
-  auto entry = table_front_entry(
-      "HashEmbed.v1", "An embedding table by the hashing trick: four hashed rows summed per id.",
-      {{"nO", SettingKind::integer, SettingValue{std::int64_t{0}}, "Width of each row (required).", 1.0, 1 << 20},
-       {"nV", SettingKind::integer, SettingValue{std::int64_t{0}}, "Rows of the table (required).", 1.0, 4294967296.0},
-       {"seed", SettingKind::integer, SettingValue{std::int64_t{8}},
-        "Hash seed; not set: 8 + column (Thinc draws it from the layer's id).", 0.0, 4294967295.0},
-       {"column", SettingKind::integer, SettingValue{std::int64_t{0}},
-        "Which id column it reads (the data's id columns in name order).", 0.0, 1 << 16},
-       {"dropout", SettingKind::number, SettingValue{0.0}, "Not supported: put Dropout.v1 after the pooling.", 0.0,
-        1.0, true}});
-  entry.initializer_arguments = {"initializer"};
-  return entry;
 }
 
 // On a matrix the whole array is one sequence, as Thinc's expand_window on a Floats2d; in a table front
@@ -80,9 +69,10 @@ LayerEntry expand_window_entry() {
 
 std::vector<LayerEntry> table_front_entries() {
   return {
-      hashembed_entry(),
-      embed_entry(),
-      sparse_linear_entry("SparseLinear.v1", "A hashed linear model of a bag of ids (refused: use SparseLinear.v2)."),
+      embedding_entry("HashEmbed.v1", "An embedding table by the hashing trick: four hashed rows summed per id.", true),
+      embedding_entry("Embed.v1", "An embedding table indexed by the id itself (ids must be below nV).", false),
+      sparse_linear_entry("SparseLinear.v1", "A hashed linear model of a bag of ids, with Thinc's v1 indexing: "
+                                             "overlapping windows of nO weights at hash & (length - 1)."),
       sparse_linear_entry("SparseLinear.v2", "A hashed linear model of a bag of ids: two hashed rows of nO per id, "
                                              "summed, plus a bias."),
       table_front_entry("list2ragged.v1", "A list of sequences as one Ragged.", {}),

@@ -51,18 +51,27 @@ bool is_table_layer(const std::string& name) {
   return name == kHashEmbed || name == "Embed.v1" || name == "SparseLinear.v1" || name == "SparseLinear.v2";
 }
 
-// SparseLinear.v2 on a column's bag of ids: its two hashed rows per id summed, zero at first, plus a bias.
+// SparseLinear on a column's bag of ids: its two hashed rows per id summed, zero at first, plus a bias.
+// v2: a row of nO weights per hashed key. v1 (Thinc's v1_indexing): W[hash & (length - 1) + class], whose
+// windows overlap, so a row is one weight, keyed by its place in Thinc's flat W.
 Result<Column> sparse_linear_column(const LayerSpec& layer, std::size_t default_column,
                                     std::optional<std::size_t> classes) {
-  if (layer.name == "SparseLinear.v1")
-    return refused(layer, "its indexing overlaps its rows (Thinc's v1_indexing, kept there for old models); use "
-                          "SparseLinear.v2");
   Column column;
-  column.field.width = static_cast<std::size_t>(argument(layer, "nO", classes ? static_cast<std::int64_t>(*classes) : 0));
-  if (column.field.width == 0) return refused(layer, "nO is not set and nothing gives it");
-  column.field.rows = static_cast<std::uint64_t>(argument(layer, "length", std::int64_t{1} << 18));
+  const auto outputs =
+      static_cast<std::size_t>(argument(layer, "nO", classes ? static_cast<std::int64_t>(*classes) : 0));
+  if (outputs == 0) return refused(layer, "nO is not set and nothing gives it");
+  const auto length = static_cast<std::uint64_t>(argument(layer, "length", std::int64_t{1} << 18));
+  if (layer.name == "SparseLinear.v1") {
+    column.field.width = 1;
+    column.field.outputs = outputs;
+    column.field.rows = length + outputs - 1;
+    column.field.keys = RowKeying::sparse_linear_v1;
+  } else {
+    column.field.width = outputs;
+    column.field.rows = length;
+    column.field.keys = RowKeying::sparse_linear;
+  }
   column.field.column = default_column;
-  column.field.keys = RowKeying::sparse_linear;
   column.field.low = column.field.high = 0.0f;
   column.pooling = Pooling::sum;
   column.bias = true;
@@ -200,7 +209,7 @@ Result<TableGraph> split_table_graph(const LayerSpec& graph, std::optional<std::
     split.token_layers.push_back(columns[i].token_layers);
     if (columns[i].bias) {
       if (columns.size() > 1) return refused(graph, "SparseLinear reads one id column, not one of several");
-      split.bias_width = columns[i].field.width;
+      split.bias_width = vector_width(columns[i].field);
     }
   }
   split.dense.name = "chain.v1";

@@ -234,6 +234,28 @@ TEST_CASE("a sharded sync run resumed from its checkpoint ends with the uninterr
   CHECK(single_checkpoints[0].optimizer.counts == checkpoints[0].optimizer.counts);
 }
 
+TEST_CASE("an async run on server shards takes each checkpoint once every shard has applied the same gradients") {
+  // Each shard applies its part of a push on its own: a checkpoint taken while one has applied a gradient
+  // another has not would not join (the run failed with "shard 1 is at step 4 and shard 0 at step 3").
+  const auto data = synthetic_data(256, 784, 10, 13);
+  for (const auto mode : {TrainingMode::async, TrainingMode::ssp}) {
+    CAPTURE(mode_name(mode));
+    auto job = small_job(mode, 2, 30);
+    job.model.settings = {{"hidden_width", std::int64_t{128}}, {"dropout", 0.2}};
+    job.training.checkpoint_every = 2;
+    job.cluster.servers = 2;
+    std::vector<TrainingCheckpoint> checkpoints;
+    const auto summary = train_locally(job, data, 2, std::nullopt, &checkpoints);
+    CHECK(summary.steps == 60);
+    // One at each multiple of checkpoint_every up to the end, each on its step: the shards' credits stop there.
+    REQUIRE(checkpoints.size() >= 29);
+    for (const auto& checkpoint : checkpoints) {
+      CHECK(checkpoint.iteration % 2 == 0);
+      CHECK(checkpoint.version == checkpoint.iteration);
+    }
+  }
+}
+
 TEST_CASE("server shard cuts refuse more shards than the model can be cut into, saying how many it can") {
   ParameterLayout layout;
   for (int layer = 0; layer < 3; ++layer) {

@@ -185,7 +185,7 @@ TEST_CASE("a sparse run that keeps checkpoints only for a signal gathers none at
     CHECK(plain.checkpoints.empty());
     // Without the flag, the same run gathers one every checkpoint_every steps and one at the end.
     const auto every = run(job, train, dev);
-    REQUIRE(every.summary.ok());
+    REQUIRE_MESSAGE(every.summary.ok(), (every.summary.ok() ? "" : every.summary.error()));
     CHECK(every.checkpoints.size() >= 2);
   }
   // A signal before the first step: the run stops at once (async too: no credit goes out, so no step

@@ -94,8 +94,15 @@ def tables_to_thinc(model: Any) -> Any:
             shape = node.get_param(name).shape
             if node.name in _TABLE_NODES and name != "b":
                 table = model._core.table(0)
-                # SparseLinear.v2 keeps class c's weight of row r at c * length + r.
-                values = table.T.ravel() if node.name == "sparse_linear" else table
+                if node.name == "sparse_linear" and node.attrs.get("v1_indexing"):
+                    # SparseLinear.v1: psgrad's row k is its flat W[k]; what its indexing never reaches is 0.
+                    values = numpy.zeros(int(numpy.prod(shape)), dtype="float32")
+                    values[:table.size] = table.ravel()
+                elif node.name == "sparse_linear":
+                    # SparseLinear.v2 keeps class c's weight of row r at c * length + r.
+                    values = table.T.ravel()
+                else:
+                    values = table
             else:
                 if not dense:
                     raise ValueError("to_thinc: Thinc's model has more dense arrays than psgrad's")

@@ -97,7 +97,7 @@ def test_a_thinc_language_model_with_a_table_front_trains_on_named_columns():
     assert list(predicted) == ["blue", "green", "red"]
 
 
-@pytest.mark.parametrize("table", ["HashEmbed.v1", "SparseLinear.v2"])
+@pytest.mark.parametrize("table", ["HashEmbed.v1", "SparseLinear.v2", "SparseLinear.v1"])
 def test_to_thinc_of_a_tables_model_predicts_what_psgrad_predicts(table):
     # Integer ids reach the model as they are, so Thinc can be given the same inputs.
     draw = random.Random(9)
@@ -112,7 +112,7 @@ def test_to_thinc_of_a_tables_model_predicts_what_psgrad_predicts(table):
             "pool": {"@layers": "reduce_max.v1"},
             "output": {"@layers": "Softmax.v1"}}}
     else:
-        graph = {"@layers": "chain.v1", "*": {"linear": {"@layers": "SparseLinear.v2", "length": 512},
+        graph = {"@layers": "chain.v1", "*": {"linear": {"@layers": table, "length": 512},
                                               "output": {"@layers": "softmax_activation.v1"}}}
     settings = {"training": {"iterations": 40, "batch_size": 32, "seed": 1}, "evaluation": {"frequency": 20},
                 "model": graph, "optimizer": {"@optimizers": "Adam.v1", "learn_rate": 0.02},
@@ -123,7 +123,7 @@ def test_to_thinc_of_a_tables_model_predicts_what_psgrad_predicts(table):
     examples = ids[:40]
     ours = result.model.predict_proba({"ids": examples})
     as_arrays = [numpy.array(row, dtype="uint64") for row in examples]
-    if table == "SparseLinear.v2":
+    if table.startswith("SparseLinear"):
         lengths = numpy.array([len(row) for row in as_arrays], dtype="int32")
         theirs = thinc_model.predict((numpy.concatenate(as_arrays), numpy.ones(int(lengths.sum()), "float32"), lengths))
     else:
