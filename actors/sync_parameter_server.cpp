@@ -236,13 +236,18 @@ class SyncParameterServer : public ServerActor<SyncServerActor::base> {
   }
 
   // Once shard 0 told its step's workers and each of their gradients is here, the others are dropped as
-  // late: true when the step can open.
+  // late: true when the step can open. A chosen worker the driver has since dropped (lost before its
+  // push reached this shard) is left out; shard 0 then narrows its sum to the same workers.
   bool take_first_shards_workers() {
-    const auto* chosen = agreement_.workers_told_by(0);
-    if (!chosen || !gather_.holds_all(*chosen)) return false;
+    const auto* told = agreement_.workers_told_by(0);
+    if (!told) return false;
+    std::vector<std::uint32_t> chosen;
+    for (const auto k : *told)
+      if (gather_.member(k)) chosen.push_back(k);
+    if (!gather_.holds_all(chosen)) return false;
     for (std::size_t k = 0; k < gather_.pending().size(); ++k)
       if (gather_.pending()[k].waiting &&
-          !std::binary_search(chosen->begin(), chosen->end(), static_cast<std::uint32_t>(k))) {
+          !std::binary_search(chosen.begin(), chosen.end(), static_cast<std::uint32_t>(k))) {
         held_late_.push_back(std::move(gather_.pending()[k]));
         gather_.pending()[k] = Pending{};
       }

@@ -659,6 +659,65 @@ TEST_CASE("with a backup worker every sync shard sums the gradients shard 0 took
   for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE("with backup workers a worker shard 0 took and the driver then dropped leaves the step to the others") {
+  // 4 workers, 2 backups: shard 0 takes workers 0 and 3; worker 3 is lost before its push reaches shard 1,
+  // which would otherwise wait for it forever. Both shards step with worker 0 alone.
+  auto job = cut_job(TrainingMode::sync, 1);
+  job.cluster.num_workers = 4;
+  job.cluster.backup_workers = 2;
+  std::vector<std::vector<float>> values;
+  for (std::uint64_t k = 0; k < 4; ++k) values.push_back(random_values(118282, 31 + k));
+  ActorConfig config(2);
+  caf::actor_system system{config};
+  const auto [whole, shards] = two_shards(job);
+  const auto& layout = whole->layout;
+  std::vector<ShardPlan> plans;
+  for (const auto& state : shards) plans.push_back(plan_of(*state));
+  auto part_of = [&](std::uint32_t worker, std::size_t shard) {
+    Gradients gradients;
+    gradients.layout_hash = layout.hash();
+    gradients.worker = worker;
+    gradients.samples = 8;
+    gradients.values =
+        FloatBuffer::copy_of(values[worker].data(), values[worker].size()).slice(plans[shard].begin, plans[shard].end);
+    return gradients;
+  };
+  caf::scoped_actor self{system};
+  ParameterStore one(layout, whole->weights, std::move(whole->optimizer));
+  const float* taken[] = {values[0].data()};
+  REQUIRE_FALSE(one.apply_gradients(taken, 1, nullptr, 0.0f).has_value());
+  const std::vector<float> expected(one.weights().get(), one.weights().get() + one.size());
+
+  const auto servers = introduced_shards(system, self, shards, plans);
+  // Stopped however the case ends: a shard still waiting would keep the actor system from shutting down.
+  struct Stopped {
+    const std::vector<ParameterServerActor>& servers;
+    ~Stopped() {
+      for (const auto& server : servers) caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    }
+  } stopped{servers};
+  const auto barrier = [&](std::vector<std::uint32_t> members) {
+    for (const auto& server : servers)
+      self->request(server, std::chrono::seconds(10), barrier_atom::value, members, std::uint32_t{2})
+          .receive([](std::vector<std::uint32_t>&) {}, [](caf::error&) { FAIL("barrier refused"); });
+  };
+  barrier({0, 1, 2, 3});
+  const auto timeout = std::chrono::seconds(10);
+  auto first_to_0 = self->request(servers[0], timeout, apply_atom::value, part_of(0, 0));
+  auto lost_to_0 = self->request(servers[0], timeout, apply_atom::value, part_of(3, 0));
+  barrier({0, 1, 2});  // worker 3 is lost
+  auto first_to_1 = self->request(servers[1], timeout, apply_atom::value, part_of(0, 1));
+  auto other_to_1 = self->request(servers[1], timeout, apply_atom::value, part_of(1, 1));
+  auto other_to_0 = self->request(servers[0], timeout, apply_atom::value, part_of(1, 0));
+  for (auto* answer : {&first_to_0, &first_to_1, &other_to_1, &other_to_0})
+    answer->receive([](Weights& weights) { CHECK(weights.version == 1); },
+                    [&](caf::error& error) { FAIL(error_text(system, error)); });
+  lost_to_0.receive([](Weights&) {}, [&](caf::error& error) { FAIL(error_text(system, error)); });
+  const auto stepped = joined_masters(self, servers, 1);
+  REQUIRE(stepped.size() == expected.size());
+  CHECK(std::memcmp(stepped.data(), expected.data(), stepped.size() * sizeof(float)) == 0);
+}
+
 TEST_CASE("a sync shard takes a peer's second word only for fewer workers, in ascending order") {
   auto job = cut_job(TrainingMode::sync, 1);
   job.cluster.num_workers = 2;
