@@ -530,6 +530,18 @@ std::vector<ParameterServerActor> introduced_shards(caf::actor_system& system, c
   return servers;
 }
 
+// Worker `worker`'s gradient `values[worker]` as shard `shard` receives it: its plan's floats only.
+Gradients shard_part(const ParameterLayout& layout, const std::vector<ShardPlan>& plans,
+                     const std::vector<std::vector<float>>& values, std::uint32_t worker, std::size_t shard) {
+  Gradients gradients;
+  gradients.layout_hash = layout.hash();
+  gradients.worker = worker;
+  gradients.samples = 8;
+  gradients.values =
+      FloatBuffer::copy_of(values[worker].data(), values[worker].size()).slice(plans[shard].begin, plans[shard].end);
+  return gradients;
+}
+
 // Every shard's master weights, joined in shard order; each must be at `version`.
 std::vector<float> joined_masters(caf::scoped_actor& self, const std::vector<ParameterServerActor>& servers,
                                   std::uint64_t version) {
@@ -621,15 +633,7 @@ TEST_CASE("with a backup worker every sync shard sums the gradients shard 0 took
   REQUIRE(layout.total_size() == values[0].size());
   std::vector<ShardPlan> plans;
   for (const auto& state : shards) plans.push_back(plan_of(*state));
-  auto part_of = [&](std::uint32_t worker, std::size_t shard) {
-    Gradients gradients;
-    gradients.layout_hash = layout.hash();
-    gradients.worker = worker;
-    gradients.samples = 8;
-    gradients.values =
-        FloatBuffer::copy_of(values[worker].data(), values[worker].size()).slice(plans[shard].begin, plans[shard].end);
-    return gradients;
-  };
+  auto part_of = [&](std::uint32_t worker, std::size_t shard) { return shard_part(layout, plans, values, worker, shard); };
   caf::scoped_actor self{system};
   // One server's store stepping with workers 0 and 1, the first two to reach shard 0.
   ParameterStore one(layout, whole->weights, std::move(whole->optimizer));
@@ -673,15 +677,7 @@ TEST_CASE("with backup workers a worker shard 0 took and the driver then dropped
   const auto& layout = whole->layout;
   std::vector<ShardPlan> plans;
   for (const auto& state : shards) plans.push_back(plan_of(*state));
-  auto part_of = [&](std::uint32_t worker, std::size_t shard) {
-    Gradients gradients;
-    gradients.layout_hash = layout.hash();
-    gradients.worker = worker;
-    gradients.samples = 8;
-    gradients.values =
-        FloatBuffer::copy_of(values[worker].data(), values[worker].size()).slice(plans[shard].begin, plans[shard].end);
-    return gradients;
-  };
+  auto part_of = [&](std::uint32_t worker, std::size_t shard) { return shard_part(layout, plans, values, worker, shard); };
   caf::scoped_actor self{system};
   ParameterStore one(layout, whole->weights, std::move(whole->optimizer));
   const float* taken[] = {values[0].data()};
